@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// CLI entry. Loads the TypeScript sources through tsx's loader so that a fresh clone runs
+// without a build step; the loader compiles each module once at start-up, never per request.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../engine/cli/main.ts');
+await main(process.argv);

@@ -1,0 +1,16 @@
+// Extensions of the engine (the agent tool gateway) and their CLI commands, in one place.
+
+import type { Command } from 'commander';
+import type { EngineExtension } from '../engine.ts';
+
+export interface CliExtension extends EngineExtension {
+  commands?(program: Command): void;
+}
+
+export async function loadExtensions(): Promise<CliExtension[]> {
+  return [];
+}
+
+export function registerCommands(program: Command, extensions: CliExtension[]): void {
+  for (const x of extensions) x.commands?.(program);
+}

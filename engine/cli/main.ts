@@ -1,0 +1,103 @@
+// The `engine` command: run, lint, routes, schema (and the gateway's keys, token, tools).
+
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Command, Option } from 'commander';
+import { startEngine, lintProject, type EngineOptions, type EngineExtension } from '../engine.ts';
+import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
+import { routeJsonSchema } from '../dsl/route-schema.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { loadExtensions, registerCommands } from './extensions.ts';
+
+function collect(v: string, prev: Record<string, string>): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
+  return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+}
+
+interface CommonOpts { env?: string; values: string; secrets?: string; set: Record<string, string> }
+
+function engineOptions(dirs: string[], o: CommonOpts, extensions: EngineExtension[]): EngineOptions {
+  return { routes: dirs.length ? dirs : ['routes'], valuesDir: o.values, env: o.env, secretsDir: o.secrets, set: o.set, extensions };
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--env <name>', 'environment (values/environments/<name>.yaml)')
+    .option('--values <dir>', 'values directory', 'values')
+    .option('--secrets <dir>', 'directory of secret files, one per environmental key')
+    .option('--set <key=value>', 'set an environmental key or a property (repeatable; file:prop scopes one values file)', collect, {});
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('engine').description('Declarative YAML route engine for bank integrations');
+  const extensions = await loadExtensions();
+
+  common(program.command('run').argument('[dirs...]', 'route files or directories', ['routes']))
+    .description('lint the routes, then serve them')
+    .addOption(new Option('--port <n>', 'HTTP port').argParser(Number))
+    .option('--host <addr>', 'listen address')
+    .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string }) => {
+      const logger = createLogger();
+      const opts = { ...engineOptions(dirs, o, extensions), port: o.port, host: o.host, logger };
+      const diags = await lintProject({ ...opts, logger: createLogger('silent') });
+      if (diags.length) {
+        for (const d of diags) process.stderr.write(formatDiagnostic(d) + '\n');
+        process.stderr.write(`engine: ${diags.length} problem(s); not starting\n`);
+        process.exit(1);
+      }
+      let engine;
+      try {
+        engine = await startEngine(opts);
+      } catch (e) {
+        if (e instanceof DiagnosticError) {
+          for (const d of e.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+          process.exit(1);
+        }
+        throw e;
+      }
+      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', sandbox: engine.sandboxUrls }, 'engine started');
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        await engine!.close();
+        logger.flush?.();
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    });
+
+  common(program.command('lint').argument('[dirs...]', 'route files or directories', ['routes']))
+    .description('check routes, values and schemas; prints file:line:col diagnostics, exits 1 on any')
+    .action(async (dirs: string[], o: CommonOpts) => {
+      const diags = await lintProject({ ...engineOptions(dirs, o, extensions), logger: createLogger('silent') });
+      for (const d of diags) process.stdout.write(formatDiagnostic(d) + '\n');
+      if (diags.length) {
+        process.stdout.write(`${diags.length} problem(s)\n`);
+        process.exit(1);
+      }
+      process.stdout.write('no problems\n');
+    });
+
+  common(program.command('routes').argument('[dirs...]', 'route files or directories', ['routes']))
+    .description('list the routes: id, source, connector, values file')
+    .action(async (dirs: string[], o: CommonOpts) => {
+      const { listRoutes } = await import('./routes-table.ts');
+      process.stdout.write(await listRoutes({ ...engineOptions(dirs, o, extensions), logger: createLogger('silent') }));
+    });
+
+  program.command('schema')
+    .description('write the JSON Schema of the route DSL (for editors)')
+    .option('--out <file>', 'output file', 'schemas/route.schema.json')
+    .action((o: { out: string }) => {
+      mkdirSync(dirname(o.out), { recursive: true });
+      writeFileSync(o.out, JSON.stringify(routeJsonSchema(), null, 2) + '\n');
+      process.stdout.write(`wrote ${o.out}\n`);
+    });
+
+  registerCommands(program, extensions);
+  await program.parseAsync(argv);
+}

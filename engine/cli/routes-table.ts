@@ -1,0 +1,33 @@
+// `engine routes`: a table of the loaded routes.
+
+import { loadValues } from '../config/values.ts';
+import { loadRoutes } from '../dsl/route-loader.ts';
+import { formatDiagnostic } from '../dsl/diagnostics.ts';
+import { Metrics } from '../runtime/metrics.ts';
+import { HttpClients } from '../runtime/http-client.ts';
+import { SchemaStore } from '../runtime/schemas.ts';
+import type { EngineOptions } from '../engine.ts';
+import { resolve } from 'node:path';
+
+export async function listRoutes(opts: EngineOptions): Promise<string> {
+  const root = resolve(opts.root ?? process.cwd());
+  const values = loadValues({ dir: resolve(root, opts.valuesDir ?? 'values'), env: opts.env, set: opts.set, secretsDir: opts.secretsDir, lenient: true });
+  values.keys.setSandboxUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
+  const services = {
+    root, logger: opts.logger!, metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
+    callRoute: async () => { throw new Error('not running'); }, settings: {}, lintOnly: true, onClose: () => {}, readiness: new Map(),
+  };
+  const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
+  const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+  const rows = routes.map((r) => {
+    const c = r.source.config as { method?: string; path?: string; schedule?: string; queue?: string };
+    const trigger = r.source.kind === 'http' ? `${c.method ?? 'POST'} ${c.path}` : r.source.kind === 'cron' ? `cron ${c.schedule}` : r.source.kind;
+    return [r.id, trigger, r.connector ?? '', r.valuesName ?? '', r.file];
+  });
+  const head = ['ROUTE', 'SOURCE', 'CONNECTOR', 'VALUES', 'FILE'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  let out = [line(head), ...rows.map(line)].join('\n') + '\n';
+  if (diagnostics.length) out += `\n${diagnostics.length} problem(s):\n` + diagnostics.map(formatDiagnostic).join('\n') + '\n';
+  return out;
+}

@@ -1,0 +1,66 @@
+// `{{property}}` placeholders in route files, resolved from the route's values file at load.
+// A string that is exactly one placeholder takes the property's typed value (number, boolean,
+// list); inside a longer string the value is interpolated as text.
+
+import type { ValuesFile } from './values.ts';
+import { diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
+import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+const WHOLE = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
+
+export interface PlaceholderUse {
+  key: string;
+  path: YamlPath;
+}
+
+/**
+ * Returns a copy of `value` with placeholders resolved, and every problem as a diagnostic; an
+ * unresolvable placeholder is left as written so the rest of the file can still be checked.
+ */
+export function resolvePlaceholders(value: unknown, values: ValuesFile | undefined, src: YamlSource, uses: PlaceholderUse[] = []): { value: unknown; diagnostics: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  const FAILED = Symbol('failed');
+  const visit = (v: unknown, path: YamlPath): unknown => {
+    if (typeof v === 'string') return resolveString(v, path);
+    if (Array.isArray(v)) return v.map((x, i) => visit(x, [...path, i]));
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = visit(x, [...path, k]);
+      return out;
+    }
+    return v;
+  };
+  const lookup = (key: string, path: YamlPath): unknown => {
+    uses.push({ key, path });
+    if (!values) {
+      diags.push(diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to the route`));
+      return FAILED;
+    }
+    if (!values.has(key)) {
+      diags.push(diagAt(src, path, `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`));
+      return FAILED;
+    }
+    const at = { file: src.file, ...locate(src, path) };
+    try {
+      return values.get(key, at);
+    } catch (e) {
+      if (e instanceof DiagnosticError) { diags.push(...e.diagnostics); return FAILED; }
+      throw e;
+    }
+  };
+  const resolveString = (s: string, path: YamlPath): unknown => {
+    if (!s.includes('{{')) return s;
+    const whole = WHOLE.exec(s);
+    if (whole) {
+      const r = lookup(whole[1], path);
+      return r === FAILED ? s : r;
+    }
+    return s.replace(PLACEHOLDER, (all, key: string) => {
+      const r = lookup(key, path);
+      if (r === FAILED) return all;
+      return r === undefined || r === null ? '' : Array.isArray(r) ? r.join(',') : String(r);
+    });
+  };
+  return { value: visit(value, []), diagnostics: diags };
+}

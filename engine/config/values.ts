@@ -1,0 +1,236 @@
+// Values files (`values/**/<name>.values.yaml`): connector properties with the specification's
+// defaults. Nested YAML and dotted keys are equivalent. A string value `${env-key}` names an
+// environmental key, resolved through EnvKeys only when a loaded route uses the property.
+
+import { readdirSync, existsSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
+import { DiagnosticError, type Diagnostic } from '../dsl/diagnostics.ts';
+import { EnvKeys, isSecretKey } from './env-keys.ts';
+
+export interface PropEntry {
+  value: unknown;
+  /** where it was defined, for diagnostics */
+  file: string;
+  line: number;
+  col: number;
+  /** where it came from, most specific last */
+  origin: 'values' | 'environment' | 'set';
+}
+
+const ENV_REF = /\$\{([A-Za-z0-9_.-]+)\}/g;
+
+export interface UsedAt {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** One values file with its overrides applied. */
+export class ValuesFile {
+  readonly props = new Map<string, PropEntry>();
+  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean) {}
+
+  has(key: string): boolean {
+    return this.props.has(key);
+  }
+
+  keysList(): string[] {
+    return [...this.props.keys()];
+  }
+
+  /**
+   * The resolved value of a property. Environmental key references are resolved here; a
+   * missing key throws a diagnostic naming the key, where it is used and where it is defined.
+   */
+  get(key: string, usedAt?: UsedAt): unknown {
+    const p = this.props.get(key);
+    if (!p) return undefined;
+    if (typeof p.value !== 'string' || !p.value.includes('${')) return p.value;
+    const whole = /^\$\{([A-Za-z0-9_.-]+)\}$/.exec(p.value);
+    const resolveOne = (envKey: string): string => {
+      const r = this.keys.resolve(envKey);
+      if (r) return r.value;
+      if (this.lenient) return `<unresolved:${envKey}>`;
+      const where = usedAt ?? { file: p.file, line: p.line, col: p.col };
+      throw new DiagnosticError([{
+        file: where.file, line: where.line, col: where.col,
+        message: `environmental key '${envKey}' is not set (property '${key}' of ${this.file}:${p.line}); ${EnvKeys.howToSet(envKey)}`,
+      }]);
+    };
+    if (whole) return resolveOne(whole[1]);
+    return p.value.replace(ENV_REF, (_, k: string) => resolveOne(k));
+  }
+
+  /** True when the property's value comes from a secret environmental key. */
+  isSecret(key: string): boolean {
+    const p = this.props.get(key);
+    if (!p || typeof p.value !== 'string') return false;
+    for (const m of p.value.matchAll(ENV_REF)) if (isSecretKey(m[1])) return true;
+    return isSecretKey(key);
+  }
+
+  set(key: string, value: unknown, entry: Omit<PropEntry, 'value'>): void {
+    this.props.set(key, { value, ...entry });
+  }
+}
+
+export interface LoadValuesOptions {
+  dir: string;
+  env?: string;
+  set?: Record<string, string>;
+  secretsDir?: string;
+  processEnv?: NodeJS.ProcessEnv;
+  /** lint mode: unresolved environmental keys do not fail */
+  lenient?: boolean;
+}
+
+export interface EnvironmentFile {
+  name: string;
+  file?: string;
+  keys: Record<string, string>;
+  /** property overrides per values file name; `'*'` applies to all */
+  properties: Record<string, Record<string, unknown>>;
+  /** start the embedded simulators */
+  sandbox: boolean;
+  /** engine settings (server.port, ...) */
+  engine: Record<string, unknown>;
+}
+
+export class ValuesSet {
+  readonly files = new Map<string, ValuesFile>();
+  constructor(readonly keys: EnvKeys, readonly environment: EnvironmentFile, readonly dir: string) {}
+
+  /** By full name (`v2/payment-v2`) or base name (`payment-v2`). */
+  find(name: string): ValuesFile | undefined {
+    const n = name.replace(/\.values\.yaml$/, '');
+    if (this.files.has(n)) return this.files.get(n);
+    const matches = [...this.files.values()].filter((f) => f.name.split('/').pop() === n);
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  names(): string[] {
+    return [...this.files.keys()];
+  }
+}
+
+/** Flattens nested maps into dotted keys; arrays and scalars are leaves. */
+export function flatten(value: unknown, prefix: YamlPath = [], out: [string, unknown, YamlPath][] = []): [string, unknown, YamlPath][] {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, [...prefix, k], out);
+  } else if (prefix.length) {
+    out.push([prefix.join('.'), value, prefix]);
+  }
+  return out;
+}
+
+function walk(dir: string, suffix: string, out: string[] = []): string[] {
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir).sort()) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) {
+      if (e !== 'environments') walk(p, suffix, out);
+    } else if (e.endsWith(suffix)) out.push(p);
+  }
+  return out;
+}
+
+export function loadEnvironment(dir: string, env: string | undefined): EnvironmentFile {
+  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, sandbox: false, engine: {} };
+  if (!env) return empty;
+  const file = join(dir, 'environments', `${env}.yaml`);
+  if (!existsSync(file)) {
+    const avail = walk(join(dir, 'environments'), '.yaml').map((f) => f.split(sep).pop()!.replace(/\.yaml$/, ''));
+    throw new DiagnosticError([{ file, line: 1, col: 1, message: `environment '${env}' has no file; environments: ${avail.join(', ') || 'none'}` }]);
+  }
+  const src = parseYamlFile(file);
+  const v = (src.value ?? {}) as Record<string, unknown>;
+  const diags: Diagnostic[] = [];
+  for (const k of Object.keys(v)) {
+    if (!['keys', 'properties', 'sandbox', 'engine'].includes(k)) diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, sandbox, engine`, true));
+  }
+  const keys = (v.keys ?? {}) as Record<string, unknown>;
+  for (const [k, val] of Object.entries(keys)) {
+    if (isSecretKey(k) && !String(val).startsWith('sandbox:') && env !== 'sandbox') {
+      diags.push(diagAt(src, ['keys', k], `'${k}' is a secret: put it in the --secrets directory or the process environment, not in an environment file`, true));
+    }
+  }
+  if (diags.length) throw new DiagnosticError(diags);
+  return {
+    name: env,
+    file,
+    keys: Object.fromEntries(Object.entries(keys).map(([k, val]) => [k, String(val)])),
+    properties: (v.properties ?? {}) as Record<string, Record<string, unknown>>,
+    sandbox: v.sandbox === true,
+    engine: (v.engine ?? {}) as Record<string, unknown>,
+  };
+}
+
+/** Splits `--set` pairs into environmental keys and property overrides (`file:prop` scopes one file). */
+function splitSet(set: Record<string, string>, knownProps: Set<string>): { keys: Record<string, string>; props: [string | undefined, string, string][] } {
+  const keys: Record<string, string> = {};
+  const props: [string | undefined, string, string][] = [];
+  for (const [k, v] of Object.entries(set)) {
+    const colon = k.indexOf(':');
+    if (colon > 0) props.push([k.slice(0, colon), k.slice(colon + 1), v]);
+    else if (knownProps.has(k)) props.push([undefined, k, v]);
+    else keys[k] = v;
+  }
+  return { keys, props };
+}
+
+/** Coerces `--set` strings the way YAML would (`true`, `12`), so overrides keep their types. */
+function coerce(v: string): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  return v;
+}
+
+export function loadValues(opts: LoadValuesOptions): ValuesSet {
+  const environment = loadEnvironment(opts.dir, opts.env);
+  const parsed: [string, YamlSource][] = [];
+  const diags: Diagnostic[] = [];
+  for (const file of walk(opts.dir, '.values.yaml')) {
+    try {
+      parsed.push([file, parseYamlFile(file)]);
+    } catch (e) {
+      if (e instanceof DiagnosticError) diags.push(...e.diagnostics); else throw e;
+    }
+  }
+  if (diags.length) throw new DiagnosticError(diags);
+  const known = new Set<string>();
+  for (const [, src] of parsed) for (const [k] of flatten(src.value)) known.add(k);
+  const { keys: setKeys, props: setProps } = splitSet(opts.set ?? {}, known);
+  const envKeys = new EnvKeys({
+    set: setKeys,
+    env: opts.processEnv ?? process.env,
+    secretsDir: opts.secretsDir,
+    environmentKeys: environment.keys,
+  });
+  const set = new ValuesSet(envKeys, environment, opts.dir);
+  for (const [file, src] of parsed) {
+    const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');
+    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient);
+    for (const [k, v, path] of flatten(src.value)) {
+      const { line, col } = locate(src, path);
+      vf.set(k, v, { file: vf.file, line, col, origin: 'values' });
+    }
+    const base = name.split('/').pop()!;
+    for (const scope of ['*', base, name]) {
+      const over = environment.properties[scope];
+      if (!over) continue;
+      for (const [k, v] of flatten(over)) {
+        if (scope === '*' && !vf.has(k)) continue;
+        vf.set(k, v, { file: environment.file ?? '', line: 1, col: 1, origin: 'environment' });
+      }
+    }
+    for (const [scope, k, v] of setProps) {
+      if (scope && scope !== base && scope !== name) continue;
+      if (!scope && !vf.has(k)) continue;
+      vf.set(k, coerce(v), { file: '--set', line: 1, col: 1, origin: 'set' });
+    }
+    set.files.set(name, vf);
+  }
+  return set;
+}

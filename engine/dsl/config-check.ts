@@ -1,0 +1,79 @@
+// Checks one config object against its kind's schema and turns ajv's errors into diagnostics
+// at the right line, with "did you mean" for unknown keys and the allowed values of enums.
+
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv } from '../runtime/schemas.ts';
+import { didYouMean, type Diagnostic } from './diagnostics.ts';
+import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
+
+const ajv = createAjv();
+const cache = new Map<Record<string, unknown>, ValidateFunction>();
+
+/** Nested step lists are checked when they compile; here a step only has to be one-key. */
+const DEFS = { step: { type: 'object', minProperties: 1, maxProperties: 1 }, handler: { type: 'object' } };
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  let v = cache.get(schema);
+  if (!v) {
+    v = ajv.compile({ ...schema, $defs: { ...DEFS, ...(schema.$defs as object | undefined) } });
+    cache.set(schema, v);
+  }
+  return v;
+}
+
+function subschema(root: Record<string, unknown>, schemaPath: string): any {
+  // schemaPath like '#/properties/retry/additionalProperties'; we want the parent object schema
+  const parts = schemaPath.replace(/^#\//, '').split('/').slice(0, -1);
+  let s: any = root;
+  for (const p of parts) s = s?.[decodeURIComponent(p.replace(/~1/g, '/').replace(/~0/g, '~'))];
+  return s;
+}
+
+export function checkConfig(value: unknown, schema: Record<string, unknown>, src: YamlSource, base: YamlPath, what: string): Diagnostic[] {
+  const validate = validatorFor(schema);
+  if (validate(value)) return [];
+  const errors = (validate.errors ?? []) as ErrorObject[];
+  const specific = errors.filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
+  const out: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const e of specific.length ? specific : errors) {
+    const rel = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const path = [...base, ...rel];
+    let d: Diagnostic;
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        const key = (e.params as any).additionalProperty as string;
+        const parent = subschema(validate.schema as Record<string, unknown>, e.schemaPath);
+        const allowed = Object.keys(parent?.properties ?? {});
+        const s = didYouMean(key, allowed);
+        d = diagAt(src, [...path, key], `unknown key '${key}' in ${what}${s ? `; did you mean '${s}'?` : allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`, true);
+        break;
+      }
+      case 'required':
+        d = diagAt(src, path, `${what} is missing required key '${(e.params as any).missingProperty}'`, path.length > base.length);
+        break;
+      case 'enum':
+        d = diagAt(src, path, `${path.length ? `'${path[path.length - 1]}'` : 'value'} must be one of: ${(e.params as any).allowedValues.join(', ')}${typeof getAt(value, rel) === 'string' ? suggestionFor(String(getAt(value, rel)), (e.params as any).allowedValues) : ''}`);
+        break;
+      case 'type':
+        d = diagAt(src, path, `'${String(path[path.length - 1] ?? what)}' must be ${(e.params as any).type}`);
+        break;
+      default:
+        d = diagAt(src, path, `'${String(path[path.length - 1] ?? what)}' ${e.message}`);
+    }
+    const k = `${d.line}:${d.col}:${d.message}`;
+    if (!seen.has(k)) { seen.add(k); out.push(d); }
+  }
+  return out;
+}
+
+function suggestionFor(v: string, allowed: unknown[]): string {
+  const s = didYouMean(v, allowed.map(String));
+  return s ? ` (did you mean '${s}'?)` : '';
+}
+
+function getAt(v: unknown, path: (string | number)[]): unknown {
+  let cur: any = v;
+  for (const p of path) cur = cur?.[p];
+  return cur;
+}

@@ -1,0 +1,68 @@
+// Diagnostics with file:line:col, the one format of lint, load and startup errors.
+
+export interface Diagnostic {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+  /** YAML path of the offending node, e.g. `steps[1].to-http.method` */
+  path?: string;
+  severity?: 'error' | 'warning';
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.path ? ` (at ${d.path})` : '';
+  return `${d.file}:${d.line}:${d.col} ${d.message}${where}`;
+}
+
+/** Thrown by loaders and compilers; carries one or more diagnostics. */
+export class DiagnosticError extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join('\n'));
+    this.name = 'DiagnosticError';
+  }
+}
+
+/**
+ * Thrown by a step's compile function; the loader turns it into a Diagnostic at `path`
+ * (relative to the step's config object).
+ */
+export class ConfigError extends Error {
+  constructor(message: string, readonly path: (string | number)[] = []) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function levenshtein(a: string, b: string): number {
+  const m = a.length, n = b.length;
+  if (!m) return n;
+  if (!n) return m;
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= m; i++) {
+    const cur = [i];
+    for (let j = 1; j <= n; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[n];
+}
+
+/** The closest candidate within a distance that scales with the word, or undefined. */
+export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  const w = word.toLowerCase();
+  for (const c of candidates) {
+    const d = levenshtein(w, c.toLowerCase());
+    if (d < bestD) { bestD = d; best = c; }
+  }
+  const limit = Math.max(2, Math.floor(word.length / 3));
+  return bestD <= limit ? best : undefined;
+}
+
+export function suggestion(word: string, candidates: Iterable<string>): string {
+  const s = didYouMean(word, candidates);
+  return s ? `; did you mean '${s}'?` : '';
+}

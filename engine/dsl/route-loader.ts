@@ -1,0 +1,224 @@
+// Loads route files: YAML with positions, structure checked against the step and source
+// schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
+// problems of all files are collected, so one lint run shows everything.
+
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
+import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
+import { checkConfig } from './config-check.ts';
+import { ROUTE_KEYS, HANDLER_SCHEMA } from './route-schema.ts';
+import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
+import type { ValuesSet, ValuesFile } from '../config/values.ts';
+import { CompileContext, type EngineServices } from '../runtime/compile-context.ts';
+import { STEP_KINDS } from '../steps/registry.ts';
+import { SOURCE_KINDS } from '../sources/registry.ts';
+import { pipeline } from '../runtime/pipeline.ts';
+import type { Step } from '../steps/step-kind.ts';
+import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
+import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
+
+/** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
+export interface DocumentHandler {
+  key: string;
+  load(src: YamlSource, values: ValuesSet): Diagnostic[];
+}
+
+export interface LoadResult {
+  routes: CompiledRoute[];
+  diagnostics: Diagnostic[];
+  files: string[];
+}
+
+export function findYamlFiles(paths: string[]): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) {
+      for (const e of readdirSync(p).sort()) walk(join(p, e));
+    } else if (/\.ya?ml$/.test(p)) out.push(p);
+  };
+  for (const p of paths) walk(p);
+  return out;
+}
+
+export function loadRoutes(paths: string[], values: ValuesSet, services: EngineServices, docs: DocumentHandler[] = []): LoadResult {
+  const diagnostics: Diagnostic[] = [];
+  const routes: CompiledRoute[] = [];
+  const files = findYamlFiles(paths);
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    const rel = relative(process.cwd(), file) || file;
+    let src: YamlSource;
+    try {
+      src = parseYamlFile(rel);
+    } catch (e) {
+      if (e instanceof DiagnosticError) { diagnostics.push(...e.diagnostics); continue; }
+      throw e;
+    }
+    const v = src.value;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      diagnostics.push({ file: rel, line: 1, col: 1, message: 'a route file holds a mapping with `id`, `from` and `steps`' });
+      continue;
+    }
+    const doc = docs.find((d) => d.key in (v as object));
+    if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
+    try {
+      const route = compileRoute(src, values, services);
+      const prev = ids.get(route.id);
+      if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
+      else { ids.set(route.id, rel); routes.push(route); }
+    } catch (e) {
+      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
+      else throw e;
+    }
+  }
+  return { routes, diagnostics, files };
+}
+
+function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices): CompiledRoute {
+  const raw = src.value as Record<string, unknown>;
+  const diags: Diagnostic[] = [];
+  // top-level keys
+  for (const k of Object.keys(raw)) {
+    if (!(k in ROUTE_KEYS)) {
+      const s = didYouMean(k, Object.keys(ROUTE_KEYS));
+      diags.push(diagAt(src, [k], `unknown key '${k}' in route${s ? `; did you mean '${s}'?` : `; allowed: ${Object.keys(ROUTE_KEYS).join(', ')}`}`, true));
+    }
+  }
+  if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id)) diags.push(diagAt(src, raw.id === undefined ? [] : ['id'], raw.id === undefined ? 'route is missing required key \'id\'' : '\'id\' must be kebab-case (a-z, 0-9, -)'));
+  if (!raw.from) diags.push(diagAt(src, [], "route is missing required key 'from'"));
+  if (raw.steps !== undefined && !Array.isArray(raw.steps)) diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
+  let values: ValuesFile | undefined;
+  if (raw.values !== undefined) {
+    values = valuesSet.find(String(raw.values));
+    if (!values) {
+      const s = didYouMean(String(raw.values), [...valuesSet.names(), ...valuesSet.names().map((n) => n.split('/').pop()!)]);
+      diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
+    }
+  }
+  if (diags.length) throw new DiagnosticError(diags);
+
+  const uses: PlaceholderUse[] = [];
+  const placeholders = resolvePlaceholders(raw, values, src, uses);
+  const resolved = placeholders.value as Record<string, any>;
+  const route = { id: resolved.id as string, file: src.file };
+  const meta: RouteMeta = {};
+
+  const stepList = (list: unknown, path: YamlPath, parent: CompileContext): Step[] => {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, path, 'expected a list of steps')]);
+    const out: Step[] = [];
+    const errs: Diagnostic[] = [];
+    list.forEach((item, i) => {
+      const p = [...path, i];
+      try {
+        out.push(compileStep(item, p, parent, src, meta));
+      } catch (e) {
+        if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
+        else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
+        else throw e;
+      }
+    });
+    if (errs.length) throw new DiagnosticError(errs);
+    return out;
+  };
+  const ctx = new CompileContext(services, route, values, [], uses, stepList);
+
+  const errs: Diagnostic[] = [...placeholders.diagnostics];
+  const collect = <T>(fn: () => T): T | undefined => {
+    try { return fn(); } catch (e) {
+      if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
+      else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
+      else throw e;
+      return undefined;
+    }
+  };
+
+  const source = collect(() => compileSource(resolved.from, ctx, src));
+  const steps = collect(() => stepList(resolved.steps ?? [], ['steps'], ctx)) ?? [];
+  const handlers = collect(() => compileHandlers(resolved['on-exception'], ctx, src)) ?? [];
+  if (resolved['output-schema']) collect(() => { meta.outputSchema = ctx.schema(resolved['output-schema'], ['output-schema']).schema; });
+  if (errs.length) throw new DiagnosticError(errs);
+  return {
+    id: route.id,
+    file: src.file,
+    description: resolved.description,
+    connector: resolved.connector ?? (values?.has('connector') ? String(values.get('connector')) : undefined),
+    valuesName: values?.name,
+    source: source!,
+    meta,
+    pipeline: pipeline(steps),
+    handlers,
+  };
+}
+
+function oneKey(item: unknown, path: YamlPath, src: YamlSource, what: string, kinds: Iterable<string>): [string, unknown] {
+  if (!item || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
+    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})`)]);
+  }
+  const [k, v] = Object.entries(item)[0];
+  return [k, v];
+}
+
+function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta): Step {
+  const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
+  const sk = STEP_KINDS.get(kind);
+  if (!sk) {
+    const s = didYouMean(kind, STEP_KINDS.keys());
+    throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
+  }
+  const config = cfg ?? {};
+  const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
+  if (d.length) throw new DiagnosticError(d);
+  const ctx = parent.rebase([...path, kind]);
+  const step = sk.compile(config, ctx);
+  // the first body schema of the top-level steps describes the route's input (OpenAPI, MCP)
+  if (kind === 'validate' && path.length === 2 && !meta.inputSchema) {
+    const c = config as { schema?: unknown; target?: string };
+    if (c.schema !== undefined && (c.target ?? 'body') === 'body') {
+      const s = ctx.schema(c.schema as string, ['schema']);
+      meta.inputSchema = s.schema;
+      meta.inputSchemaFile = s.file;
+    }
+  }
+  return step;
+}
+
+function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): CompiledRoute['source'] {
+  const [kind, cfg] = oneKey(from, ['from'], src, 'source', SOURCE_KINDS.keys());
+  const sk = SOURCE_KINDS.get(kind);
+  if (!sk) {
+    const s = didYouMean(kind, SOURCE_KINDS.keys());
+    throw new DiagnosticError([diagAt(src, ['from', kind], `unknown source kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...SOURCE_KINDS.keys()].join(', ')}`}`, true)]);
+  }
+  const config = cfg ?? {};
+  const d = checkConfig(config, sk.schema, src, ['from', kind], `${kind} source`);
+  if (d.length) throw new DiagnosticError(d);
+  return { kind, config, compiled: sk.compile(config, ctx.at(['from', kind])) };
+}
+
+function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): ExceptionHandler[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
+  const out: ExceptionHandler[] = [];
+  list.forEach((h, i) => {
+    const path = ['on-exception', i];
+    const d = checkConfig(h, HANDLER_SCHEMA, src, path, 'on-exception handler');
+    if (d.length) throw new DiagnosticError(d);
+    const handler: ExceptionHandler = { when: h.when, log: h.log };
+    if (h.template) {
+      const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
+      const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
+      if (td.length) throw new DiagnosticError(td);
+      try { handler.template = compileTemplate(t); } catch (e) {
+        if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
+        throw e;
+      }
+    }
+    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem']);
+    if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
+    out.push(handler);
+  });
+  return out;
+}

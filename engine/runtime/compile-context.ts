@@ -1,0 +1,144 @@
+// What a step sees while it compiles: the route's values, file access relative to the project,
+// the shared JSON Schema compiler, JSONata compilation, shared services. Everything costly
+// (schemas, expressions, URL templates) is built here, once per route load.
+
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve, relative } from 'node:path';
+import type { Logger } from 'pino';
+import type { ValidateFunction } from 'ajv';
+import { ConfigError } from '../dsl/diagnostics.ts';
+import type { YamlPath } from '../dsl/yaml-source.ts';
+import type { ValuesFile } from '../config/values.ts';
+import type { PlaceholderUse } from '../config/placeholders.ts';
+import { compileExpression, type Expression } from './expressions.ts';
+import type { Metrics } from './metrics.ts';
+import type { HttpClients } from './http-client.ts';
+import type { SchemaStore } from './schemas.ts';
+import type { Step } from '../steps/step-kind.ts';
+
+/** Services shared by every route of an engine. */
+export interface EngineServices {
+  root: string;
+  logger: Logger;
+  metrics: Metrics;
+  http: HttpClients;
+  schemas: SchemaStore;
+  /** calls a route in-process (direct routes); filled once all routes are loaded */
+  callRoute: (id: string, init: DirectCall) => Promise<DirectResult>;
+  /** engine-wide settings from the environment file's `engine:` section */
+  settings: Record<string, unknown>;
+  /** lint mode: compile everything, start nothing */
+  lintOnly: boolean;
+  /** hooks run at shutdown (sources, pools, timers) */
+  onClose: (fn: () => Promise<void> | void) => void;
+  /** readiness checks (AMQP connections, ...) */
+  readiness: Map<string, () => boolean>;
+}
+
+export interface DirectCall {
+  body?: unknown;
+  headers?: Record<string, string | undefined>;
+  query?: Record<string, string | undefined>;
+  params?: Record<string, string>;
+  user?: { id: string; authenticated: boolean };
+  correlationId?: string;
+  signal?: AbortSignal;
+}
+
+export interface DirectResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface RouteInfo {
+  id: string;
+  file: string;
+}
+
+export type StepListCompiler = (list: unknown, path: YamlPath, ctx: CompileContext) => Step[];
+
+export class CompileContext {
+  constructor(
+    readonly services: EngineServices,
+    readonly route: RouteInfo,
+    readonly values: ValuesFile | undefined,
+    /** absolute YAML path of the config being compiled */
+    readonly base: YamlPath,
+    private readonly uses: PlaceholderUse[],
+    private readonly stepList: StepListCompiler,
+  ) {}
+
+  /** A context for the config at the absolute path `abs`. */
+  rebase(abs: YamlPath): CompileContext {
+    return new CompileContext(this.services, this.route, this.values, abs, this.uses, this.stepList);
+  }
+
+  at(path: YamlPath): CompileContext {
+    return new CompileContext(this.services, this.route, this.values, [...this.base, ...path], this.uses, this.stepList);
+  }
+
+  /** Throws a diagnostic at `path` below the current config. */
+  fail(message: string, path: YamlPath = []): never {
+    throw new ConfigError(message, [...this.base, ...path]);
+  }
+
+  expr(source: unknown, path: YamlPath): Expression {
+    if (typeof source !== 'string') this.fail(`expected a JSONata expression (a string), got ${JSON.stringify(source)}`, path);
+    try {
+      return compileExpression(source as string);
+    } catch (e) {
+      if (e instanceof ConfigError) this.fail(e.message, path);
+      throw e;
+    }
+  }
+
+  /** Absolute path of a project file named in a route (`schemas/...`, `transforms/...`). */
+  file(name: string, path: YamlPath): string {
+    const abs = resolve(this.services.root, name);
+    if (!existsSync(abs)) this.fail(`file not found: ${name}`, path);
+    return abs;
+  }
+
+  readText(name: string, path: YamlPath): string {
+    return readFileSync(this.file(name, path), 'utf8');
+  }
+
+  readJson(name: string, path: YamlPath): unknown {
+    const text = this.readText(name, path);
+    try {
+      return JSON.parse(text);
+    } catch (e: any) {
+      this.fail(`${name}: invalid JSON: ${e.message}`, path);
+    }
+  }
+
+  /** A compiled JSON Schema validator for a file or an inline schema. */
+  schema(ref: string | Record<string, unknown>, path: YamlPath): { validate: ValidateFunction; schema: Record<string, unknown>; file?: string } {
+    try {
+      if (typeof ref === 'string') {
+        const file = this.file(ref, path);
+        return { ...this.services.schemas.compileFile(file), file: relative(this.services.root, file) };
+      }
+      return this.services.schemas.compileInline(ref);
+    } catch (e: any) {
+      if (e instanceof ConfigError) throw e;
+      this.fail(`schema: ${e.message}`, path);
+    }
+  }
+
+  /** Compiles a nested list of steps (choice branches, split bodies). */
+  steps(list: unknown, path: YamlPath): Step[] {
+    return this.stepList(list, [...this.base, ...path], this);
+  }
+
+  /** The properties whose placeholders were resolved at `path` (for messages naming the property). */
+  propertiesAt(path: YamlPath): string[] {
+    const abs = [...this.base, ...path].join('\u0000');
+    return this.uses.filter((u) => u.path.join('\u0000') === abs).map((u) => u.key);
+  }
+
+  get log(): Logger {
+    return this.services.logger;
+  }
+}

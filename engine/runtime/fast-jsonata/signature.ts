@@ -1,0 +1,202 @@
+// Function signature validation, ported from jsonata 2.x signature.js. Signatures do more than
+// check types: `-` substitutes the context value for a missing argument and `a` wraps a single
+// value into an array, so the port keeps the original regex-driven algorithm unchanged.
+
+import { FastJsonataError } from './errors.ts';
+import { isFunction } from './values.ts';
+
+interface Param {
+  regex: string;
+  type: string;
+  array?: boolean;
+  subtype?: string;
+  context?: boolean;
+  contextRegex?: RegExp;
+}
+
+export interface Signature {
+  /** Returns the arguments the implementation receives, or throws T0410/T0411/T0412. */
+  validate(args: unknown[], context: unknown): unknown[];
+}
+
+const ARRAY_TYPE_NAMES: Record<string, string> = { a: 'arrays', b: 'booleans', f: 'functions', n: 'numbers', o: 'objects', s: 'strings' };
+
+/** The one-letter type JSONata matches against the signature regex ('m' for missing). */
+function symbolOf(value: unknown): string {
+  if (isFunction(value)) return 'f';
+  switch (typeof value) {
+    case 'string':
+      return 's';
+    case 'number':
+      return 'n';
+    case 'boolean':
+      return 'b';
+    case 'object':
+      if (value === null) return 'l';
+      return Array.isArray(value) ? 'a' : 'o';
+    default:
+      return 'm';
+  }
+}
+
+function findClosingBracket(str: string, start: number, open: string, close: string): number {
+  let depth = 1;
+  let position = start;
+  while (position < str.length) {
+    position++;
+    const symbol = str.charAt(position);
+    if (symbol === close) {
+      depth--;
+      if (depth === 0) break;
+    } else if (symbol === open) {
+      depth++;
+    }
+  }
+  return position;
+}
+
+function parseParams(signature: string): Param[] {
+  const params: Param[] = [];
+  let param = {} as Param;
+  let prevParam = param;
+  const next = () => {
+    params.push(param);
+    prevParam = param;
+    param = {} as Param;
+  };
+  for (let position = 1; position < signature.length; position++) {
+    const symbol = signature.charAt(position);
+    if (symbol === ':') break; // return type is not validated
+    switch (symbol) {
+      case 's':
+      case 'n':
+      case 'b':
+      case 'l':
+      case 'o':
+        param.regex = '[' + symbol + 'm]';
+        param.type = symbol;
+        next();
+        break;
+      case 'a':
+        param.regex = '[asnblfom]';
+        param.type = symbol;
+        param.array = true;
+        next();
+        break;
+      case 'f':
+        param.regex = 'f';
+        param.type = symbol;
+        next();
+        break;
+      case 'j':
+        param.regex = '[asnblom]';
+        param.type = symbol;
+        next();
+        break;
+      case 'x':
+        param.regex = '[asnblfom]';
+        param.type = symbol;
+        next();
+        break;
+      case '-':
+        prevParam.context = true;
+        prevParam.contextRegex = new RegExp(prevParam.regex);
+        prevParam.regex += '?';
+        break;
+      case '?':
+      case '+':
+        prevParam.regex += symbol;
+        break;
+      case '(': {
+        const endParen = findClosingBracket(signature, position, '(', ')');
+        const choice = signature.substring(position + 1, endParen);
+        if (choice.indexOf('<') !== -1) throw new Error(`unsupported signature ${signature}`);
+        param.regex = '[' + choice + 'm]';
+        param.type = '(' + choice + ')';
+        position = endParen;
+        next();
+        break;
+      }
+      case '<': {
+        if (prevParam.type !== 'a' && prevParam.type !== 'f') throw new Error(`bad signature ${signature}`);
+        const endPos = findClosingBracket(signature, position, '<', '>');
+        prevParam.subtype = signature.substring(position + 1, endPos);
+        position = endPos;
+        break;
+      }
+    }
+  }
+  return params;
+}
+
+export function parseSignature(signature: string): Signature {
+  const params = parseParams(signature);
+  const regex = new RegExp('^' + params.map((p) => '(' + p.regex + ')').join('') + '$');
+
+  const throwValidationError = (badArgs: unknown[], badSig: string): never => {
+    // find the first argument the signature stops matching at
+    let partialPattern = '^';
+    let goodTo = 0;
+    for (const p of params) {
+      partialPattern += p.regex;
+      const match = badSig.match(partialPattern);
+      if (match === null) throw new FastJsonataError('T0410', { value: badArgs[goodTo], index: goodTo + 1 });
+      goodTo = match[0].length;
+    }
+    throw new FastJsonataError('T0410', { value: badArgs[goodTo], index: goodTo + 1 });
+  };
+
+  const checkArrayItems = (param: Param, arg: any, single: string, match: string): boolean => {
+    if (typeof param.subtype === 'undefined') return true;
+    if (single !== 'a' && match !== param.subtype) return false;
+    if (single === 'a' && arg.length > 0) {
+      const itemType = symbolOf(arg[0]);
+      if (itemType !== param.subtype.charAt(0)) return false;
+      return arg.filter((val: unknown) => symbolOf(val) !== itemType).length === 0;
+    }
+    return true;
+  };
+
+  return {
+    validate(args, context) {
+      let suppliedSig = '';
+      for (const arg of args) suppliedSig += symbolOf(arg);
+      const isValid = regex.exec(suppliedSig);
+      if (!isValid) return throwValidationError(args, suppliedSig);
+      const validatedArgs: unknown[] = [];
+      let argIndex = 0;
+      params.forEach((param, index) => {
+        let arg: any = args[argIndex];
+        const match = isValid[index + 1];
+        if (match === '') {
+          if (param.context && param.contextRegex) {
+            // substitute the context value for the missing argument, if its type fits
+            if (param.contextRegex.test(symbolOf(context))) validatedArgs.push(context);
+            else throw new FastJsonataError('T0411', { value: context, index: argIndex + 1 });
+          } else {
+            validatedArgs.push(arg);
+            argIndex++;
+          }
+          return;
+        }
+        // a '+' parameter may have matched several arguments
+        match.split('').forEach((single) => {
+          arg = args[argIndex];
+          if (param.type === 'a') {
+            if (single === 'm') {
+              arg = undefined;
+            } else {
+              if (!checkArrayItems(param, arg, single, match)) {
+                throw new FastJsonataError('T0412', { value: arg, index: argIndex + 1, type: ARRAY_TYPE_NAMES[param.subtype!] });
+              }
+              if (single !== 'a') arg = [arg];
+            }
+          }
+          validatedArgs.push(arg);
+          argIndex++;
+        });
+      });
+      return validatedArgs;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+// JSONata's value model, ported from jsonata 2.x (utils.js, functions.js, jsonata.js) so the fast
+// evaluator builds exactly the same intermediate values. JSONata marks its internal arrays with
+// flags (`sequence`, `keepSingleton`, `outerWrapper`, `cons`, `tupleStream`) and the evaluation
+// rules branch on them, so they are reproduced literally rather than "simplified".
+
+import { FastJsonataError } from './errors.ts';
+
+/** A JSONata array: a sequence (result of navigation) or a constructed/plain array, with its flags. */
+export interface Seq extends Array<any> {
+  sequence?: boolean;
+  keepSingleton?: boolean;
+  outerWrapper?: boolean;
+  cons?: boolean;
+  tupleStream?: boolean;
+}
+
+/** `createSequence()`: an empty sequence. */
+export function seq(): Seq {
+  const s: Seq = [];
+  s.sequence = true;
+  return s;
+}
+
+/** `createSequence(x)`: a sequence holding x, even when x is undefined (JSONata relies on this). */
+export function seq1(x: unknown): Seq {
+  const s: Seq = [x];
+  s.sequence = true;
+  return s;
+}
+
+export function isSequence(value: any): boolean {
+  return value.sequence === true && Array.isArray(value);
+}
+
+/** Throws D1001 for infinities, exactly like JSONata, wherever it tests for numbers. */
+export function isNumeric(n: unknown): boolean {
+  let isNum = false;
+  if (typeof n === 'number') {
+    isNum = !isNaN(n);
+    if (isNum && !isFinite(n)) throw new FastJsonataError('D1001', { value: n });
+  }
+  return isNum;
+}
+
+export function isArrayOfNumbers(arg: unknown): boolean {
+  return Array.isArray(arg) && arg.filter((item) => !isNumeric(item)).length === 0;
+}
+
+export function isFunction(arg: any): boolean {
+  return (arg && (arg._jsonata_function === true || arg._jsonata_lambda === true)) || typeof arg === 'function';
+}
+
+export function isLambda(arg: any): boolean {
+  return !!arg && arg._jsonata_lambda === true;
+}
+
+export function isIterable(arg: any): boolean {
+  return typeof arg === 'object' && arg !== null && Symbol.iterator in arg && 'next' in arg && typeof arg.next === 'function';
+}
+
+export function isPromise(arg: any): boolean {
+  return typeof arg === 'object' && arg !== null && 'then' in arg && typeof arg.then === 'function';
+}
+
+/** utils.keys: own enumerable keys of objects (arrays included), nothing for anything else. */
+export function keysOf(arg: unknown): string[] {
+  return typeof arg === 'object' && arg !== null ? Object.keys(arg) : [];
+}
+
+export function isDeepEqual(lhs: any, rhs: any): boolean {
+  if (lhs === rhs) return true;
+  if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
+    if (Array.isArray(lhs) && Array.isArray(rhs)) {
+      if (lhs.length !== rhs.length) return false;
+      for (let i = 0; i < lhs.length; i++) if (!isDeepEqual(lhs[i], rhs[i])) return false;
+      return true;
+    }
+    // JSONata compares getOwnPropertyNames (so an array against an object compares 'length' too)
+    const lkeys = Object.getOwnPropertyNames(lhs).sort();
+    const rkeys = Object.getOwnPropertyNames(rhs).sort();
+    if (lkeys.length !== rkeys.length) return false;
+    for (let i = 0; i < lkeys.length; i++) if (lkeys[i] !== rkeys[i]) return false;
+    for (const key of lkeys) if (!isDeepEqual(lhs[key], rhs[key])) return false;
+    return true;
+  }
+  return false;
+}
+
+/** fn.boolean: JSONata's effective boolean value; undefined stays undefined. */
+export function toBoolean(arg: any): boolean | undefined {
+  if (typeof arg === 'undefined') return undefined;
+  let result = false;
+  if (Array.isArray(arg)) {
+    if (arg.length === 1) {
+      result = toBoolean(arg[0]) as boolean;
+    } else if (arg.length > 1) {
+      result = arg.filter((val) => toBoolean(val)).length > 0;
+    }
+  } else if (typeof arg === 'string') {
+    result = arg.length > 0;
+  } else if (isNumeric(arg)) {
+    result = arg !== 0;
+  } else if (arg !== null && typeof arg === 'object' && !isFunction(arg)) {
+    result = keysOf(arg).length > 0;
+  } else if (typeof arg === 'boolean' && arg === true) {
+    result = true;
+  }
+  return result;
+}
+
+/** boolize: `and`/`or` treat undefined as false. */
+export function boolize(value: unknown): boolean {
+  const b = toBoolean(value);
+  return typeof b === 'undefined' ? false : b;
+}
+
+/** fn.string: $string and `&`; non-integers go through toPrecision(15), functions become ''. */
+export function toJsonataString(arg: any, prettify: boolean = false): string | undefined {
+  if (typeof arg === 'undefined') return undefined;
+  if (typeof arg === 'string') return arg;
+  if (isFunction(arg)) return '';
+  if (typeof arg === 'number' && !isFinite(arg)) throw new FastJsonataError('D3001', { value: arg });
+  const space = prettify ? 2 : 0;
+  if (Array.isArray(arg) && (arg as Seq).outerWrapper) arg = arg[0];
+  return JSON.stringify(
+    arg,
+    (_key, val) => {
+      if (typeof val !== 'undefined' && val !== null && isNumeric(val)) {
+        return val.toPrecision && !Number.isInteger(val) ? Number(val.toPrecision(15)) : val;
+      }
+      return val && isFunction(val) ? '' : val;
+    },
+    space,
+  );
+}
+
+/** fn.lookup: field access, mapping over arrays and flattening one level per nesting. */
+export function lookup(input: any, key: string): any {
+  if (Array.isArray(input)) {
+    const result = seq();
+    for (let i = 0; i < input.length; i++) {
+      const res = lookup(input[i], key);
+      if (typeof res !== 'undefined') {
+        if (Array.isArray(res)) res.forEach((val) => result.push(val));
+        else result.push(res);
+      }
+    }
+    return result;
+  }
+  if (input !== null && typeof input === 'object' && Object.prototype.hasOwnProperty.call(input, key) && !isFunction(input)) {
+    return input[key];
+  }
+  return undefined;
+}
+
+/** fn.append: concatenation that ignores undefined and wraps non-arrays. */
+export function append(arg1: any, arg2: any): any {
+  if (typeof arg1 === 'undefined') return arg2;
+  if (typeof arg2 === 'undefined') return arg1;
+  if (!Array.isArray(arg1)) arg1 = seq1(arg1);
+  if (!Array.isArray(arg2)) arg2 = [arg2];
+  return arg1.concat(arg2);
+}
+
+/** Flattens nested arrays completely (used by the wildcard). */
+export function flatten(arg: unknown, flattened: unknown[] = []): unknown[] {
+  if (Array.isArray(arg)) arg.forEach((item) => flatten(item, flattened));
+  else flattened.push(arg);
+  return flattened;
+}

@@ -1,0 +1,77 @@
+// A compiled route and how an exchange runs through it: the steps, then on-exception when a
+// step failed. Sources decide what the outcome means (an HTTP answer, an ack, a release).
+
+import type { Pipeline } from './pipeline.ts';
+import type { Exchange } from './exchange.ts';
+import { PlatformError, toPlatformError } from './errors.ts';
+import { matches, type Match, type CompiledProblem, type CompiledTemplate } from './error-templates.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface ExceptionHandler {
+  when?: Match;
+  template?: CompiledTemplate;
+  problem?: CompiledProblem;
+  steps?: Pipeline;
+  log?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export interface RouteMeta {
+  /** JSON Schema of the request body (from the first body validate step) */
+  inputSchema?: Record<string, unknown>;
+  inputSchemaFile?: string;
+  /** JSON Schema of the answer (`output-schema`) */
+  outputSchema?: Record<string, unknown>;
+}
+
+export interface CompiledRoute {
+  id: string;
+  file: string;
+  description?: string;
+  connector?: string;
+  valuesName?: string;
+  source: { kind: string; config: unknown; compiled: unknown };
+  meta: RouteMeta;
+  pipeline: Pipeline;
+  handlers: ExceptionHandler[];
+}
+
+export interface Outcome {
+  /** the mapped error, when the exchange failed */
+  error?: PlatformError;
+}
+
+/** Runs the exchange; never throws. */
+export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome> {
+  try {
+    const r = route.pipeline(ex);
+    if (r && typeof (r as Promise<void>).then === 'function') await r;
+    return {};
+  } catch (err) {
+    const error = await handleError(route, ex, toPlatformError(err));
+    metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
+    return { error };
+  }
+}
+
+async function handleError(route: CompiledRoute, ex: Exchange, e: PlatformError): Promise<PlatformError> {
+  let mapped = e;
+  const h = route.handlers.find((x) => matches(x.when, e));
+  try {
+    if (h?.template) mapped = await h.template.map(e);
+    if (h?.problem) mapped = await h.problem.apply(mapped);
+    if (h?.steps) {
+      ex.error = mapped;
+      await h.steps(ex);
+    }
+  } catch (inner) {
+    ex.log.error({ err: inner }, 'on-exception handler failed');
+    mapped = toPlatformError(inner);
+  }
+  const level = h?.log ?? (mapped.status >= 500 ? 'error' : 'warn');
+  const cause = mapped.kind === 'internal' ? (e.cause ?? e) : undefined;
+  ex.log[level]({
+    kind: mapped.kind, status: mapped.status, code: mapped.code, vendorStatus: mapped.vendorStatus, vendorCode: mapped.vendorCode,
+    detail: mapped.detail, ...(cause ? { err: cause } : {}),
+  }, 'exchange failed');
+  return mapped;
+}

@@ -1,0 +1,8 @@
+// The one registry of source (`from`) kinds.
+
+import type { SourceKind } from './source-kind.ts';
+import http from './http.ts';
+import direct from './direct.ts';
+import cron from './cron.ts';
+
+export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron].map((k) => [k.kind, k as SourceKind]));

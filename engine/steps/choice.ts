@@ -1,0 +1,71 @@
+// choice: the first `when` whose condition is truthy runs its steps; otherwise `otherwise`.
+// A branch may `stop` the route after its steps (the exchange answers with what it has).
+
+import { defineStep, type Step } from './step-kind.ts';
+import { pipeline, type Pipeline } from '../runtime/pipeline.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface Branch { condition: string; steps: unknown[]; stop?: boolean }
+interface ChoiceConfig { when: Branch[]; otherwise?: unknown[] }
+
+const stepsRef = { type: 'array', items: { $ref: '#/$defs/step' } };
+
+export default defineStep<ChoiceConfig>({
+  kind: 'choice',
+  description: 'Runs the steps of the first branch whose JSONata condition is truthy, else the otherwise steps.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['when'],
+    properties: {
+      when: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['condition', 'steps'],
+          properties: {
+            condition: { type: 'string', description: 'JSONata; truthy selects the branch' },
+            steps: stepsRef,
+            stop: { type: 'boolean', description: 'end the route after this branch' },
+          },
+        },
+      },
+      otherwise: stepsRef,
+    },
+  },
+  compile(cfg, ctx) {
+    const branches: [Expression, Pipeline, boolean][] = cfg.when.map((b, i) => [
+      ctx.expr(b.condition, ['when', i, 'condition']),
+      pipeline(ctx.steps(b.steps, ['when', i, 'steps'])),
+      b.stop === true,
+    ]);
+    const otherwise: Pipeline | undefined = cfg.otherwise ? pipeline(ctx.steps(cfg.otherwise, ['otherwise'])) : undefined;
+    const runBranch = (ex: Exchange, p: Pipeline, stop: boolean): void | Promise<void> => {
+      const r = p(ex);
+      if (!stop) return r;
+      if (isPromise(r)) return r.then(() => { ex.stopped = true; });
+      ex.stopped = true;
+    };
+    const pick = (ex: Exchange, from: number): void | Promise<void> => {
+      for (let i = from; i < branches.length; i++) {
+        const [cond, p, stop] = branches[i];
+        const v = cond.evaluate(ex);
+        if (isPromise(v)) return v.then((r) => (truthy(r) ? runBranch(ex, p, stop) : pick(ex, i + 1)));
+        if (truthy(v)) return runBranch(ex, p, stop);
+      }
+      return otherwise?.(ex);
+    };
+    const step: Step = (ex) => pick(ex, 0);
+    return step;
+  },
+});
+
+/** JSONata-style truthiness: empty strings, 0, empty arrays, null and undefined are false. */
+export function truthy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(truthy);
+  if (v && typeof v === 'object') return Object.keys(v).length > 0;
+  return !!v;
+}

@@ -1,0 +1,54 @@
+// fail: ends the exchange with a platform error when a condition holds (business rules that a
+// schema cannot say, e.g. "KYB screening is unsupported").
+
+import { defineStep } from './step-kind.ts';
+import { PlatformError, type ErrorKind } from '../runtime/errors.ts';
+import { isPromise } from '../runtime/expressions.ts';
+import { truthy } from './choice.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface FailConfig { when?: string; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
+
+export default defineStep<FailConfig>({
+  kind: 'fail',
+  description: 'Throws a platform error (status, code, title, detail) when the JSONata condition is truthy (always without one).',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      when: { type: 'string', description: 'JSONata condition' },
+      kind: { enum: ['validation', 'unauthorized', 'forbidden', 'not-found', 'vendor', 'internal'], default: 'validation' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      code: { type: 'string' },
+      title: { type: 'string' },
+      detail: { type: 'string', description: 'JSONata for the detail text' },
+      field: { type: 'string', description: 'the field at fault, as a JSON pointer' },
+    },
+  },
+  compile(cfg, ctx) {
+    const when = cfg.when ? ctx.expr(cfg.when, ['when']) : undefined;
+    const detail = cfg.detail ? ctx.expr(cfg.detail, ['detail']) : undefined;
+    const raise = (d: unknown): never => {
+      const text = d === undefined ? undefined : String(d);
+      throw new PlatformError({
+        kind: cfg.kind ?? 'validation',
+        status: cfg.status,
+        code: cfg.code ?? ((cfg.kind ?? 'validation') === 'validation' ? 'GC025' : undefined),
+        title: cfg.title,
+        detail: cfg.field && text ? `${cfg.field}: ${text}` : text,
+        errors: cfg.field ? [{ field: cfg.field, message: text ?? cfg.title ?? 'is invalid' }] : undefined,
+      });
+    };
+    const withDetail = (ex: Exchange): void | Promise<void> => {
+      const d = detail?.evaluate(ex);
+      if (isPromise(d)) return d.then(raise);
+      raise(d);
+    };
+    return (ex) => {
+      if (!when) return withDetail(ex);
+      const v = when.evaluate(ex);
+      if (isPromise(v)) return v.then((r) => (truthy(r) ? withDetail(ex) : undefined));
+      if (truthy(v)) return withDetail(ex);
+    };
+  },
+});

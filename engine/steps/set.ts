@@ -1,0 +1,38 @@
+// set: assigns several targets at once (vars, the response status, response headers).
+
+import { defineStep } from './step-kind.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { compileTarget, TARGET_PATTERN, type Setter } from '../runtime/targets.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface SetConfig {
+  values?: Record<string, string>;
+  'response-headers'?: Record<string, string>;
+}
+
+export default defineStep<SetConfig>({
+  kind: 'set',
+  description: 'Assigns JSONata results to targets (body, status, vars.<name>) and response headers.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      values: { type: 'object', propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target: JSONata' },
+      'response-headers': { type: 'object', additionalProperties: { type: 'string' }, description: 'header name: JSONata' },
+    },
+  },
+  compile(cfg, ctx) {
+    const assigns: [Setter, Expression][] = Object.entries(cfg.values ?? {}).map(([t, e]) => [compileTarget(t), ctx.expr(e, ['values', t])]);
+    const headers: [string, Expression][] = Object.entries(cfg['response-headers'] ?? {}).map(([h, e]) => [h.toLowerCase(), ctx.expr(e, ['response-headers', h])]);
+    const all: [(ex: Exchange, v: unknown) => void, Expression][] = [
+      ...assigns,
+      ...headers.map(([h, e]) => [(ex: Exchange, v: unknown) => { if (v !== undefined && v !== null) ex.responseHeaders[h] = String(v); }, e] as [(ex: Exchange, v: unknown) => void, Expression]),
+    ];
+    return async (ex) => {
+      for (const [set, e] of all) {
+        const v = e.evaluate(ex);
+        set(ex, isPromise(v) ? await v : v);
+      }
+    };
+  },
+});

@@ -1,0 +1,52 @@
+// Config pieces shared by the steps that call out (to-http, to-eventhub): timeouts and retries.
+// Values may come in as strings (`--set`, environment), so numbers and flags are coerced here.
+
+import { parseStatuses, type RetrySettings } from '../runtime/retry.ts';
+import type { Timeouts } from '../runtime/http-client.ts';
+
+const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
+const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
+
+export const timeoutsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'milliseconds',
+  properties: { connect: num, request: num, response: num, socket: num },
+};
+
+export const retrySchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'retry on connection failure and the listed statuses, with exponential backoff',
+  properties: {
+    enabled: bool,
+    'max-retries': num,
+    delay: num,
+    multiplier: num,
+    statuses: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'integer' } }, { type: 'integer' }] },
+    'max-delay': num,
+  },
+};
+
+export interface TimeoutsConfig { connect?: number | string; request?: number | string; response?: number | string; socket?: number | string }
+export interface RetryConfig { enabled?: boolean | string; 'max-retries'?: number | string; delay?: number | string; multiplier?: number | string; statuses?: string | number | number[]; 'max-delay'?: number | string }
+
+export function toTimeouts(c: TimeoutsConfig | undefined, d: Timeouts): Timeouts {
+  return {
+    connect: c?.connect !== undefined ? Number(c.connect) : d.connect,
+    request: c?.request !== undefined ? Number(c.request) : d.request,
+    response: c?.response !== undefined ? Number(c.response) : d.response,
+    socket: c?.socket !== undefined ? Number(c.socket) : d.socket,
+  };
+}
+
+export function toRetrySettings(c: RetryConfig | undefined): RetrySettings {
+  return {
+    enabled: c?.enabled === true || c?.enabled === 'true',
+    maxRetries: Number(c?.['max-retries'] ?? 0),
+    delay: Number(c?.delay ?? 200),
+    multiplier: Number(c?.multiplier ?? 2),
+    statuses: parseStatuses(c?.statuses),
+    maxDelay: c?.['max-delay'] !== undefined ? Number(c['max-delay']) : undefined,
+  };
+}

@@ -1,0 +1,49 @@
+// split: runs steps once per item of a list (one risk lookup per alert, one event per payment),
+// each on its own copy of the exchange with the item as body; results are collected in order.
+
+import { defineStep } from './step-kind.ts';
+import { pipeline } from '../runtime/pipeline.ts';
+import { isPromise } from '../runtime/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface SplitConfig { items: string; steps: unknown[]; into?: string; parallel?: number }
+
+export default defineStep<SplitConfig>({
+  kind: 'split',
+  description: 'Runs steps for each item of a JSONata list (item as body, index in vars.index); collects the resulting bodies in order.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['items', 'steps'],
+    properties: {
+      items: { type: 'string', description: 'JSONata giving the list' },
+      steps: { type: 'array', items: { $ref: '#/$defs/step' } },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the list of results goes' },
+      parallel: { type: 'integer', minimum: 1, default: 1, description: 'items processed at once' },
+    },
+  },
+  compile(cfg, ctx) {
+    const items = ctx.expr(cfg.items, ['items']);
+    const body = pipeline(ctx.steps(cfg.steps, ['steps']));
+    const set = compileTarget(cfg.into);
+    const parallel = cfg.parallel ?? 1;
+    return async (ex) => {
+      let list = items.evaluate(ex);
+      if (isPromise(list)) list = await list;
+      const arr: unknown[] = list === undefined || list === null ? [] : Array.isArray(list) ? list : [list];
+      const results: unknown[] = new Array(arr.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < arr.length) {
+          const i = next++;
+          const sub: Exchange = { ...ex, body: arr[i], vars: { ...ex.vars, index: i, item: arr[i] }, responseHeaders: ex.responseHeaders, stopped: false };
+          await body(sub);
+          results[i] = sub.body;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(parallel, arr.length) }, worker));
+      set(ex, results);
+    };
+  },
+});

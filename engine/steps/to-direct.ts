@@ -1,0 +1,34 @@
+// to-direct: calls another route (a `direct` source) in-process, with the same correlation id
+// and user; its answer becomes the body (or `into`), its error propagates.
+
+import { defineStep } from './step-kind.ts';
+import { isPromise } from '../runtime/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+
+interface ToDirectConfig { route: string; body?: string; into?: string }
+
+export default defineStep<ToDirectConfig>({
+  kind: 'to-direct',
+  description: 'Calls a route with a direct source in-process and takes its answer.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['route'],
+    properties: {
+      route: { type: 'string', description: 'id of the route to call' },
+      body: { type: 'string', description: 'JSONata for the body sent (default: the body)' },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body' },
+    },
+  },
+  compile(cfg, ctx) {
+    const bodyExpr = cfg.body ? ctx.expr(cfg.body, ['body']) : undefined;
+    const set = compileTarget(cfg.into);
+    const call = ctx.services.callRoute;
+    return async (ex) => {
+      let body = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
+      if (isPromise(body)) body = await body;
+      const r = await call(cfg.route, { body, headers: ex.headers, user: ex.user, correlationId: ex.correlationId, signal: ex.signal });
+      set(ex, r.body);
+    };
+  },
+});

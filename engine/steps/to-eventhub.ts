@@ -1,0 +1,134 @@
+// to-eventhub: publishes a CloudEvents 1.0 event in structured mode to the event hub producer
+// (`asb.producer.apiUri`). The step returns only once the event hub accepted the event, so
+// sources acknowledge their input after that and nothing is lost. The event id is stable for a
+// redelivered input (an `id` expression over the message or webhook id), so consumers can
+// deduplicate; publishing is therefore safe to retry.
+
+import { randomUUID } from 'node:crypto';
+import { defineStep } from './step-kind.ts';
+import { PlatformError } from '../runtime/errors.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { httpCall, DEFAULT_TIMEOUTS } from '../runtime/http-client.ts';
+import { retryPolicy } from '../runtime/retry.ts';
+import { stableId } from '../runtime/functions.ts';
+import { retrySchema, timeoutsSchema, toRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface ToEventHubConfig {
+  url: string;
+  type: string;
+  source: string;
+  version?: string;
+  topic?: string;
+  id?: string;
+  subject?: string;
+  data?: string;
+  timeouts?: TimeoutsConfig;
+  retry?: RetryConfig;
+  into?: string;
+}
+
+export interface CloudEvent {
+  specversion: '1.0';
+  id: string;
+  source: string;
+  type: string;
+  time: string;
+  datacontenttype: 'application/json';
+  dataschema?: string;
+  dataversion?: string;
+  topic?: string;
+  subject?: string;
+  correlationid?: string;
+  data: unknown;
+}
+
+async function ev(e: Expression | undefined, ex: Exchange): Promise<unknown> {
+  if (!e) return undefined;
+  const v = e.evaluate(ex);
+  return isPromise(v) ? await v : v;
+}
+
+export default defineStep<ToEventHubConfig>({
+  kind: 'to-eventhub',
+  description: 'Publishes a CloudEvents 1.0 event (structured mode) to the event hub producer and waits until it is accepted.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'type', 'source'],
+    properties: {
+      url: { type: 'string', description: 'event hub producer URL (asb.producer.apiUri)' },
+      type: { type: 'string', description: 'CloudEvents type' },
+      source: { type: 'string', description: 'CloudEvents source' },
+      version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
+      topic: { type: 'string', description: 'topic, sent as the `topic` extension attribute' },
+      id: { type: 'string', description: 'JSONata for the event id; make it stable for a redelivered input (default: from the AMQP message id, else random)' },
+      subject: { type: 'string', description: 'JSONata for the CloudEvents subject' },
+      data: { type: 'string', description: 'JSONata for the event data (default: the body)' },
+      timeouts: timeoutsSchema,
+      retry: retrySchema,
+      into: { type: 'string', pattern: TARGET_PATTERN, description: 'where to keep the published event (default: not kept)' },
+    },
+  },
+  compile(cfg, ctx) {
+    const idExpr = cfg.id ? ctx.expr(cfg.id, ['id']) : undefined;
+    const subjectExpr = cfg.subject ? ctx.expr(cfg.subject, ['subject']) : undefined;
+    const dataExpr = cfg.data ? ctx.expr(cfg.data, ['data']) : undefined;
+    const timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
+    const retry = toRetrySettings(cfg.retry);
+    const policy = retryPolicy(retry, true);
+    const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
+    const { metrics } = ctx.services;
+    const routeId = ctx.route.id;
+    const keep = cfg.into ? compileTarget(cfg.into) : undefined;
+    const dataschema = cfg.version ? `urn:${cfg.source}:${cfg.type}:${cfg.version}` : undefined;
+
+    return async (ex) => {
+      const [id, subject, data] = await Promise.all([ev(idExpr, ex), ev(subjectExpr, ex), dataExpr ? ev(dataExpr, ex) : ex.body]);
+      const msgId = ex.message?.messageId;
+      const event: CloudEvent = {
+        specversion: '1.0',
+        id: id !== undefined && id !== null ? String(id) : msgId !== undefined ? stableId(cfg.type, msgId) : randomUUID(),
+        source: cfg.source,
+        type: cfg.type,
+        time: new Date().toISOString(),
+        datacontenttype: 'application/json',
+        ...(dataschema ? { dataschema, dataversion: cfg.version } : {}),
+        ...(cfg.topic ? { topic: cfg.topic } : {}),
+        ...(subject !== undefined && subject !== null ? { subject: String(subject) } : {}),
+        correlationid: ex.correlationId,
+        data,
+      };
+      const body = JSON.stringify(event);
+      const once = async (attempt: number) => {
+        if (attempt > 0) {
+          metrics.retries.inc({ route: routeId, target: 'eventhub' });
+          ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
+        }
+        let status: number;
+        try {
+          const r = await httpCall({ method: 'POST', url: cfg.url, headers: { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId }, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+          status = r.status;
+        } catch (e) {
+          metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+          const pe = e as PlatformError;
+          throw new PlatformError({ kind: 'eventhub', detail: `event hub: ${pe.detail ?? pe.message}`, transient: true, cause: e });
+        }
+        if (status >= 200 && status < 300) return;
+        metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+        throw new PlatformError({
+          kind: 'eventhub',
+          vendorStatus: status,
+          detail: `event hub answered ${status}`,
+          transient: status >= 500 || status === 429 || status === 408,
+        });
+      };
+      if (policy) await policy.execute((c) => once(c.attempt));
+      else await once(0);
+      metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'published' });
+      ex.log.info({ eventId: event.id, type: event.type, topic: event.topic }, 'event published');
+      if (keep) keep(ex, event);
+    };
+  },
+});

@@ -1,0 +1,202 @@
+// to-http: calls a vendor over HTTP (undici, pooled keep-alive) with timeouts, retries from
+// values and a safe URL template. The vendor's answer goes to the body (or `into`); an error
+// status becomes a `vendor` PlatformError that on-exception maps to a platform code.
+
+import { defineStep } from './step-kind.ts';
+import { PlatformError } from '../runtime/errors.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import { compileUrlTemplate } from '../runtime/url-template.ts';
+import { httpCall, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
+import { retryPolicy, parseStatuses, type RetrySettings } from '../runtime/retry.ts';
+import { retrySchema, timeoutsSchema, toRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+import type { Dispatcher } from 'undici';
+
+interface ToHttpConfig {
+  name?: string;
+  method?: Dispatcher.HttpMethod;
+  url: string;
+  'path-params'?: Record<string, string>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  'forward-headers'?: string[];
+  body?: string;
+  timeouts?: TimeoutsConfig;
+  retry?: RetryConfig;
+  'idempotency-key'?: string;
+  'idempotency-header'?: string;
+  proxy?: boolean;
+  connections?: number;
+  into?: string;
+  'accept-statuses'?: number[];
+  'error-code'?: string;
+}
+
+type Pairs = [string, Expression][];
+
+/** Evaluates name->expression pairs; undefined and null results are left out. */
+async function evalPairs(pairs: Pairs, ex: Exchange): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [k, e] of pairs) {
+    let v = e.evaluate(ex);
+    if (isPromise(v)) v = await v;
+    if (v !== undefined && v !== null) out[k] = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
+  return out;
+}
+
+export default defineStep<ToHttpConfig>({
+  kind: 'to-http',
+  description: 'Calls an HTTP endpoint (a vendor) with a URL template, query, headers and a JSON body; timeouts, retries, proxy and pool size from values.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      name: { type: 'string', description: 'name of the target in logs and metrics (default: the host)' },
+      method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET' },
+      url: { type: 'string', description: 'absolute URL; `{name}` path parameters are filled from path-params, URL-encoded' },
+      'path-params': { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata' },
+      query: { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata (undefined leaves it out)' },
+      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata' },
+      'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },
+      body: { type: 'string', description: 'JSONata producing the JSON request body (default: the exchange body for POST, PUT, PATCH)' },
+      timeouts: timeoutsSchema,
+      retry: retrySchema,
+      'idempotency-key': { type: 'string', description: 'JSONata giving a key the vendor deduplicates on; makes a POST safe to retry' },
+      'idempotency-header': { type: 'string', default: 'Idempotency-Key' },
+      proxy: { type: 'boolean', default: false, description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
+      connections: { type: 'integer', minimum: 1, default: 200, description: 'pool size per vendor origin (connectionsPerRoute)' },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body' },
+      'accept-statuses': { type: 'array', items: { type: 'integer' }, description: 'non-2xx statuses treated as an answer, not an error' },
+      'error-code': { type: 'string', description: 'JSONata over the vendor error body giving the vendor code' },
+    },
+  },
+  compile(cfg, ctx) {
+    const method = cfg.method ?? 'GET';
+    const template = compileUrlTemplate(cfg.url);
+    const lenient = cfg.url.includes('<unresolved:');
+    if (!lenient) {
+      try {
+        const u = new URL(template.names.length ? cfg.url.replace(/\{[^}]+\}/g, 'x') : cfg.url);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.fail(`url must be http or https, got '${u.protocol}'`, ['url']);
+      } catch (e) {
+        if (e instanceof PlatformError || (e as Error).name === 'ConfigError') throw e;
+        ctx.fail(`url is not an absolute URL: '${cfg.url}'`, ['url']);
+      }
+    }
+    const pathParams = cfg['path-params'] ?? {};
+    const props = ctx.propertiesAt(['url']);
+    const propNote = props.length ? ` (from ${props.map((p) => `'${p}'`).join(' + ')})` : '';
+    for (const n of template.names) {
+      if (!(n in pathParams)) ctx.fail(`url template has {${n}} but path-params gives no '${n}'${propNote}`, ['url']);
+    }
+    for (const n of Object.keys(pathParams)) {
+      if (!template.names.includes(n)) ctx.fail(`url template '${cfg.url}'${propNote} lacks the placeholder {${n}}`, ['url']);
+    }
+    const pp: Pairs = Object.entries(pathParams).map(([k, e]) => [k, ctx.expr(e, ['path-params', k])]);
+    const qp: Pairs = Object.entries(cfg.query ?? {}).map(([k, e]) => [k, ctx.expr(e, ['query', k])]);
+    const hp: Pairs = Object.entries(cfg.headers ?? {}).map(([k, e]) => [k.toLowerCase(), ctx.expr(e, ['headers', k])]);
+    const forward = (cfg['forward-headers'] ?? []).map((h) => h.toLowerCase());
+    const bodyExpr = cfg.body !== undefined ? ctx.expr(cfg.body, ['body']) : undefined;
+    const sendsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+    const idemExpr = cfg['idempotency-key'] ? ctx.expr(cfg['idempotency-key'], ['idempotency-key']) : undefined;
+    const idemHeader = (cfg['idempotency-header'] ?? 'Idempotency-Key').toLowerCase();
+    const errorCode = cfg['error-code'] ? ctx.expr(cfg['error-code'], ['error-code']) : undefined;
+    const accept = new Set(cfg['accept-statuses'] ?? []);
+    const timeouts: Timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
+    const retry: RetrySettings = toRetrySettings(cfg.retry);
+    // GET/PUT/DELETE are idempotent by HTTP; a POST only with a key the vendor deduplicates on.
+    const idempotent = method !== 'POST' && method !== 'PATCH' ? true : !!idemExpr;
+    const policy = retryPolicy(retry, idempotent);
+    const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: cfg.connections ?? 200, connectTimeout: timeouts.connect, proxy: cfg.proxy === true });
+    const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfg.url));
+    const set = compileTarget(cfg.into);
+    const { metrics } = ctx.services;
+    const routeId = ctx.route.id;
+
+    const vendorError = async (ex: Exchange, r: HttpResult): Promise<PlatformError> => {
+      let code: unknown;
+      if (errorCode) {
+        try {
+          code = errorCode.evaluate({ body: r.body, status: r.status, headers: r.headers });
+          if (isPromise(code)) code = await code;
+        } catch { code = undefined; }
+      }
+      return new PlatformError({
+        kind: 'vendor',
+        vendorStatus: r.status,
+        vendorCode: code === undefined || code === null ? undefined : String(code),
+        vendorBody: r.body,
+        detail: `${target} answered ${r.status}`,
+        extensions: { vendorHeaders: pickHeaders(r.headers) },
+      });
+    };
+
+    return async (ex) => {
+      const [params, query, headers] = await Promise.all([evalPairs(pp, ex), evalPairs(qp, ex), evalPairs(hp, ex)]);
+      let url: string;
+      try {
+        url = template.expand(params);
+      } catch (e: any) {
+        throw new PlatformError({ kind: 'validation', code: 'GC025', detail: e.message });
+      }
+      const qs = new URLSearchParams(query).toString();
+      if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+      const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
+      for (const name of forward) {
+        const v = ex.headers[name];
+        if (v !== undefined) h[name] = v;
+      }
+      let body: string | undefined;
+      if (sendsBody) {
+        let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
+        if (isPromise(b)) b = await b;
+        if (b !== undefined) { body = JSON.stringify(b); h['content-type'] = 'application/json'; }
+      }
+      if (idemExpr) {
+        let k = idemExpr.evaluate(ex);
+        if (isPromise(k)) k = await k;
+        if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
+      }
+      const once = async (attempt: number): Promise<HttpResult> => {
+        if (attempt > 0) {
+          metrics.retries.inc({ route: routeId, target });
+          ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
+        }
+        const started = performance.now();
+        let r: HttpResult;
+        try {
+          r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+        } catch (e) {
+          metrics.vendorCalls.inc({ route: routeId, target, status: '0' });
+          throw e;
+        }
+        metrics.vendorCalls.inc({ route: routeId, target, status: String(r.status) });
+        metrics.vendorLatency.observe({ route: routeId, target }, (performance.now() - started) / 1000);
+        if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return r;
+        throw await vendorError(ex, r);
+      };
+      const r = policy ? await policy.execute((c) => once(c.attempt)) : await once(0);
+      ex.vars.lastStatus = r.status;
+      set(ex, r.body);
+    };
+  },
+});
+
+function safeHost(url: string): string {
+  try { return new URL(url.replace(/\{[^}]+\}/g, 'x')).host; } catch { return 'vendor'; }
+}
+
+/** Vendor headers kept for error templates (rate limit hints), never authorization. */
+function pickHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of ['retry-after', 'ratelimit-reset', 'ratelimit-remaining', 'ratelimit-limit', 'x-request-id']) {
+    const v = h[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+export { parseStatuses };

@@ -1,0 +1,37 @@
+// transform: maps the exchange with a JSONata expression (inline or a .jsonata file), compiled
+// when the route loads. The result replaces the body unless `into` names another target.
+
+import { defineStep } from './step-kind.ts';
+import { isPromise } from '../runtime/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+
+interface TransformConfig {
+  expression?: string;
+  file?: string;
+  into?: string;
+}
+
+export default defineStep<TransformConfig>({
+  kind: 'transform',
+  description: 'Evaluates a JSONata expression against the exchange (body, headers, query, params, vars, user) and stores the result.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      expression: { type: 'string', description: 'inline JSONata' },
+      file: { type: 'string', description: 'a .jsonata file, relative to the project (transforms/...)' },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'body, status or vars.<name>' },
+    },
+    oneOf: [{ required: ['expression'] }, { required: ['file'] }],
+  },
+  compile(cfg, ctx) {
+    const source = cfg.file ? ctx.readText(cfg.file, ['file']) : cfg.expression!;
+    const expr = ctx.expr(source, [cfg.file ? 'file' : 'expression']);
+    const set = compileTarget(cfg.into);
+    return (ex) => {
+      const v = expr.evaluate(ex);
+      if (isPromise(v)) return v.then((r) => set(ex, r));
+      set(ex, v);
+    };
+  },
+});

@@ -1,0 +1,150 @@
+// validate: checks a part of the exchange against a JSON Schema (2020-12) and JSONata rules
+// before anything reaches a vendor. Every violation is reported at once, each naming its field.
+
+import type { ErrorObject } from 'ajv';
+import { defineStep } from './step-kind.ts';
+import { PlatformError, type FieldError } from '../runtime/errors.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import type { Exchange } from '../runtime/exchange.ts';
+
+interface Rule {
+  assert?: string;
+  errors?: string;
+  field?: string;
+  message?: string;
+}
+
+interface ValidateConfig {
+  schema?: string | Record<string, unknown>;
+  target?: 'body' | 'query' | 'params' | 'headers';
+  rules?: Rule[];
+  code?: string;
+  status?: number;
+}
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  iban: 'is not a valid IBAN',
+  bic: 'is not a valid BIC',
+  iso4217: 'is not an ISO 4217 currency code',
+  'aba-routing': 'is not a valid ABA routing number (check digit)',
+  'decimal-amount': 'must be a positive decimal amount as a string, e.g. "100.25"',
+  'not-past-date': 'must be today or later (YYYY-MM-DD)',
+  date: 'must be a date (YYYY-MM-DD)',
+  'date-time': 'must be a date-time (RFC 3339)',
+  email: 'must be an e-mail address',
+  uuid: 'must be a UUID',
+};
+
+/** One FieldError per ajv error, with the field as a JSON pointer and a message for people. */
+export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    // oneOf/anyOf summaries repeat what their branches said
+    if (e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'if') continue;
+    let field = prefix + e.instancePath;
+    let message = e.message ?? 'is invalid';
+    switch (e.keyword) {
+      case 'required': field += `/${(e.params as any).missingProperty}`; message = 'is required'; break;
+      case 'additionalProperties': field += `/${(e.params as any).additionalProperty}`; message = 'is not allowed'; break;
+      case 'unevaluatedProperties': field += `/${(e.params as any).unevaluatedProperty}`; message = 'is not allowed'; break;
+      case 'enum': message = `must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`; break;
+      case 'const': message = `must be ${JSON.stringify((e.params as any).allowedValue)}`; break;
+      case 'format': message = FORMAT_MESSAGES[(e.params as any).format] ?? `must match format "${(e.params as any).format}"`; break;
+      case 'type': message = `must be of type ${(e.params as any).type}`; break;
+      default: break;
+    }
+    if (e.schema && typeof e.parentSchema === 'object' && (e.parentSchema as any)?.errorMessage && typeof (e.parentSchema as any).errorMessage === 'string') {
+      message = (e.parentSchema as any).errorMessage;
+    }
+    const key = `${field}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: field || '/', message });
+  }
+  return out;
+}
+
+function describe(errors: FieldError[]): string {
+  const first = errors.slice(0, 5).map((e) => `${e.field}${e.index !== undefined ? ` (entry ${e.index})` : ''} ${e.message}`);
+  return first.join('; ') + (errors.length > 5 ? `; and ${errors.length - 5} more` : '');
+}
+
+export default defineStep<ValidateConfig>({
+  kind: 'validate',
+  description: 'Validates the body (or query, params, headers) against a JSON Schema and JSONata rules; a failure is a 400 problem naming each field.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      schema: { description: 'JSON Schema file (relative to the project) or an inline schema', anyOf: [{ type: 'string' }, { type: 'object' }] },
+      target: { enum: ['body', 'query', 'params', 'headers'], default: 'body' },
+      rules: {
+        type: 'array',
+        description: 'checks run after the schema passed',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            assert: { type: 'string', description: 'JSONata; falsy means the rule failed' },
+            errors: { type: 'string', description: 'JSONata returning a list of {field, message, index?}' },
+            field: { type: 'string' },
+            message: { type: 'string' },
+          },
+        },
+      },
+      code: { type: 'string', description: 'platform code of the problem', default: 'GC025' },
+      status: { type: 'integer', minimum: 400, maximum: 499, default: 400 },
+    },
+  },
+  compile(cfg, ctx) {
+    const target = cfg.target ?? 'body';
+    const compiled = cfg.schema !== undefined ? ctx.schema(cfg.schema, ['schema']) : undefined;
+    const rules: { assert?: Expression; errors?: Expression; field: string; message: string }[] = (cfg.rules ?? []).map((r, i) => {
+      if (!r.assert && !r.errors) ctx.fail('a rule needs `assert` or `errors`', ['rules', i]);
+      if (r.assert && (!r.field || !r.message)) ctx.fail('an `assert` rule needs `field` and `message`', ['rules', i]);
+      return {
+        assert: r.assert ? ctx.expr(r.assert, ['rules', i, 'assert']) : undefined,
+        errors: r.errors ? ctx.expr(r.errors, ['rules', i, 'errors']) : undefined,
+        field: r.field ?? '',
+        message: r.message ?? '',
+      };
+    });
+    const code = cfg.code ?? 'GC025';
+    const status = cfg.status ?? 400;
+    const prefix = target === 'body' ? '' : `/${target}`;
+    const fail = (errors: FieldError[]): never => {
+      throw new PlatformError({ kind: 'validation', status, code, detail: describe(errors), errors });
+    };
+
+    const runRules = (ex: Exchange): void | Promise<void> => {
+      const errors: FieldError[] = [];
+      const pending: Promise<void>[] = [];
+      const collect = (rule: (typeof rules)[number], v: unknown) => {
+        if (rule.assert) {
+          if (!v) errors.push({ field: rule.field, message: rule.message });
+        } else if (v !== undefined && v !== null) {
+          for (const e of (Array.isArray(v) ? v : [v]) as any[]) {
+            if (e && typeof e === 'object') errors.push({ field: String(e.field ?? rule.field), message: String(e.message ?? rule.message), ...(e.index !== undefined ? { index: Number(e.index) } : {}) });
+          }
+        }
+      };
+      for (const rule of rules) {
+        const v = (rule.assert ?? rule.errors)!.evaluate(ex);
+        if (isPromise(v)) pending.push(v.then((r) => collect(rule, r)));
+        else collect(rule, v);
+      }
+      if (pending.length) return Promise.all(pending).then(() => { if (errors.length) fail(errors); });
+      if (errors.length) fail(errors);
+    };
+
+    return (ex) => {
+      if (compiled) {
+        const data = (ex as any)[target];
+        if (target === 'body' && data === undefined) fail([{ field: '/', message: 'a JSON body is required' }]);
+        if (!compiled.validate(data)) fail(fieldErrors(compiled.validate.errors, prefix));
+      }
+      if (rules.length) return runRules(ex);
+    };
+  },
+});
