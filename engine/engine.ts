@@ -33,6 +33,8 @@ export interface EngineOptions {
   processEnv?: NodeJS.ProcessEnv;
   /** start the embedded simulators (default: the environment file's `sandbox: true`) */
   sandbox?: boolean;
+  /** record requests on the simulators (default true; benchmarks turn it off) */
+  sandboxRecord?: boolean;
   /** time allowed to in-flight exchanges at shutdown, ms */
   shutdownTimeoutMs?: number;
   /** extra documents beside routes (gateway tool files) */
@@ -55,6 +57,8 @@ export interface RunningEngine {
   values: ValuesSet;
   http: HttpServer;
   sandboxUrls: Record<string, string>;
+  /** the embedded simulators, when the environment runs the sandbox */
+  sandbox?: import('../sandbox/index.ts').Sandbox;
   call(routeId: string, init: DirectCall): Promise<DirectResult>;
   close(): Promise<void>;
 }
@@ -66,6 +70,7 @@ interface Prepared {
   diagnostics: Diagnostic[];
   closers: (() => Promise<void> | void)[];
   sandboxUrls: Record<string, string>;
+  sandbox?: import('../sandbox/index.ts').Sandbox;
 }
 
 async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
@@ -93,12 +98,13 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     readiness: new Map(),
   };
   let sandboxUrls: Record<string, string> = {};
+  let sandbox: import('../sandbox/index.ts').Sandbox | undefined;
   const wantSandbox = opts.sandbox ?? values.environment.sandbox;
   if (wantSandbox && !lintOnly) {
     const { startSandbox } = await import('../sandbox/index.ts');
-    const sb = await startSandbox({ logger: logger.child({ component: 'sandbox' }) });
-    sandboxUrls = sb.urls;
-    closers.push(() => sb.close());
+    sandbox = await startSandbox({ logger: logger.child({ component: 'sandbox' }), record: opts.sandboxRecord });
+    sandboxUrls = sandbox.urls;
+    closers.push(() => sandbox!.close());
   } else if (wantSandbox || lintOnly) {
     // lint resolves sandbox references without starting anything
     sandboxUrls = new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }) as Record<string, string>;
@@ -106,7 +112,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
   values.keys.setSandboxUrls(sandboxUrls);
   const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
   const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
-  return { values, services, routes, diagnostics, closers, sandboxUrls };
+  return { values, services, routes, diagnostics, closers, sandboxUrls, sandbox };
 }
 
 /** Compiles every route and document; returns all diagnostics. Starts nothing. */
@@ -168,6 +174,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     values: p.values,
     http,
     sandboxUrls: p.sandboxUrls,
+    sandbox: p.sandbox,
     call,
     close: async () => {
       started = false;

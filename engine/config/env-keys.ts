@@ -68,7 +68,7 @@ export class EnvKeys {
   }
 
   /** `sandbox:hubvendor/path` -> `http://127.0.0.1:PORT/path` once the sandbox runs. */
-  private sandbox(v: string): string {
+  sandbox(v: string): string {
     if (!v.startsWith('sandbox:')) return v;
     const rest = v.slice('sandbox:'.length);
     const slash = rest.indexOf('/');

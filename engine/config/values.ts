@@ -46,6 +46,7 @@ export class ValuesFile {
   get(key: string, usedAt?: UsedAt): unknown {
     const p = this.props.get(key);
     if (!p) return undefined;
+    if (typeof p.value === 'string' && p.value.startsWith('sandbox:')) return this.keys.sandbox(p.value);
     if (typeof p.value !== 'string' || !p.value.includes('${')) return p.value;
     const whole = /^\$\{([A-Za-z0-9_.-]+)\}$/.exec(p.value);
     const resolveOne = (envKey: string): string => {

@@ -46,7 +46,7 @@ export const MATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    kind: { type: 'array', items: { enum: ['validation', 'unsupported-media', 'payload-too-large', 'not-found', 'unauthorized', 'forbidden', 'rate-limited', 'vendor', 'timeout', 'connection', 'eventhub', 'config', 'internal'] } },
+    kind: { type: 'array', items: { enum: ['validation', 'unsupported-media', 'payload-too-large', 'not-found', 'unauthorized', 'forbidden', 'rate-limited', 'conflict', 'vendor', 'timeout', 'connection', 'eventhub', 'config', 'internal'] } },
     status: { type: 'array', items: { type: 'integer' } },
     vendorStatus: { type: 'array', items: { type: 'integer' } },
     vendorCode: { type: 'array', items: { type: 'string' } },

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'unauthorized'      // missing or bad credentials (401)
   | 'forbidden'         // credentials fine, access not allowed (403)
   | 'rate-limited'      // over a limit (429)
+  | 'conflict'          // the same input is already being processed (409)
   | 'vendor'            // the vendor answered with an error status
   | 'timeout'           // a vendor call timed out
   | 'connection'        // a vendor call could not connect or was reset
@@ -55,6 +56,7 @@ const DEFAULT_STATUS: Record<ErrorKind, number> = {
   unauthorized: 401,
   forbidden: 403,
   'rate-limited': 429,
+  conflict: 409,
   vendor: 502,
   timeout: 504,
   connection: 502,
@@ -71,6 +73,7 @@ const DEFAULT_TITLE: Record<ErrorKind, string> = {
   unauthorized: 'Unauthorized',
   forbidden: 'Forbidden',
   'rate-limited': 'Too many requests',
+  conflict: 'Conflict',
   vendor: 'Vendor error',
   timeout: 'Vendor timeout',
   connection: 'Vendor unreachable',

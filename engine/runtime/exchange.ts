@@ -37,6 +37,8 @@ export interface Exchange {
   stopped?: boolean;
   /** the error being handled, inside on-exception */
   error?: unknown;
+  /** called once the exchange ended, with its error if it failed (dedupe marks, cleanups) */
+  completions?: ((error?: unknown) => void)[];
   log: Logger;
   /** abort signal of the exchange: set when the caller went away or the engine shuts down */
   signal?: AbortSignal;

@@ -42,15 +42,18 @@ export interface Outcome {
 
 /** Runs the exchange; never throws. */
 export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome> {
+  let out: Outcome;
   try {
     const r = route.pipeline(ex);
     if (r && typeof (r as Promise<void>).then === 'function') await r;
-    return {};
+    out = {};
   } catch (err) {
     const error = await handleError(route, ex, toPlatformError(err));
     metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
-    return { error };
+    out = { error };
   }
+  if (ex.completions) for (const done of ex.completions) done(out.error);
+  return out;
 }
 
 async function handleError(route: CompiledRoute, ex: Exchange, e: PlatformError): Promise<PlatformError> {

@@ -11,7 +11,9 @@ import split from './split.ts';
 import fail from './fail.ts';
 import log from './log.ts';
 import toDirect from './to-direct.ts';
+import verifySignature from './verify-signature.ts';
+import dedupe from './dedupe.ts';
 
 export const STEP_KINDS: ReadonlyMap<string, StepKind> = new Map(
-  [validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect].map((k) => [k.kind, k as StepKind]),
+  [validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe].map((k) => [k.kind, k as StepKind]),
 );

@@ -1,0 +1,40 @@
+// verify-signature: authenticates an inbound webhook (Standard Webhooks HMAC-SHA256 over the raw
+// body) before anything else runs; a missing, bad or stale signature is a 401 and the route
+// publishes nothing. The route's http source needs `raw-body: true`.
+
+import { defineStep } from './step-kind.ts';
+import { PlatformError } from '../runtime/errors.ts';
+import { verifySignature } from '../runtime/webhook-signature.ts';
+
+interface VerifyConfig { secret: string; 'previous-secret'?: string; tolerance?: number | string; code?: string }
+
+export default defineStep<VerifyConfig>({
+  kind: 'verify-signature',
+  description: 'Verifies a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature) over the raw body; 401 otherwise.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['secret'],
+    properties: {
+      secret: { type: 'string', description: 'shared secret (an environmental key), whsec_<base64> or text' },
+      'previous-secret': { type: 'string', description: 'also accepted during a rotation' },
+      tolerance: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 300, description: 'seconds a timestamp may be off' },
+      code: { type: 'string', default: 'GC002' },
+    },
+  },
+  compile(cfg, ctx) {
+    const secrets = [cfg.secret, cfg['previous-secret']].filter((s): s is string => !!s && !s.startsWith('<unresolved:'));
+    if (!secrets.length && !ctx.services.lintOnly) ctx.fail('secret is empty', ['secret']);
+    const tolerance = Number(cfg.tolerance ?? 300);
+    const code = cfg.code ?? 'GC002';
+    return (ex) => {
+      if (!ex.rawBody) throw new PlatformError({ kind: 'config', detail: 'verify-signature needs `raw-body: true` on the http source' });
+      const h = ex.headers;
+      const r = verifySignature(secrets, { id: h['webhook-id'], timestamp: h['webhook-timestamp'], signature: h['webhook-signature'], body: ex.rawBody }, tolerance);
+      if (!r.ok) {
+        ex.log.warn({ webhookId: h['webhook-id'], reason: r.reason }, 'webhook signature rejected');
+        throw new PlatformError({ kind: 'unauthorized', code, detail: `invalid webhook signature: ${r.reason}` });
+      }
+    };
+  },
+});

@@ -1,0 +1,88 @@
+// The hubvendor simulator: a payment hub (release R25 style) on a real HTTP port.
+// Paths: ./paths.ts; behaviour of each area in its own file; README: sandbox/README.md.
+
+import { createSimServer, type SimLog, type SimServer } from '../lib/sim-server.ts';
+import { byBicHandler, byBranchCodeHandler, byIbanHandler } from './bank-directory.ts';
+import { forexRatesHandler } from './forex.ts';
+import { ibanValidationHandler } from './iban-validation.ts';
+import { PaymentLifecycle, type PaymentStatusMessage } from './lifecycle.ts';
+import * as P from './paths.ts';
+import { paymentOrderHandlers } from './payment-orders.ts';
+import { standingOrderHandlers } from './standing-orders.ts';
+import { HubState, type PaymentStatus } from './state.ts';
+
+export type { PaymentStatusMessage } from './lifecycle.ts';
+export type { PaymentOrder, PaymentStatus, StandingOrder } from './state.ts';
+export { HubState } from './state.ts';
+export { HUB_ERROR_CODES } from './envelope.ts';
+export { REJECTION_REASONS } from './lifecycle.ts';
+export { PAYMENT_PRODUCTS } from './payment-validation.ts';
+export { FREQUENCIES } from './standing-orders.ts';
+export { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
+export * from './paths.ts';
+
+export interface HubvendorOptions {
+  port?: number;
+  host?: string;
+  log?: SimLog;
+  /** called on every payment order status change (ACCEPTED, PROCESSED, REJECTED, CANCELLED) */
+  onPaymentStatus?: (msg: PaymentStatusMessage) => void;
+  /** ACCEPTED -> PROCESSED/REJECTED after this long (default 2000 ms); null keeps orders ACCEPTED */
+  processingDelayMs?: number | null;
+  /** record requests (default true); off for benchmarks */
+  record?: boolean;
+  /** orders kept per kind before the oldest are forgotten (default 100,000) */
+  maxRecords?: number;
+}
+
+export interface Hubvendor {
+  url: string;
+  server: SimServer;
+  state: HubState;
+  /** moves an order to a status now (reported like a timed transition), for tests */
+  setPaymentStatus(paymentOrderId: string, status: PaymentStatus, statusReasonCode?: string | null): void;
+  close(): Promise<void>;
+}
+
+export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubvendor> {
+  const log = opts.log ?? (() => {});
+  const state = new HubState(opts.maxRecords ?? 100_000);
+  const lifecycle = new PaymentLifecycle({
+    state,
+    processingDelayMs: opts.processingDelayMs === undefined ? 2000 : opts.processingDelayMs,
+    onPaymentStatus: opts.onPaymentStatus,
+    log,
+  });
+  const server = createSimServer({ name: 'hubvendor', port: opts.port, host: opts.host, log, record: opts.record });
+  const po = paymentOrderHandlers(state, lifecycle);
+  const so = standingOrderHandlers(state);
+
+  server
+    .route('GET', P.FOREX_EXCHANGE_RATES_PATH, forexRatesHandler)
+    .route('POST', P.PAYMENT_ORDERS_PATH, po.create)
+    .route('GET', P.PAYMENT_ORDER_UPDATE_PATH, po.get)
+    .route('PUT', P.PAYMENT_ORDER_UPDATE_PATH, po.modify)
+    .route('PUT', P.PAYMENT_ORDER_CANCEL_PATH, po.cancel)
+    .route('POST', P.STANDING_ORDERS_PATH, so.create)
+    .route('PUT', P.STANDING_ORDER_CANCEL_PATH, so.cancel)
+    .route('GET', P.BANK_DIRECTORY_BY_BIC_PATH, byBicHandler)
+    .route('GET', P.BANK_DIRECTORY_BY_IBAN_PATH, byIbanHandler)
+    .route('GET', P.BANK_DIRECTORY_BY_BRANCH_CODE_PATH, byBranchCodeHandler)
+    .route('GET', P.IBAN_VALIDATION_PATH, ibanValidationHandler);
+
+  const url = await server.start();
+  return {
+    url,
+    server,
+    state,
+    setPaymentStatus(id, status, reason = null) {
+      const order = state.paymentOrders.get(id);
+      if (!order) throw new Error(`hubvendor: no payment order ${id}`);
+      lifecycle.setStatus(order, status, reason);
+    },
+    async close() {
+      lifecycle.close();
+      await server.close();
+    },
+  };
+}
