@@ -8,7 +8,9 @@ export interface CliExtension extends EngineExtension {
 }
 
 export async function loadExtensions(): Promise<CliExtension[]> {
-  return [];
+  const list: CliExtension[] = [];
+  // [extensions:gateway] push the gateway extension here
+  return list;
 }
 
 export function registerCommands(program: Command, extensions: CliExtension[]): void {

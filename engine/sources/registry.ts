@@ -4,5 +4,6 @@ import type { SourceKind } from './source-kind.ts';
 import http from './http.ts';
 import direct from './direct.ts';
 import cron from './cron.ts';
+// [sources:amqp] import line here
 
-export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron].map((k) => [k.kind, k as SourceKind]));
+export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron /* [sources:list] */].map((k) => [k.kind, k as SourceKind]));

@@ -203,7 +203,7 @@ describe('payment order lifecycle', () => {
     const fast = await startHubvendor({ processingDelayMs: 20, onPaymentStatus: (m) => messages.push(m) });
     try {
       const post = async (over: Record<string, unknown>) =>
-        (await fetch(fast.url + PAYMENT_ORDERS_PATH, { method: 'POST', body: JSON.stringify(order({ executionDate: undefined, ...over })) }).then((r) => r.json())).body
+        (await fetch(fast.url + PAYMENT_ORDERS_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order({ executionDate: undefined, ...over })) }).then((r) => r.json())).body
           .paymentInstruction.instructionId as string;
       const ok = await post({ amount: '10.00' });
       const bad = await post({ amount: '10.99' });

@@ -1,0 +1,815 @@
+// Compiles a JSONata AST into synchronous closures. Each evaluator is a port of the matching
+// function in jsonata 2.x jsonata.js (named in the comments), with the async plumbing removed;
+// the value model and the order of checks are kept so results and errors are the same.
+// Anything outside the supported subset throws Unsupported while compiling.
+
+import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
+import { BUILTINS, JSONATA_FUNCTION_NAMES, looksLikeThunk, type Builtin, type HofFn, type RunState } from './builtins.ts';
+import { parseSignature, type Signature } from './signature.ts';
+import {
+  append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isLambda, isNumeric, isPromise,
+  isSequence, keysOf, lookup, seq, seq1, toBoolean, toJsonataString, type Seq,
+} from './values.ts';
+
+export type CustomFunctions = Record<string, { fn: (...a: any[]) => unknown; signature?: string }>;
+
+/** A compiled expression: (context value, variable frame) => JSONata value. */
+type Ev = (input: any, frame: Frame) => any;
+
+/** Variable scope: JSONata's createFrame. The outermost frame reads the caller's bindings. */
+export class Frame {
+  private vars: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly parent: Frame | undefined,
+    readonly run: RunState,
+  ) {}
+
+  bind(name: string, value: unknown): void {
+    (this.vars ??= Object.create(null) as Record<string, unknown>)[name] = value;
+  }
+
+  lookup(name: string): unknown {
+    for (let f: Frame | undefined = this; f; f = f.parent) {
+      if (f.vars !== undefined && Object.prototype.hasOwnProperty.call(f.vars, name)) return f.vars[name];
+    }
+    // JSONata copies Object.keys(bindings) into its frame: own enumerable properties only
+    const b = this.run.bindings;
+    return b !== undefined && Object.prototype.propertyIsEnumerable.call(b, name) ? b[name] : undefined;
+  }
+}
+
+/** A lambda value (evaluateLambda); only ever created as an argument of $map/$filter. */
+class LambdaProc {
+  readonly _jsonata_lambda = true;
+  constructor(
+    readonly input: unknown,
+    readonly frame: Frame,
+    readonly params: string[],
+    readonly body: Ev,
+  ) {}
+}
+
+/** A tail call in a lambda body: JSONata returns a thunk and runs it in apply()'s trampoline. */
+class Thunk {
+  readonly _jsonata_lambda = true;
+  readonly thunk = true;
+  constructor(
+    private readonly call: CallCore,
+    private readonly input: unknown,
+    private readonly frame: Frame,
+  ) {}
+
+  run(): unknown {
+    // the trampoline calls with input null, so a missing argument takes null as its context
+    return this.call(this.input, this.frame, undefined, null);
+  }
+}
+
+/** Calls a lambda the way apply() -> applyProcedure() does, trampolining tail calls. */
+function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
+  const frame = new Frame(proc.frame, proc.frame.run);
+  proc.params.forEach((name, i) => frame.bind(name, args[i]));
+  let result = proc.body(proc.input, frame);
+  while (isLambda(result) && (result as any).thunk === true) {
+    if (!(result instanceof Thunk)) throw BAIL; // a lambda-looking value from the data
+    result = result.run();
+  }
+  return result;
+}
+
+/** evaluateFunction wraps function arguments in a closure that carries the arity. */
+function wrapLambda(proc: LambdaProc): HofFn {
+  const fn = ((...args: unknown[]) => invokeLambda(proc, args)) as HofFn;
+  fn.arity = proc.params.length;
+  return fn;
+}
+
+const NODE_KEYS = new Set([
+  'type', 'value', 'position', 'predicate', 'stages', 'keepArray', 'keepSingletonArray', 'consarray', 'steps', 'lhs',
+  'rhs', 'expressions', 'expression', 'condition', 'then', 'else', 'procedure', 'arguments', 'body', 'thunk',
+]);
+
+/** Rejects nodes carrying anything we do not emulate (group-by, tuples/focus/index, parent, signatures...). */
+function checkKeys(node: any): void {
+  if (node === null || typeof node !== 'object') throw new Unsupported('not a node');
+  for (const key of Object.keys(node)) if (!NODE_KEYS.has(key)) throw new Unsupported(`node property ${key}`);
+}
+
+type Target =
+  | { kind: 'builtin'; name: string; builtin: Builtin }
+  | { kind: 'custom'; name: string; fn: (...a: any[]) => unknown; signature?: Signature };
+
+/** Compile-time state shared by one expression. */
+class Ctx {
+  /** names of every function the expression calls: a binding with one of these names shadows it */
+  readonly called = new Set<string>();
+  inLambda = false;
+
+  constructor(private readonly functions: CustomFunctions) {}
+
+  isFunctionName(name: string): boolean {
+    return JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(this.functions, name);
+  }
+
+  /** Names we bind (`:=`, lambda parameters) must not hide functions or the context/root variables. */
+  checkBindable(name: unknown): string {
+    if (typeof name !== 'string' || name === '' || name === '$' || this.isFunctionName(name)) {
+      throw new Unsupported(`binding $${String(name)}`);
+    }
+    return name;
+  }
+
+  /** Registered functions are bound after the built-ins, so they win (registerFunction). */
+  resolve(name: unknown): Target {
+    if (typeof name !== 'string') throw new Unsupported('procedure');
+    const custom = Object.prototype.hasOwnProperty.call(this.functions, name) ? this.functions[name] : undefined;
+    this.called.add(name);
+    if (custom) {
+      return { kind: 'custom', name, fn: custom.fn, signature: custom.signature ? parseSignature(custom.signature) : undefined };
+    }
+    const builtin = Object.prototype.hasOwnProperty.call(BUILTINS, name) ? BUILTINS[name] : undefined;
+    if (!builtin) throw new Unsupported(`function $${name}`);
+    return { kind: 'builtin', name, builtin };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// evaluate(): the per-node wrapper (predicates, keepArray, singleton-sequence collapse)
+// ---------------------------------------------------------------------------------------------
+
+function compileNode(node: any, c: Ctx, statement = false): Ev {
+  checkKeys(node);
+  const inner = compileInner(node, c, statement);
+  return finish(node, inner, c);
+}
+
+function finish(node: any, inner: Ev, c: Ctx): Ev {
+  const preds = node.predicate === undefined ? undefined : compileStages(node.predicate, c);
+  const keepArray = !!node.keepArray;
+  const literal = node.type === 'string' || node.type === 'number' || node.type === 'value';
+  if (literal && !preds && !keepArray) return inner; // a primitive is never a sequence
+  if (!preds && !keepArray) {
+    return (input, frame) => {
+      const result = inner(input, frame);
+      return result && result.sequence === true && Array.isArray(result) && !result.tupleStream ? collapse(result) : result;
+    };
+  }
+  return (input, frame) => {
+    let result = inner(input, frame);
+    if (preds) for (const p of preds) result = p(result, frame);
+    if (result && isSequence(result) && !result.tupleStream) {
+      if (keepArray) result.keepSingleton = true;
+      result = collapse(result);
+    }
+    return result;
+  };
+}
+
+/** Empty sequence -> undefined, singleton -> its item unless marked keepSingleton. */
+function collapse(result: Seq): unknown {
+  if (result.length === 0) return undefined;
+  if (result.length === 1) return result.keepSingleton ? result : result[0];
+  return result;
+}
+
+function compileInner(node: any, c: Ctx, statement: boolean): Ev {
+  switch (node.type) {
+    case 'path':
+      return compilePath(node, c);
+    case 'binary':
+      return compileBinary(node, c);
+    case 'unary':
+      return compileUnary(node, c);
+    case 'name': {
+      const name = stringValue(node);
+      return (input) => lookup(input, name);
+    }
+    case 'string':
+    case 'number':
+    case 'value': {
+      const value = node.value;
+      if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+        throw new Unsupported('literal');
+      }
+      return () => value;
+    }
+    case 'wildcard':
+      return evaluateWildcard;
+    case 'descendant':
+      return evaluateDescendants;
+    case 'variable':
+      return compileVariable(node, c);
+    case 'condition':
+      return compileCondition(node, c);
+    case 'block':
+      return compileBlock(node, c);
+    case 'bind':
+      return compileBind(node, c, statement);
+    case 'function': {
+      const call = compileCall(node, c, false, false);
+      return (input, frame) => call(input, frame, undefined, input);
+    }
+    case 'apply':
+      return compileApply(node, c);
+    case 'lambda':
+      return compileThunk(node, c);
+    default:
+      throw new Unsupported(`node type ${node.type}`);
+  }
+}
+
+function stringValue(node: any): string {
+  if (typeof node.value !== 'string') throw new Unsupported('name');
+  return node.value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths: evaluatePath / evaluateStep / evaluateFilter
+// ---------------------------------------------------------------------------------------------
+
+type Filter = (input: any, frame: Frame) => any;
+
+interface Step {
+  ev: Ev;
+  stages: Filter[] | undefined;
+  consarray: boolean;
+}
+
+function compileStages(stages: unknown, c: Ctx): Filter[] {
+  if (!Array.isArray(stages)) throw new Unsupported('stages');
+  return stages.map((stage: any) => {
+    if (stage === null || typeof stage !== 'object' || stage.type !== 'filter') throw new Unsupported('stage');
+    return compileFilter(stage.expr, c);
+  });
+}
+
+function compilePath(node: any, c: Ctx): Ev {
+  if (!Array.isArray(node.steps) || node.steps.length === 0) throw new Unsupported('path');
+  const simple = simpleNamePath(node);
+  const steps: Step[] = node.steps.map((step: any) => ({
+    ev: compileNode(step, c),
+    stages: step.stages === undefined ? undefined : compileStages(step.stages, c),
+    consarray: !!step.consarray,
+  }));
+  const firstIsVariable = node.steps[0].type === 'variable';
+  const keepSingletonArray = !!node.keepSingletonArray;
+  const last = steps.length - 1;
+
+  const general: Ev = (input, frame) => {
+    // evaluatePath: a variable first step makes the path absolute, so an array input is not mapped
+    let inputSequence = Array.isArray(input) && !firstIsVariable ? input : seq1(input);
+    let resultSequence: any;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i];
+      // an array constructor as the first step is evaluated once, not per context item
+      if (i === 0 && step.consarray) resultSequence = step.ev(inputSequence, frame);
+      else resultSequence = evaluateStep(step, inputSequence, frame, i === last);
+      if (typeof resultSequence === 'undefined' || resultSequence.length === 0) break;
+      inputSequence = resultSequence;
+    }
+    if (keepSingletonArray) {
+      if (Array.isArray(resultSequence) && (resultSequence as Seq).cons && !(resultSequence as Seq).sequence) {
+        resultSequence = seq1(resultSequence);
+      }
+      resultSequence.keepSingleton = true;
+    }
+    return resultSequence;
+  };
+  return simple ? simplePathEvaluator(simple, general) : general;
+}
+
+function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): any {
+  const result = seq();
+  for (let i = 0; i < input.length; i++) {
+    let res = step.ev(input[i], frame);
+    if (step.stages) for (const stage of step.stages) res = stage(res, frame);
+    if (typeof res !== 'undefined') result.push(res);
+  }
+  // the last step keeps a single array value as it is (so `body.items` returns the array)
+  if (lastStep && result.length === 1 && Array.isArray(result[0]) && !isSequence(result[0])) return result[0];
+  const resultSequence = seq();
+  result.forEach((res) => {
+    if (!Array.isArray(res) || (res as Seq).cons) resultSequence.push(res);
+    else res.forEach((val) => resultSequence.push(val));
+  });
+  return resultSequence;
+}
+
+/** Field names of a path made only of plain names (`body.buyCurrency`), or undefined. */
+function simpleNamePath(node: any): string[] | undefined {
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray) return undefined;
+  const names: string[] = [];
+  for (const step of node.steps) {
+    const plain = step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
+    if (!plain) return undefined;
+    names.push(step.value);
+  }
+  return names;
+}
+
+/**
+ * Field access without sequences while no arrays are met: for objects and scalars the general
+ * algorithm builds one-item sequences that collapse back to the value, so walking the fields
+ * gives the same result. Arrays (mapping, flattening, sequences in the data) go the general way.
+ */
+function simplePathEvaluator(names: string[], general: Ev): Ev {
+  const last = names.length - 1;
+  return (input, frame) => {
+    if (Array.isArray(input)) return general(input, frame);
+    let cur = input;
+    for (let i = 0; i <= last; i++) {
+      if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+      if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
+      const v = cur[names[i]];
+      if (v === undefined) return undefined;
+      if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
+      cur = v;
+    }
+    return cur;
+  };
+}
+
+/** evaluateFilter: a numeric literal indexes; otherwise keep items whose predicate is true or matches their index. */
+function compileFilter(predNode: any, c: Ctx): Filter {
+  if (predNode !== null && typeof predNode === 'object' && predNode.type === 'number') {
+    const value = predNode.value;
+    if (typeof value !== 'number') throw new Unsupported('index');
+    return (input) => {
+      let results: any = seq();
+      if (input && input.tupleStream) results.tupleStream = true;
+      if (!Array.isArray(input)) input = seq1(input);
+      let index = Math.floor(value);
+      if (index < 0) index = input.length + index;
+      const item = input[index];
+      if (isPromise(item)) throw BAIL; // JSONata awaits it
+      if (typeof item !== 'undefined') {
+        if (Array.isArray(item)) results = item;
+        else results.push(item);
+      }
+      return results;
+    };
+  }
+  const predicate = compileNode(predNode, c);
+  return (input, frame) => {
+    const results = seq();
+    if (input && input.tupleStream) throw BAIL;
+    if (!Array.isArray(input)) input = seq1(input);
+    for (let index = 0; index < input.length; index++) {
+      const item = input[index];
+      let res = predicate(item, frame);
+      if (isNumeric(res)) res = [res];
+      if (isArrayOfNumbers(res)) {
+        res.forEach((ires: number) => {
+          let ii = Math.floor(ires);
+          if (ii < 0) ii = input.length + ii;
+          if (ii === index) results.push(item);
+        });
+      } else if (toBoolean(res)) {
+        results.push(item);
+      }
+    }
+    return results;
+  };
+}
+
+function evaluateWildcard(input: any): any {
+  let results: any = seq();
+  if (Array.isArray(input) && (input as Seq).outerWrapper && input.length > 0) input = input[0];
+  if (input !== null && typeof input === 'object' && !isFunction(input)) {
+    keysOf(input).forEach((key) => {
+      let value = input[key];
+      if (Array.isArray(value)) {
+        value = flatten(value);
+        results = append(results, value);
+      } else {
+        results.push(value);
+      }
+    });
+  }
+  return results;
+}
+
+function evaluateDescendants(input: any): any {
+  if (typeof input === 'undefined') return undefined;
+  const resultSequence = seq();
+  recurseDescendants(input, resultSequence);
+  return resultSequence.length === 1 ? resultSequence[0] : resultSequence;
+}
+
+function recurseDescendants(input: any, results: unknown[]): void {
+  if (!Array.isArray(input)) results.push(input);
+  if (Array.isArray(input)) {
+    input.forEach((member) => recurseDescendants(member, results));
+  } else if (input !== null && typeof input === 'object' && !isFunction(input)) {
+    keysOf(input).forEach((key) => recurseDescendants(input[key], results));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operators: evaluateBinary and friends
+// ---------------------------------------------------------------------------------------------
+
+function compileBinary(node: any, c: Ctx): Ev {
+  const op = node.value;
+  const lhs = compileNode(node.lhs, c);
+  const rhs = compileNode(node.rhs, c);
+  switch (op) {
+    case 'and':
+      return (input, frame) => boolize(lhs(input, frame)) && boolize(rhs(input, frame));
+    case 'or':
+      return (input, frame) => boolize(lhs(input, frame)) || boolize(rhs(input, frame));
+  }
+  const apply = BINARY_OPS[op];
+  if (!apply) throw new Unsupported(`operator ${op}`);
+  return (input, frame) => {
+    const l = lhs(input, frame);
+    const r = rhs(input, frame);
+    try {
+      return apply(l, r, op);
+    } catch (err) {
+      if (err instanceof FastJsonataError) err.locate(node.position, op, true);
+      throw err;
+    }
+  };
+}
+
+type BinaryOp = (lhs: any, rhs: any, op: string) => unknown;
+
+const BINARY_OPS: Record<string, BinaryOp> = {
+  '+': numeric,
+  '-': numeric,
+  '*': numeric,
+  '/': numeric,
+  '%': numeric,
+  '=': (l, r) => (typeof l === 'undefined' || typeof r === 'undefined' ? false : isDeepEqual(l, r)),
+  '!=': (l, r) => (typeof l === 'undefined' || typeof r === 'undefined' ? false : !isDeepEqual(l, r)),
+  '<': comparison,
+  '<=': comparison,
+  '>': comparison,
+  '>=': comparison,
+  '&': (l, r) => (typeof l === 'undefined' ? '' : toJsonataString(l)!).concat(typeof r === 'undefined' ? '' : toJsonataString(r)!),
+  '..': range,
+  in: includes,
+};
+
+function numeric(lhs: any, rhs: any, op: string): number | undefined {
+  if (typeof lhs !== 'undefined' && !isNumeric(lhs)) throw new FastJsonataError('T2001', { value: lhs });
+  if (typeof rhs !== 'undefined' && !isNumeric(rhs)) throw new FastJsonataError('T2002', { value: rhs });
+  if (typeof lhs === 'undefined' || typeof rhs === 'undefined') return undefined;
+  switch (op) {
+    case '+':
+      return lhs + rhs;
+    case '-':
+      return lhs - rhs;
+    case '*':
+      return lhs * rhs;
+    case '/':
+      return lhs / rhs;
+    default:
+      return lhs % rhs;
+  }
+}
+
+function comparison(lhs: any, rhs: any, op: string): boolean | undefined {
+  const ltype = typeof lhs;
+  const rtype = typeof rhs;
+  const lcomparable = ltype === 'undefined' || ltype === 'string' || ltype === 'number';
+  const rcomparable = rtype === 'undefined' || rtype === 'string' || rtype === 'number';
+  if (!lcomparable || !rcomparable) {
+    throw new FastJsonataError('T2010', { value: !(ltype === 'string' || ltype === 'number') ? lhs : rhs });
+  }
+  if (ltype === 'undefined' || rtype === 'undefined') return undefined;
+  if (ltype !== rtype) throw new FastJsonataError('T2009', { value: lhs, value2: rhs });
+  switch (op) {
+    case '<':
+      return lhs < rhs;
+    case '<=':
+      return lhs <= rhs;
+    case '>':
+      return lhs > rhs;
+    default:
+      return lhs >= rhs;
+  }
+}
+
+function includes(lhs: any, rhs: any): boolean {
+  if (typeof lhs === 'undefined' || typeof rhs === 'undefined') return false;
+  if (!Array.isArray(rhs)) rhs = [rhs];
+  for (let i = 0; i < rhs.length; i++) if (rhs[i] === lhs) return true;
+  return false;
+}
+
+function range(lhs: any, rhs: any): Seq | undefined {
+  if (typeof lhs !== 'undefined' && !Number.isInteger(lhs)) throw new FastJsonataError('T2003', { value: lhs });
+  if (typeof rhs !== 'undefined' && !Number.isInteger(rhs)) throw new FastJsonataError('T2004', { value: rhs });
+  if (typeof lhs === 'undefined' || typeof rhs === 'undefined' || lhs > rhs) return undefined;
+  const size = rhs - lhs + 1;
+  if (size > 1e7) throw new FastJsonataError('D2014', { value: size });
+  const result: Seq = new Array(size);
+  for (let item = lhs, index = 0; item <= rhs; item++, index++) result[index] = item;
+  result.sequence = true;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constructors: evaluateUnary ('-', '[', '{') and evaluateGroupExpression
+// ---------------------------------------------------------------------------------------------
+
+function compileUnary(node: any, c: Ctx): Ev {
+  switch (node.value) {
+    case '-': {
+      const expression = compileNode(node.expression, c);
+      return (input, frame) => {
+        const result = expression(input, frame);
+        if (typeof result === 'undefined') return undefined;
+        if (isNumeric(result)) return -result;
+        throw new FastJsonataError('D1002', { value: result }).locate(node.position, '-');
+      };
+    }
+    case '[':
+      return compileArray(node, c);
+    case '{':
+      return compileObject(node, c);
+    default:
+      throw new Unsupported(`unary ${node.value}`);
+  }
+}
+
+function compileArray(node: any, c: Ctx): Ev {
+  if (!Array.isArray(node.expressions)) throw new Unsupported('array');
+  const items: Ev[] = node.expressions.map((item: any) => compileNode(item, c));
+  // an item that is itself an array constructor is nested, anything else is appended (flattened)
+  const nested: boolean[] = node.expressions.map((item: any) => item.value === '[');
+  const cons = !!node.consarray;
+  return (input, frame) => {
+    const values = items.map((item) => item(input, frame));
+    let result: any = [];
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (typeof value === 'undefined') continue;
+      if (nested[i]) result.push(value);
+      else result = append(result, value);
+    }
+    if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
+    return result;
+  };
+}
+
+const RESERVED_KEYS = new Set(['_jsonata_lambda', '_jsonata_function']);
+
+function compileObject(node: any, c: Ctx): Ev {
+  if (!Array.isArray(node.lhs)) throw new Unsupported('object');
+  const pairs: [Ev, Ev][] = node.lhs.map((pair: any) => {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new Unsupported('object pair');
+    return [compileNode(pair[0], c), compileNode(pair[1], c)];
+  });
+  const general = (input: any, frame: Frame) => evaluateGroup(pairs, node.position, input, frame);
+  const literalKeys = literalObjectKeys(node.lhs);
+  if (!literalKeys) return general;
+  const values = pairs.map((p) => p[1]);
+  // with constant, distinct keys and a single context item, grouping is just "evaluate each value"
+  return (input, frame) => {
+    if (Array.isArray(input)) return general(input, frame);
+    const result: Record<string, unknown> = Object.create(null);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i](input, frame);
+      if (typeof value !== 'undefined') result[literalKeys[i]] = value;
+    }
+    return result;
+  };
+}
+
+function literalObjectKeys(lhs: any[]): string[] | undefined {
+  const keys: string[] = [];
+  for (const [key] of lhs) {
+    const plain = key.type === 'string' && typeof key.value === 'string' && Object.keys(key).every((k) => k === 'type' || k === 'value' || k === 'position');
+    if (!plain || RESERVED_KEYS.has(key.value) || keys.includes(key.value)) return undefined;
+    keys.push(key.value);
+  }
+  return keys;
+}
+
+function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: Frame): Record<string, unknown> {
+  const result: Record<string, unknown> = Object.create(null);
+  const groups: Record<string, { data: unknown; exprIndex: number }> = Object.create(null);
+  if (input && input.tupleStream) throw BAIL;
+  if (!Array.isArray(input)) input = seq1(input);
+  // an empty input still produces the object (JSONata pushes into the array it was given)
+  if (input.length === 0) input.push(undefined);
+  for (let itemIndex = 0; itemIndex < input.length; itemIndex++) {
+    const item = input[itemIndex];
+    for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
+      const key = pairs[pairIndex][0](item, frame);
+      if (typeof key !== 'string' && key !== undefined) throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
+      if (key === undefined) continue;
+      if (RESERVED_KEYS.has(key)) throw new FastJsonataError('D1013', { value: key }).locate(position, undefined);
+      if (Object.prototype.hasOwnProperty.call(groups, key)) {
+        if (groups[key].exprIndex !== pairIndex) throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
+        groups[key].data = append(groups[key].data, item);
+      } else {
+        groups[key] = { data: item, exprIndex: pairIndex };
+      }
+    }
+  }
+  for (const key of keysOf(groups)) {
+    const entry = groups[key];
+    const value = pairs[entry.exprIndex][1](entry.data, frame);
+    if (typeof value !== 'undefined') result[key] = value;
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variables, conditions, blocks
+// ---------------------------------------------------------------------------------------------
+
+function compileVariable(node: any, c: Ctx): Ev {
+  const name = stringValue(node);
+  if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input); // `$`: the context
+  if (name === '$') return (_input, frame) => frame.run.root; // `$$`: the root document
+  if (c.isFunctionName(name)) throw new Unsupported(`function value $${name}`);
+  return (_input, frame) => frame.lookup(name);
+}
+
+function compileCondition(node: any, c: Ctx): Ev {
+  const condition = compileNode(node.condition, c);
+  const then = compileNode(node.then, c);
+  const otherwise = node.else === undefined ? undefined : compileNode(node.else, c);
+  return (input, frame) => {
+    if (toBoolean(condition(input, frame))) return then(input, frame);
+    return otherwise ? otherwise(input, frame) : undefined;
+  };
+}
+
+function compileBlock(node: any, c: Ctx): Ev {
+  if (!Array.isArray(node.expressions)) throw new Unsupported('block');
+  const statements: Ev[] = node.expressions.map((e: any) => compileNode(e, c, true));
+  // a frame only matters when a statement of this block binds a variable
+  const scoped = node.expressions.some((e: any) => e.type === 'bind');
+  return (input, frame) => {
+    const scope = scoped ? new Frame(frame, frame.run) : frame;
+    let result;
+    for (const statement of statements) result = statement(input, scope);
+    return result;
+  };
+}
+
+/**
+ * `$x := value` only as a statement of a block (or the whole expression): elsewhere JSONata
+ * evaluates siblings concurrently and the binding order would not be reproducible.
+ */
+function compileBind(node: any, c: Ctx, statement: boolean): Ev {
+  if (!statement) throw new Unsupported('binding outside a block statement');
+  checkKeys(node.lhs);
+  if (node.lhs.type !== 'variable') throw new Unsupported('bind target');
+  const name = c.checkBindable(node.lhs.value);
+  const rhs = compileNode(node.rhs, c);
+  return (input, frame) => {
+    const value = rhs(input, frame);
+    frame.bind(name, value);
+    return value;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function calls: evaluateFunction / apply / applyInner, lambdas for $map and $filter
+// ---------------------------------------------------------------------------------------------
+
+/** (input, frame, value piped in by `~>`, context for signature defaults) => result */
+type CallCore = (input: any, frame: Frame, piped: unknown, context: unknown) => unknown;
+
+function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore {
+  checkKeys(node);
+  if (node.type !== 'function') throw new Unsupported('call');
+  const proc = node.procedure;
+  checkKeys(proc);
+  if (proc.type !== 'variable' || Object.keys(proc).some((k) => k !== 'type' && k !== 'value' && k !== 'position')) {
+    throw new Unsupported('procedure');
+  }
+  const target = c.resolve(proc.value);
+  if (!Array.isArray(node.arguments)) throw new Unsupported('arguments');
+  if (target.kind === 'builtin' && target.builtin.noArgsOnly && (node.arguments.length > 0 || piped)) {
+    throw new Unsupported(`$${target.name} with arguments`);
+  }
+  const offset = piped ? 1 : 0;
+  const args: Ev[] = node.arguments.map((arg: any, i: number) => {
+    if (arg !== null && typeof arg === 'object' && arg.type === 'lambda' && !arg.thunk) {
+      const allowed = !tail && target.kind === 'builtin' && target.builtin.lambdaArgs?.includes(i + offset);
+      if (!allowed) throw new Unsupported('lambda argument');
+      return compileLambda(arg, c);
+    }
+    return compileNode(arg, c);
+  });
+  const invoke = targetInvoker(target);
+
+  return (input, frame, pipedValue, context) => {
+    const evaluated: unknown[] = [];
+    if (piped) {
+      if (isFunction(pipedValue)) throw BAIL;
+      evaluated.push(pipedValue);
+    }
+    for (const arg of args) {
+      let value = arg(input, frame);
+      if (isFunction(value)) {
+        // only our own lambdas are emulated; JSONata would wrap any other function value
+        if (!(value instanceof LambdaProc)) throw BAIL;
+        value = wrapLambda(value);
+      }
+      evaluated.push(value);
+    }
+    let result: any;
+    try {
+      result = invoke(evaluated, context, frame.run);
+    } catch (err) {
+      if (err instanceof FastJsonataError) err.locate(node.position, target.name);
+      throw err;
+    }
+    // applyInner unwraps iterators and awaits promises; apply() runs returned thunks
+    if (isIterable(result)) result = result.next().value;
+    if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+    return result;
+  };
+}
+
+function targetInvoker(target: Target): (args: unknown[], context: unknown, run: RunState) => unknown {
+  if (target.kind === 'builtin') {
+    const { signature, impl } = target.builtin;
+    return (args, context, run) => impl(signature.validate(args, context), run);
+  }
+  const { fn, signature } = target;
+  return (args, context) => {
+    const validated = signature ? signature.validate(args, context) : args;
+    // registered functions get JSONata's focus object as `this`
+    return fn.apply({ input: context, createSequence: createSequenceForFocus }, validated);
+  };
+}
+
+function createSequenceForFocus(...items: unknown[]): Seq {
+  return items.length === 1 ? seq1(items[0]) : seq();
+}
+
+function compileApply(node: any, c: Ctx): Ev {
+  // `x ~> $f(args)` calls $f(x, args); anything else on the right (function values, chains) falls back
+  if (node.value !== '~>' || node.rhs === null || typeof node.rhs !== 'object' || node.rhs.type !== 'function') {
+    throw new Unsupported('~> without a function call');
+  }
+  const lhs = compileNode(node.lhs, c);
+  // the call is made directly, without evaluate(): its own predicate/keepArray are ignored
+  const call = compileCall(node.rhs, c, true, false);
+  return (input, frame) => call(input, frame, lhs(input, frame), input);
+}
+
+function compileLambda(node: any, c: Ctx): Ev {
+  checkKeys(node);
+  if (!Array.isArray(node.arguments)) throw new Unsupported('lambda');
+  const params: string[] = node.arguments.map((p: any) => {
+    checkKeys(p);
+    if (p.type !== 'variable') throw new Unsupported('lambda parameter');
+    return c.checkBindable(p.value);
+  });
+  const wasInLambda = c.inLambda;
+  c.inLambda = true;
+  const body = compileNode(node.body, c);
+  c.inLambda = wasInLambda;
+  const lambda: Ev = (input, frame) => new LambdaProc(input, frame, params, body);
+  return finish(node, lambda, c);
+}
+
+/** A tail-call thunk the parser put in a lambda body: the call runs when the lambda returns. */
+function compileThunk(node: any, c: Ctx): Ev {
+  if (!node.thunk || !c.inLambda) throw new Unsupported('lambda outside $map/$filter');
+  if (!Array.isArray(node.arguments) || node.arguments.length !== 0) throw new Unsupported('thunk');
+  const call = compileCall(node.body, c, false, true);
+  return (input, frame) => new Thunk(call, input, frame);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+// ---------------------------------------------------------------------------------------------
+
+export interface Program {
+  /** names of the functions the expression calls */
+  readonly called: readonly string[];
+  run(input: unknown, bindings: Record<string, unknown> | undefined): unknown;
+}
+
+/** Throws Unsupported for anything outside the subset. */
+export function compileProgram(ast: unknown, functions: CustomFunctions): Program {
+  const c = new Ctx(functions);
+  const ev = compileNode(ast, c, true);
+  return {
+    called: [...c.called],
+    run(input, bindings) {
+      const run: RunState = { root: input, bindings: typeof bindings === 'object' && bindings !== null ? bindings : undefined, millis: undefined };
+      const frame = new Frame(undefined, run);
+      // like evaluate(): a top-level array is wrapped so it is treated as one value
+      let context: any = input;
+      if (Array.isArray(input) && !isSequence(input)) {
+        context = seq1(input);
+        context.outerWrapper = true;
+      }
+      return ev(context, frame);
+    },
+  };
+}
