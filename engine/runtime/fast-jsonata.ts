@@ -1,9 +1,65 @@
 // Fast evaluator for a subset of JSONata: compiles the AST to closures that run synchronously.
 // Returns undefined for anything outside the subset, and the caller falls back to JSONata.
-// (Filled in by the fast-path work; the whole subset is tested against JSONata itself.)
+//
+// The closures are ports of jsonata 2.x's evaluator (see fast-jsonata/compile.ts), so results are
+// identical, including sequence flattening and singleton collapse, and errors carry JSONata's codes.
+// The whole subset is tested differentially against JSONata (test/unit/fast-jsonata.test.ts).
+//
+// Rare values cannot be emulated synchronously (a binding that shadows a function the expression
+// calls, a function or promise inside the data). Then the evaluation is redone by JSONata itself
+// and the returned value is a promise, which the Expression interface already allows.
+
+import jsonata from 'jsonata';
+import { BAIL, Unsupported } from './fast-jsonata/errors.ts';
+import { compileProgram, type CustomFunctions, type Program } from './fast-jsonata/compile.ts';
+
+export { FastJsonataError } from './fast-jsonata/errors.ts';
 
 export type FastFn = (input: unknown, bindings?: Record<string, unknown>) => unknown;
 
-export function compileFast(_ast: unknown, _functions: Record<string, { fn: (...a: any[]) => unknown }>): FastFn | undefined {
-  return undefined;
+export function compileFast(ast: unknown, functions: CustomFunctions): FastFn | undefined {
+  let program: Program;
+  try {
+    program = compileProgram(ast, functions);
+  } catch (err) {
+    if (err instanceof Unsupported) return undefined;
+    throw err;
+  }
+  const slow = lazySlowPath(ast, functions);
+  const called = program.called;
+  return (input, bindings) => {
+    if (bindings !== undefined && shadowsAny(bindings, called)) return slow(input, bindings);
+    try {
+      return program.run(input, bindings);
+    } catch (err) {
+      if (err === BAIL) return slow(input, bindings);
+      throw err;
+    }
+  };
+}
+
+/** JSONata looks variables up in the bindings before its functions, so a binding can replace one. */
+function shadowsAny(bindings: Record<string, unknown>, names: readonly string[]): boolean {
+  if (typeof bindings !== 'object' || bindings === null) return false;
+  for (const name of names) if (Object.prototype.propertyIsEnumerable.call(bindings, name)) return true;
+  return false;
+}
+
+/**
+ * JSONata evaluating this very AST, built on first use. jsonata() only takes source text, so a
+ * trivial expression is created and its AST (which `ast()` returns by reference and evaluate()
+ * reads) is replaced with ours. ASTs are not modified by evaluation, so sharing is safe.
+ */
+function lazySlowPath(ast: unknown, functions: CustomFunctions): (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown> {
+  let expr: jsonata.Expression | undefined;
+  return (input, bindings) => {
+    if (!expr) {
+      expr = jsonata('$');
+      const holder = expr.ast() as unknown as Record<string, unknown>;
+      for (const key of Object.keys(holder)) delete holder[key];
+      Object.assign(holder, ast);
+      for (const [name, f] of Object.entries(functions)) expr.registerFunction(name, f.fn as any, f.signature);
+    }
+    return expr.evaluate(input, bindings);
+  };
 }

@@ -67,8 +67,13 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
 
 /** Performs one call. Answers of any status are returned; no answer throws a PlatformError. */
 export async function httpCall(c: HttpCall): Promise<HttpResult> {
-  const deadline = AbortSignal.timeout(c.timeouts.request);
-  const signal = c.signal ? AbortSignal.any([deadline, c.signal]) : deadline;
+  // undici's own timers tick coarsely (about 0.5 s), so the response and request deadlines are
+  // kept here with precise timers; undici's headersTimeout stays as a backstop.
+  const ac = new AbortController();
+  let which: 'request' | 'response' | undefined;
+  const requestTimer = setTimeout(() => { which = 'request'; ac.abort(); }, c.timeouts.request);
+  let responseTimer: NodeJS.Timeout | undefined = setTimeout(() => { which = 'response'; ac.abort(); }, c.timeouts.response);
+  const signal = c.signal ? AbortSignal.any([ac.signal, c.signal]) : ac.signal;
   try {
     const res = await request(c.url, {
       method: c.method,
@@ -76,9 +81,11 @@ export async function httpCall(c: HttpCall): Promise<HttpResult> {
       body: c.body,
       dispatcher: c.dispatcher,
       signal,
-      headersTimeout: c.timeouts.response,
+      headersTimeout: c.timeouts.response + 1000,
       bodyTimeout: c.timeouts.socket,
     });
+    clearTimeout(responseTimer);
+    responseTimer = undefined;
     const text = await res.body.text();
     const ct = String(res.headers['content-type'] ?? '');
     let body: unknown = text;
@@ -87,17 +94,20 @@ export async function httpCall(c: HttpCall): Promise<HttpResult> {
     } else if (!text) body = undefined;
     return { status: res.statusCode, headers: res.headers, body };
   } catch (err: any) {
-    throw classify(err, deadline.aborted, c);
+    throw classify(err, which, c);
+  } finally {
+    clearTimeout(requestTimer);
+    if (responseTimer) clearTimeout(responseTimer);
   }
 }
 
-function classify(err: any, deadlineHit: boolean, c: HttpCall): PlatformError {
+function classify(err: any, deadline: 'request' | 'response' | undefined, c: HttpCall): PlatformError {
   const code: string = err?.code ?? err?.cause?.code ?? '';
   const target = new URL(c.url).host;
   const notSent = NOT_SENT.has(code);
   let e: PlatformError;
-  if (deadlineHit || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    const which = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response' : code === 'UND_ERR_BODY_TIMEOUT' ? 'socket' : 'request';
+  if (deadline || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    const which = deadline ?? (code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response' : 'socket');
     e = new PlatformError({ kind: 'timeout', detail: `${which} timeout calling ${target} (${c.timeouts[which]} ms)`, cause: err });
   } else if (err?.name === 'AbortError') {
     e = new PlatformError({ kind: 'connection', detail: `call to ${target} aborted`, cause: err });

@@ -93,7 +93,12 @@ const NODE_KEYS = new Set([
 /** Rejects nodes carrying anything we do not emulate (group-by, tuples/focus/index, parent, signatures...). */
 function checkKeys(node: any): void {
   if (node === null || typeof node !== 'object') throw new Unsupported('not a node');
-  for (const key of Object.keys(node)) if (!NODE_KEYS.has(key)) throw new Unsupported(`node property ${key}`);
+  for (const key of Object.keys(node)) {
+    if (NODE_KEYS.has(key)) continue;
+    // the parser leaves `name: undefined` on calls and `signature: undefined` on lambdas without one
+    if ((key === 'name' || key === 'signature') && node[key] === undefined) continue;
+    throw new Unsupported(`node property ${key}`);
+  }
 }
 
 type Target =
@@ -152,7 +157,7 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   if (!preds && !keepArray) {
     return (input, frame) => {
       const result = inner(input, frame);
-      return result && result.sequence === true && Array.isArray(result) && !result.tupleStream ? collapse(result) : result;
+      return result && result.sequence === true && Array.isArray(result) && !(result as Seq).tupleStream ? collapse(result) : result;
     };
   }
   return (input, frame) => {
