@@ -22,6 +22,8 @@ import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } f
 export interface DocumentHandler {
   key: string;
   load(src: YamlSource, values: ValuesSet): Diagnostic[];
+  /** called once every file is loaded, with the routes (checks that need them: tool targets) */
+  finish?(routes: CompiledRoute[]): Diagnostic[];
 }
 
 export interface LoadResult {
@@ -73,6 +75,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       else throw e;
     }
   }
+  for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
   return { routes, diagnostics, files };
 }
 
@@ -97,7 +100,8 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
       diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
     }
   }
-  if (diags.length) throw new DiagnosticError(diags);
+  // without a source or a step list there is nothing more to check
+  if (!raw.from || (raw.steps !== undefined && !Array.isArray(raw.steps))) throw new DiagnosticError(diags);
 
   const uses: PlaceholderUse[] = [];
   const placeholders = resolvePlaceholders(raw, values, src, uses);
@@ -125,7 +129,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   };
   const ctx = new CompileContext(services, route, values, [], uses, stepList);
 
-  const errs: Diagnostic[] = [...placeholders.diagnostics];
+  const errs: Diagnostic[] = [...diags, ...placeholders.diagnostics];
   const collect = <T>(fn: () => T): T | undefined => {
     try { return fn(); } catch (e) {
       if (e instanceof DiagnosticError) errs.push(...e.diagnostics);

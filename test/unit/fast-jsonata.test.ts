@@ -1,0 +1,598 @@
+// Differential test of the fast JSONata evaluator: every expression of the table is evaluated by
+// JSONata itself and by compileFast over a set of inputs (with and without bindings); results must
+// be identical (JSON form, undefined-ness, and JSONata's array flags), and errors must be errors
+// in both, with the same code.
+
+import jsonata from 'jsonata';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { compileFast, type FastFn } from '../../engine/runtime/fast-jsonata.ts';
+import { FUNCTIONS } from '../../engine/runtime/functions.ts';
+
+const EXCHANGE = {
+  body: {
+    buyCurrency: 'EUR',
+    amount: 100,
+    x: 'hello',
+    n: 5,
+    c: 'abc',
+    str: '42.50',
+    iban: 'DE89 3704 0044 0532 0130 00',
+    flag: true,
+    nul: null,
+    zero: 0,
+    empty: [],
+    emptyObj: {},
+    obj: { a: 1, b: 'two' },
+    nested: { deep: { v: 1, w: [1, 2] } },
+    items: [
+      { price: 10, qty: 2, name: 'a', tags: ['x', 'y'] },
+      { price: 5.5, qty: 1, name: 'b', tags: ['z'] },
+      { price: 0.1, qty: 3, name: 'c', tags: [] },
+    ],
+    single: [{ price: 7, tags: ['only'] }],
+    matrix: [
+      [1, 2],
+      [3, [4, 5]],
+    ],
+  },
+  headers: { authorization: 'Bearer abc', 'content-type': 'application/json' },
+  query: { y: 'q', validate_only: 'true' },
+  params: { id: '123' },
+  vars: { rate: 1.1 },
+};
+
+const INPUTS: Record<string, unknown> = {
+  exchange: EXCHANGE,
+  missing: { body: {}, headers: {}, query: {}, params: {} },
+  emptyObject: {},
+  nullBody: { body: null, headers: { authorization: '' }, query: { y: '' } },
+  arrayBody: {
+    body: [
+      { x: 1, n: 2, items: [{ price: 1, qty: 1, name: 'p', tags: 'one' }] },
+      { x: 2, n: 3, items: [{ price: 2, qty: 2, name: 'q' }, { price: 3, qty: 3, name: 'r', tags: [['deep']] }] },
+    ],
+  },
+  arraysOfArrays: {
+    body: {
+      items: [[{ price: 1, name: 'i' }], [{ price: 2, name: 'j' }, { price: 3, name: 'k' }]],
+      x: [[1], [2, [3]]],
+      matrix: [[[1]], []],
+      single: [[{ price: 9 }]],
+    },
+  },
+  numbers: { body: { amount: 0.1, n: 0.2, x: 1e21, c: 'ÄbC ß', str: '1e3', items: [], obj: { a: 1e-7 }, zero: -0 } },
+  strings: { body: { amount: '100', x: '', n: 'five', c: '  a \t b  ', str: '0x1F', items: 'notarray', flag: 'true', obj: '' } },
+  booleans: { body: { amount: false, x: true, n: true, c: false, items: [true, false], flag: false, obj: { a: false } } },
+  nulls: { body: { amount: null, x: null, n: null, c: null, items: [null, { price: null }], obj: null, single: null } },
+  topArray: [{ body: { x: 'first', n: 1, items: [{ price: 1 }] } }, { body: { x: 'second', n: 2 } }],
+  topArraySingle: [{ body: { x: 'only', n: 9 } }],
+  emptyArray: [],
+  scalar: 42,
+  string: 'hello',
+  nil: null,
+  undef: undefined,
+};
+
+const BINDINGS: (Record<string, unknown> | undefined)[] = [
+  undefined,
+  { rate: 2, name: 'bound', list: [1, 2, 3], obj: { a: { b: 'c' } }, one: [7], nothing: null },
+];
+
+/** Expressions that must compile fast, and whose results must equal JSONata's. */
+const CASES: string[] = [
+  // paths
+  'body.buyCurrency',
+  'headers.authorization',
+  'query.y',
+  'params.id',
+  'vars.rate',
+  'body.x',
+  'body.items',
+  'body.items.price',
+  'body.items.name',
+  'body.items.tags',
+  'body.items.tags.$',
+  'body.nested.deep.v',
+  'body.nested.deep',
+  'body.nested.deep.w',
+  'body.matrix',
+  'body.matrix.$',
+  'body.single.price',
+  'body.single.tags',
+  'body.empty',
+  'body.emptyObj',
+  'body.missing.deep.deeper',
+  'body.nul',
+  'body.nul.x',
+  'body.flag',
+  '`body`.`x`',
+  'headers.`content-type`',
+  '"body"."x"',
+  '$.body.x',
+  '$$.body.x',
+  '$',
+  '$$',
+  '$.$',
+  'body.items.$',
+  'body.items.($.price)',
+  '(body.items).price',
+  'body.(x)',
+  'body.*',
+  'body.obj.*',
+  'body.items.*',
+  'body.**.v',
+  '**.price',
+  // predicates and indexes
+  'body.items[0]',
+  'body.items[-1]',
+  'body.items[5]',
+  'body.items[0].price',
+  'body.items[1].tags[0]',
+  'body.items.tags[0]',
+  'body.items[0.7]',
+  'body.items[[0, 2]]',
+  'body.items[price > 1]',
+  'body.items[price > 1].name',
+  'body.items[qty = 1].price',
+  'body.items[name in ["a", "c"]].qty',
+  'body.items[tags]',
+  'body.items[price][0]',
+  'body.items[price > 1][0]',
+  'body.items[$.price = 10]',
+  'body.matrix[0]',
+  'body.matrix[1][1]',
+  'body.matrix[0][0]',
+  'body.x[0]',
+  '(body.items.price)[1]',
+  '[1, 2, 3][1]',
+  '$[0]',
+  '$$[0].body',
+  'body.items[true]',
+  'body.items[body.n = 5]',
+  // keep-array
+  'body.x[]',
+  'body.single[]',
+  'body.single.price[]',
+  'body.items[0][]',
+  'body.items.price[]',
+  'body.empty[]',
+  'body.missing[]',
+  '$count(body.single[])',
+  // literals
+  "'hello'",
+  '42',
+  '-3.5',
+  'true',
+  'false',
+  'null',
+  '"it\'s"',
+  // array constructors
+  '[body.items.price]',
+  '[body.x, body.n]',
+  '[body.items.price, body.missing, [1, 2]]',
+  '[[1, 2], [3]]',
+  '[1, [2, [3]]]',
+  '[]',
+  '[body.empty]',
+  '[body.matrix]',
+  '[body.single]',
+  '[body.single.price]',
+  '[body.items.tags]',
+  'body.items.[price, qty]',
+  'body.items.[price]',
+  '[body.items, body.single].price',
+  '[1..3]',
+  '[1..body.n]',
+  '[body.n..2]',
+  // object constructors
+  '{"a": body.x, "b": query.y}',
+  '{"a": body.missing, "b": null, "c": false, "d": []}',
+  '{"nested": {"x": body.n}, "list": [body.n]}',
+  '{body.c: 1}',
+  '{body.x: body.n}',
+  '{"1": "one", "b": 2, "0": 0}',
+  '{"k": body.items.price}',
+  '{}',
+  '{"a": 1, "a": 2}',
+  '{"a": 1, body.c: 2}',
+  '{"_jsonata_lambda": 1}',
+  'body.items.{"n": name, "total": price * qty}',
+  'body.items.{name: price}',
+  '{"items": body.items.{"p": price}}',
+  '$.{"x": body.x}',
+  '{"currency": body.buyCurrency, "amount": body.amount ? body.amount : "100", "iban": $ibanElectronic(body.iban), "ref": params.id, "auth": headers.authorization, "validate": query.validate_only = "true"}',
+  // string concatenation
+  "'a' & body.n & 'b'",
+  'body.x & body.missing',
+  "body.amount & ''",
+  "0.1 + 0.2 & ''",
+  "1e21 & ''",
+  "body.n / 3 & ''",
+  "body.items & ''",
+  "body.obj & '!'",
+  'body.flag & body.nul',
+  "body.items.price & ''",
+  "body.matrix & ''",
+  "1 / 0 & ''",
+  // arithmetic
+  'body.n + 1',
+  'body.n * body.amount',
+  'body.amount / 3',
+  'body.n % 3',
+  'body.n - body.missing',
+  'body.x + 1',
+  '1 + body.x',
+  '-body.n',
+  '-body.x',
+  '-body.missing',
+  'body.items.price * 2',
+  'body.items[0].price * body.items[0].qty',
+  '(1e308 * 10) + 1',
+  '1e308 * 10 > 1',
+  'body.zero / body.zero > 1',
+  // comparisons
+  'body.n > 3',
+  'body.n >= 5',
+  'body.n < body.amount',
+  "body.x = 'hello'",
+  "body.x != 'hello'",
+  'body.missing = 1',
+  'body.missing != 1',
+  "body.x < 'z'",
+  "body.n < 'a'",
+  'body.obj < 1',
+  'body.missing < 1',
+  'body.items = body.items',
+  'body.obj = {"a": 1, "b": "two"}',
+  '[1, 2] = [1, 2]',
+  'body.flag = true',
+  'body.nul = null',
+  "'a' in ['a', 'b']",
+  'body.n in body.items.qty',
+  "'x' in body.items.tags",
+  "body.x in 'hello'",
+  'body.items.price > 1',
+  // booleans
+  "$exists(body.x) and body.x != ''",
+  'body.flag and body.n',
+  'body.missing or body.zero',
+  'body.empty or body.x',
+  'body.items and body.obj',
+  '$not(body.x)',
+  '$boolean(body.items)',
+  '$boolean(body.empty)',
+  '$boolean(body.obj)',
+  '$boolean({})',
+  '$boolean(body.nul)',
+  '$boolean([0, false])',
+  '$boolean([0, "a"])',
+  '$boolean("0")',
+  '$boolean(body.missing)',
+  '$boolean(body.items.tags)',
+  // conditionals
+  "body.amount ? body.amount : '100'",
+  'body.missing ? 1 : 2',
+  'body.missing ? 1',
+  "body.items[price > 100] ? 'some' : 'none'",
+  'body.flag ? body.x : body.n',
+  "body.n > 3 ? 'big' : 'small'",
+  'body.items ? body.items[0] : null',
+  // built-in functions
+  '$count(body.items)',
+  '$count(body.missing)',
+  '$count(body.x)',
+  '$count(body.items.tags)',
+  '$count()',
+  '$uppercase(body.c)',
+  '$lowercase(body.buyCurrency)',
+  '$uppercase(body.n)',
+  'body.c.$uppercase()',
+  'body.items.name.$uppercase()',
+  'body.items.$string(price)',
+  '$trim(body.c)',
+  '$length(body.c)',
+  '$substring(body.x, 1, 2)',
+  '$substring(body.x, -3)',
+  '$substring(body.x, 1)',
+  "$substringBefore(body.x, 'l')",
+  "$substringAfter(body.x, 'l')",
+  "$contains(body.x, 'ell')",
+  "$contains(body.missing, 'a')",
+  "$split(body.x, 'l')",
+  "$split(body.x, 'l', 1)",
+  "$split(body.x, '')",
+  "$split(body.x, 'l', -1)",
+  "$join(body.items.name, ',')",
+  '$join(body.items.name)',
+  '$join(body.x)',
+  "$join(body.items.price, ',')",
+  "$pad(body.x, 8, '*')",
+  '$pad(body.x, -8)',
+  '$number(body.str)',
+  '$number(body.x)',
+  "$number('0x1F')",
+  '$number(body.flag)',
+  '$number(body.n)',
+  '$string(body.items)',
+  '$string(body.obj, true)',
+  '$string(1 / 3)',
+  '$string(body.x)',
+  '$string()',
+  '$string(body.nul)',
+  '$string(body.missing)',
+  '$sum(body.items.price)',
+  '$sum(body.items.(price * qty))',
+  '$sum(body.x)',
+  '$max(body.items.price)',
+  '$min(body.items.price)',
+  '$average(body.items.price)',
+  '$round(2.5)',
+  '$round(3.5)',
+  '$round(1.005, 2)',
+  '$round(body.amount / 3, 2)',
+  '$floor(body.amount / 3)',
+  '$ceil(-1.5)',
+  '$abs(-body.n)',
+  "$lookup(body.obj, 'a')",
+  "$lookup(body.items, 'price')",
+  '$keys(body.obj)',
+  '$keys(body.items)',
+  '$keys(body.x)',
+  '$merge([body.obj, {"c": 3}])',
+  '$merge(body.items)',
+  '$append(body.items.price, 99)',
+  '$append(1, 2)',
+  '$append(body.missing, [1])',
+  '$append([1], [[2]])',
+  '$type(body.x)',
+  '$type(body.items)',
+  '$type(body.nul)',
+  '$type(body.missing)',
+  '$type(body.obj)',
+  '$type(body.n)',
+  '$exists(body.missing)',
+  '$exists(body.nul)',
+  '$now()',
+  '$millis()',
+  '$now() = $now()',
+  // custom functions
+  '$ibanValid(body.iban)',
+  "$bicValid('DEUTDEFF')",
+  '$currencyValid(body.buyCurrency)',
+  '$minorUnits(body.buyCurrency)',
+  "$amountValid(body.str, 'EUR')",
+  "$abaValid('011000015')",
+  '$stableId(body.x, body.n)',
+  "$ibanElectronic('de89 3704 0044 0532 0130 00')",
+  "$notPast('2000-01-01')",
+  '$today()',
+  'body.items.$ibanValid(name)',
+  // $map / $filter with simple lambdas
+  '$map(body.items, function($v){$v.price * 2})',
+  "$map(body.items, function($v, $i){$i & ':' & $v.name})",
+  '$map(body.items.price, function($p){$p > 5})',
+  '$map(body.items, function($v){$uppercase($v.name)})',
+  "$map(body.items, function($v){$v.price > 5 ? $string($v.price) : 'cheap'})",
+  '$map(body.items, function($v){$keys($v)})',
+  '$map(body.items, function($v){[$v.price]})',
+  '$map(body.items, function($v){$v.missing})',
+  '$map([1, 2, 3], function($v, $i, $a){$count($a) + $v})',
+  '$map(body.x, function($v){$v})',
+  '$map(body.items, function($v){$uppercase()})',
+  '$map(body.items, function($v){($x := $v.price; $x + 1)})',
+  '$filter(body.items, function($v){$v.price > 5})',
+  '$filter(body.items, function($v, $i){$i = 0})',
+  '$filter(body.missing, function($v){true})',
+  '$filter(body.items.price, function($v){$v})',
+  'body.items ~> $map(function($v){$v.qty})',
+  // ~>
+  'body.items ~> $count()',
+  'body.x ~> $uppercase()',
+  'body.items.price ~> $sum()',
+  'body.x ~> $substring(1)',
+  // blocks, variables and bindings
+  '(body.x; body.n)',
+  '($a := body.n; $a * 2)',
+  '($a := body.items; $a.price)',
+  '($x := 1; ($x := 2); $x)',
+  '($f := 1; {"a": $f})',
+  '()',
+  '$v := 5',
+  '$rate * body.n',
+  '$list[1]',
+  '$list',
+  '$one',
+  '$one[]',
+  '$obj.a.b',
+  "$name & '!'",
+  '$nothing',
+  '$missing',
+  '$missing.x',
+  'body.items.$rate',
+  '{"rate": $rate, "x": body.x}',
+];
+
+/** A few of the CASES, named in the brief: they must also run synchronously. */
+const MUST_BE_FAST = [
+  'body.buyCurrency',
+  '{"a": body.x, "b": query.y}',
+  "body.amount ? body.amount : '100'",
+  "$exists(body.x) and body.x != ''",
+  'headers.authorization',
+  "'a' & body.n & 'b'",
+  'body.items.price',
+  '$count(body.items)',
+  'body.items[0]',
+  '$uppercase(body.c)',
+  '$ibanValid(body.iban)',
+];
+
+/** Outside the subset: compileFast must return undefined. */
+const FALLBACKS = [
+  '$match(body.x, /l/)',
+  "$replace(body.x, 'l', 'L')",
+  'body.items^(price)',
+  'body.items{name: price}',
+  '$sort(body.items.price)',
+  'body.items@$i.price',
+  'body.items#$i.price',
+  'body.items.%.x',
+  "$eval('1')",
+  'function($x){$x}(1)',
+  '$substring(?, 1)',
+  '$map(body.items, $string)',
+  '$reduce([1, 2], function($a, $b){$a + $b})',
+  'body.x ~> $f',
+  '$f := function(){1}',
+  '{"a": $x := 1}',
+  '| body | {"x": 1} |',
+  "$formatNumber(1, '#')",
+  '$f(1)',
+  '$string',
+  "$now('[Y]')",
+  '$map(body.items, function($v)<o:n>{$v.price})',
+  '$single(body.items, function($v){true})',
+  "$split(body.x, /l/)",
+  '$uuid ~> $string()',
+];
+
+function compile(src: string): { expr: jsonata.Expression; fast: FastFn | undefined } {
+  const expr = jsonata(src);
+  for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
+  return { expr, fast: compileFast(expr.ast(), FUNCTIONS) };
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: any };
+
+async function settle(f: () => unknown): Promise<Outcome> {
+  try {
+    return { ok: true, value: await f() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Deep copy so neither evaluator sees the other's mutations (JSONata flags arrays it is given). */
+function clone<T>(v: T): T {
+  return v === undefined ? v : structuredClone(v);
+}
+
+/** JSON form (what the brief compares), keeping undefined distinct from null. */
+function json(v: unknown): unknown {
+  return v === undefined ? { $undefined: true } : JSON.parse(JSON.stringify(v));
+}
+
+/** Everything JSONata's result carries: sequence flags, null-prototype objects, key order, NaN/-0. */
+function shape(v: any): unknown {
+  if (v === undefined) return { $undefined: true };
+  if (typeof v === 'number') return Number.isNaN(v) ? { $nan: true } : Object.is(v, -0) ? { $negativeZero: true } : v;
+  if (typeof v === 'function') return { $function: true };
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    return { $array: Array.from(v, shape), sequence: v.sequence === true, keepSingleton: !!(v as any).keepSingleton, outerWrapper: !!(v as any).outerWrapper, cons: !!(v as any).cons };
+  }
+  return { $object: Object.keys(v).map((k) => [k, shape(v[k])]), nullPrototype: Object.getPrototypeOf(v) === null };
+}
+
+function expectSame(expected: Outcome, actual: Outcome, where: string): void {
+  if (!expected.ok) {
+    expect(actual.ok, `${where}: JSONata threw ${expected.error?.code ?? expected.error}, fast path returned ${JSON.stringify((actual as any).value)}`).toBe(false);
+    const actualCode = (actual as any).error?.code;
+    expect(actualCode, `${where}: error code`).toBe(expected.error?.code);
+    return;
+  }
+  if (!actual.ok) throw new Error(`${where}: fast path threw ${actual.error?.code ?? actual.error}, JSONata returned ${JSON.stringify(expected.value)}`);
+  expect(json(actual.value), `${where}: JSON result`).toEqual(json(expected.value));
+  expect(shape(actual.value), `${where}: structure`).toEqual(shape(expected.value));
+}
+
+const NOW = new Date('2031-05-06T07:08:09.123Z');
+
+beforeAll(() => {
+  // $now(), $millis() and $today() read the clock: freeze it for both evaluators
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(NOW);
+});
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+describe('fast JSONata gives the same results as JSONata', () => {
+  for (const src of CASES) {
+    it(src, async () => {
+      const { expr, fast } = compile(src);
+      expect(fast, `${src} should compile to the fast path`).toBeTypeOf('function');
+      for (const [name, input] of Object.entries(INPUTS)) {
+        for (const bindings of BINDINGS) {
+          const where = `${src} on ${name}${bindings ? ' with bindings' : ''}`;
+          const expected = await settle(() => expr.evaluate(clone(input), clone(bindings)));
+          const actual = await settle(() => fast!(clone(input), clone(bindings)));
+          expectSame(expected, actual, where);
+        }
+      }
+    });
+  }
+});
+
+describe('fast path coverage', () => {
+  it('has a large table', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(120);
+    expect(new Set(CASES).size).toBe(CASES.length);
+  });
+
+  it.each(MUST_BE_FAST)('%s compiles fast and runs synchronously', (src) => {
+    expect(CASES).toContain(src);
+    const { fast } = compile(src);
+    expect(fast).toBeTypeOf('function');
+    const result = fast!(clone(EXCHANGE));
+    expect(result instanceof Promise).toBe(false);
+  });
+
+  it.each(FALLBACKS)('%s falls back to JSONata', (src) => {
+    expect(compile(src).fast).toBeUndefined();
+  });
+
+  it('$uuid() is fast and yields a UUID', () => {
+    const { fast } = compile('$uuid()');
+    expect(fast!({})).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('values the fast path hands back to JSONata', () => {
+  const cases: [string, unknown, Record<string, unknown>][] = [
+    // a binding shadows a function the expression calls
+    ['$uppercase(body.c)', EXCHANGE, { uppercase: 5 }],
+    ['$uppercase(body.c)', EXCHANGE, { uppercase: (s: string) => `<${s}>` }],
+    ['$ibanValid(body.iban)', EXCHANGE, { ibanValid: () => 'shadowed' }],
+    ['$now()', EXCHANGE, { now: () => 'then' }],
+    // function values passed as arguments
+    ['$string($fn)', EXCHANGE, { fn: () => 1 }],
+    ['$count($fn)', EXCHANGE, { fn: () => 1 }],
+    ['$type($fn)', EXCHANGE, { fn: () => 1 }],
+    ['$fn ~> $exists()', EXCHANGE, { fn: () => 1 }],
+  ];
+  it.each(cases)('%s with bindings %o', async (src, input, bindings) => {
+    const { expr, fast } = compile(src);
+    expect(fast).toBeTypeOf('function');
+    const expected = await settle(() => expr.evaluate(clone(input), bindings));
+    const actual = await settle(() => fast!(clone(input), bindings));
+    expectSame(expected, actual, src);
+  });
+
+  it('function values that are only passed through stay on the fast path', async () => {
+    const fn = () => 1;
+    const { expr, fast } = compile('{"f": $fn, "x": body.x}');
+    const result: any = fast!(clone(EXCHANGE), { fn });
+    expect(result.f).toBe(fn);
+    expect(((await expr.evaluate(clone(EXCHANGE), { fn })) as any).f).toBe(fn);
+  });
+
+  it('errors carry JSONata codes and messages', async () => {
+    const { expr, fast } = compile('body.x + 1');
+    const expected = await settle(() => expr.evaluate(clone(EXCHANGE)));
+    const actual = await settle(() => fast!(clone(EXCHANGE)));
+    expect(actual.ok).toBe(false);
+    expect((actual as any).error).toBeInstanceOf(Error);
+    expect((actual as any).error.message).toBe((expected as any).error.message);
+  });
+});
