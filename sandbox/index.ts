@@ -39,7 +39,26 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     // [sandbox:payment-inbound] embedded AMQP 1.0 endpoint
     // [sandbox:gateway] identity provider and platform backend
+    {
+      const { startIdp } = await import('./idp/index.ts');
+      const idp = await startIdp({ log: simLog('idp'), record: opts.record });
+      closers.push(() => idp.close());
+      urls.idp = idp.url;
+      services.idp = idp;
+      const { startPlatformBackend } = await import('./platform-backend/index.ts');
+      const platform = await startPlatformBackend({ log: simLog('platform'), record: opts.record });
+      closers.push(() => platform.close());
+      urls.platform = platform.url;
+      services.platform = platform;
+    }
     // [sandbox:screening] screenvendor simulator
+    {
+      const { startScreenvendor } = await import('./screenvendor/index.ts');
+      const screenvendor = await startScreenvendor({ log: simLog('screenvendor'), record: opts.record });
+      closers.push(() => screenvendor.close());
+      urls.screenvendor = screenvendor.url;
+      services.screenvendor = screenvendor;
+    }
     // [sandbox:batch] achvendor simulator
 
     opts.logger.info({ urls }, 'sandbox started');

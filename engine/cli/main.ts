@@ -1,11 +1,12 @@
 // The `engine` command: run, lint, routes, schema (and the gateway's keys, token, tools).
 
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { startEngine, lintProject, type EngineOptions, type EngineExtension } from '../engine.ts';
 import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
 import { routeJsonSchema } from '../dsl/route-schema.ts';
+import { updateDoc } from '../dsl/reference.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { loadExtensions, registerCommands } from './extensions.ts';
 
@@ -90,12 +91,15 @@ export async function main(argv: string[]): Promise<void> {
     });
 
   program.command('schema')
-    .description('write the JSON Schema of the route DSL (for editors)')
+    .description('write the JSON Schema of the route DSL (for editors) and the generated reference in docs/routes.md')
     .option('--out <file>', 'output file', 'schemas/route.schema.json')
-    .action((o: { out: string }) => {
+    .option('--docs <file>', 'DSL reference document to update', 'docs/routes.md')
+    .action((o: { out: string; docs: string }) => {
       mkdirSync(dirname(o.out), { recursive: true });
       writeFileSync(o.out, JSON.stringify(routeJsonSchema(), null, 2) + '\n');
-      process.stdout.write(`wrote ${o.out}\n`);
+      const doc = existsSync(o.docs) ? readFileSync(o.docs, 'utf8') : '# Routes DSL\n';
+      writeFileSync(o.docs, updateDoc(doc));
+      process.stdout.write(`wrote ${o.out} and ${o.docs}\n`);
     });
 
   registerCommands(program, extensions);

@@ -42,7 +42,7 @@ export class EnvKeys {
   }
 
   setSandboxUrls(urls: Record<string, string>): void {
-    this.opts.sandboxUrls = { ...this.opts.sandboxUrls, ...urls };
+    this.opts.sandboxUrls = urls;
     this.cache.clear();
   }
 

@@ -4,6 +4,7 @@ import type { SourceKind } from './source-kind.ts';
 import http from './http.ts';
 import direct from './direct.ts';
 import cron from './cron.ts';
+import amqp from './amqp.ts';
 // [sources:amqp] import line here
 
-export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron /* [sources:list] */].map((k) => [k.kind, k as SourceKind]));
+export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron, amqp /* [sources:list] */].map((k) => [k.kind, k as SourceKind]));

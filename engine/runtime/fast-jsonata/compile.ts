@@ -363,7 +363,7 @@ function compileFilter(predNode: any, c: Ctx): Filter {
     for (let index = 0; index < input.length; index++) {
       const item = input[index];
       let res = predicate(item, frame);
-      
+      if (isNumeric(res)) res = [res];
       if (isArrayOfNumbers(res)) {
         res.forEach((ires: number) => {
           let ii = Math.floor(ires);

@@ -1,0 +1,66 @@
+// Benchmark harness: child processes for the simulator and each target, bounded autocannon load
+// on 127.0.0.1, and the measures we report (req/s, latency percentiles, RSS of the target).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export interface Proc { child: ChildProcess; url: string }
+
+/** Spawns `node <args>` and resolves with the first URL it prints (plain or in a JSON log line). */
+export function spawnUrl(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<Proc> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let buf = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no URL from ${args.join(' ')}`)); }, timeoutMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(buf);
+      if (m) { clearTimeout(timer); child.stdout!.removeAllListeners('data'); child.stdout!.resume(); resolve({ child, url: m[1] }); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${args.join(' ')} exited with ${code}`)); });
+  });
+}
+
+export async function stop(p: Proc): Promise<void> {
+  if (p.child.exitCode !== null) return;
+  p.child.removeAllListeners('exit');
+  await new Promise<void>((r) => { p.child.once('exit', () => r()); p.child.kill('SIGTERM'); setTimeout(() => p.child.kill('SIGKILL'), 5000).unref(); });
+}
+
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+export interface LoadResult { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMiB: number }
+
+export interface Load { method: 'POST' | 'GET'; path: string; body?: unknown; headers?: Record<string, string>; connections: number; seconds: number; warmupSeconds: number }
+
+export async function measure(name: string, p: Proc, load: Load): Promise<LoadResult> {
+  const opts = {
+    url: p.url + load.path,
+    method: load.method,
+    connections: load.connections,
+    pipelining: 1,
+    headers: { 'content-type': 'application/json', ...load.headers },
+    body: load.body === undefined ? undefined : JSON.stringify(load.body),
+  };
+  await autocannon({ ...opts, duration: load.warmupSeconds });
+  const r = await autocannon({ ...opts, duration: load.seconds });
+  return {
+    name,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    rssMiB: rssMiB(p.child.pid!),
+  };
+}
+
+export function table(results: LoadResult[], baseline: string): string {
+  const base = results.find((r) => r.name === baseline)!;
+  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.rssMiB} | ${r.errors + r.non2xx} | ${(r.rps / base.rps).toFixed(2)} |`);
+  return ['| target | req/s | p50 ms | p99 ms | RSS MiB | errors | ratio to baseline |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}

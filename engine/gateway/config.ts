@@ -1,0 +1,156 @@
+// The gateway's settings from values/gateway.values.yaml (with the environment's overrides):
+// subscriptions of the current environment, JWT settings, rate limits, proxies, Redis.
+
+import type { ValuesFile, ValuesSet } from '../config/values.ts';
+import { DiagnosticError, type Diagnostic } from '../dsl/diagnostics.ts';
+
+export interface Subscription {
+  name: string;
+  /** SHA-256 digests (32 bytes) of the primary and secondary keys */
+  hashes: Buffer[];
+  /** tool names, or ['*'] for every approved tool */
+  tools: string[];
+  /** per-subscription overrides of the quotas */
+  quotaPublic?: number;
+  quotaUser?: number;
+}
+
+export interface JwtSettings {
+  issuer: string;
+  audience: string[];
+  discoveryUrl?: string;
+  jwksUri?: string;
+  jwksFile?: string;
+  publicKeyPem?: string;
+  algorithms: string[];
+  clockToleranceSeconds: number;
+  jwksCooldownSeconds: number;
+  jwksMaxAgeSeconds: number;
+  tokenCacheSize: number;
+}
+
+export interface RateLimitSettings {
+  windowSeconds: number;
+  user: number;
+  anonymous: number;
+  subscriptionPublic: number;
+  subscriptionUser: number;
+}
+
+export interface GatewaySettings {
+  env: string;
+  serverName: string;
+  serverVersion: string;
+  pageSize: number;
+  allowedOrigins: string[];
+  requireToken: boolean;
+  subscriptions: Subscription[];
+  /** undefined when no key source is configured (then every bearer token is refused) */
+  jwt: JwtSettings;
+  rateLimits: RateLimitSettings;
+  trustedProxies: string[];
+  redis?: { url: string; prefix: string };
+}
+
+export const VALUES_NAME = 'gateway';
+const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+
+function list(v: unknown): string[] {
+  if (v === undefined || v === null || v === '') return [];
+  if (Array.isArray(v)) return v.map(String);
+  return String(v).split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function num(v: unknown, name: string, diags: string[], min = 0): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isFinite(n) || n < min) { diags.push(`'${name}' must be a number >= ${min}, got ${JSON.stringify(v)}`); return min; }
+  return n;
+}
+
+/** `a.b.c` keys below `prefix.` as a nested object (values are unresolved: no env keys in there). */
+export function subtree(vf: ValuesFile, prefix: string): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const k of vf.keysList()) {
+    if (!k.startsWith(prefix + '.')) continue;
+    const parts = k.slice(prefix.length + 1).split('.');
+    let o = out;
+    for (let i = 0; i < parts.length - 1; i++) o = o[parts[i]] ??= {};
+    o[parts[parts.length - 1]] = vf.get(k);
+  }
+  return out;
+}
+
+export function parseKeyHash(v: unknown): Buffer | undefined {
+  const m = /^sha256:([0-9a-f]{64})$/i.exec(String(v ?? ''));
+  return m ? Buffer.from(m[1], 'hex') : undefined;
+}
+
+export function readSettings(values: ValuesSet): GatewaySettings {
+  const vf = values.find(VALUES_NAME);
+  if (!vf) throw new DiagnosticError([{ file: `${values.dir}/${VALUES_NAME}.values.yaml`, line: 1, col: 1, message: 'the gateway needs values/gateway.values.yaml' }]);
+  const env = values.environment.name;
+  const g = (k: string) => vf.get(`gateway.${k}`);
+  const problems: string[] = [];
+  const subs: Subscription[] = [];
+  const tree = subtree(vf, `gateway.subscriptions.${env}`);
+  for (const [name, s] of Object.entries(tree)) {
+    const hashes: Buffer[] = [];
+    for (const which of ['primary', 'secondary']) {
+      if (s?.[which] === undefined || s[which] === '') continue;
+      const h = parseKeyHash(s[which]);
+      if (!h) problems.push(`subscription '${name}' ${which}: expected 'sha256:<64 hex>' (engine keys create prints one)`);
+      else hashes.push(h);
+    }
+    if (!hashes.length) problems.push(`subscription '${name}' has no key hash (primary)`);
+    subs.push({
+      name, hashes, tools: list(s?.tools),
+      quotaPublic: s?.quota?.public !== undefined ? num(s.quota.public, `${name}.quota.public`, problems) : undefined,
+      quotaUser: s?.quota?.user !== undefined ? num(s.quota.user, `${name}.quota.user`, problems) : undefined,
+    });
+  }
+  const str = (k: string) => { const v = g(k); return v === undefined || v === null || v === '' ? undefined : String(v); };
+  const algorithms = list(g('jwt.algorithms'));
+  for (const a of algorithms) if (!ASYMMETRIC.has(a)) problems.push(`jwt.algorithms: '${a}' is not allowed (asymmetric algorithms only: ${[...ASYMMETRIC].join(', ')})`);
+  const jwt: JwtSettings = {
+    issuer: str('jwt.issuer') ?? '',
+    audience: list(g('jwt.audience')),
+    discoveryUrl: str('jwt.discoveryUrl'),
+    jwksUri: str('jwt.jwksUri'),
+    jwksFile: str('jwt.jwksFile'),
+    publicKeyPem: str('jwt.publicKeyPem'),
+    algorithms: algorithms.length ? algorithms : ['RS256'],
+    clockToleranceSeconds: num(g('jwt.clockToleranceSeconds') ?? 30, 'jwt.clockToleranceSeconds', problems),
+    jwksCooldownSeconds: num(g('jwt.jwksCooldownSeconds') ?? 30, 'jwt.jwksCooldownSeconds', problems),
+    jwksMaxAgeSeconds: num(g('jwt.jwksMaxAgeSeconds') ?? 600, 'jwt.jwksMaxAgeSeconds', problems, 1),
+    tokenCacheSize: num(g('jwt.tokenCacheSize') ?? 10000, 'jwt.tokenCacheSize', problems),
+  };
+  const sources = ['discoveryUrl', 'jwksUri', 'jwksFile', 'publicKeyPem'].filter((k) => (jwt as any)[k]);
+  if (sources.length > 1) problems.push(`jwt: give one key source, not ${sources.join(' and ')}`);
+  if (!jwt.issuer) problems.push('jwt.issuer is required');
+  if (!jwt.audience.length) problems.push('jwt.audience is required');
+  const redisUrl = str('redis.url');
+  const settings: GatewaySettings = {
+    env,
+    serverName: str('serverName') ?? 'bank-integration-platform',
+    serverVersion: str('serverVersion') ?? '1.0.0',
+    pageSize: num(g('pageSize') ?? 50, 'pageSize', problems, 1),
+    allowedOrigins: list(g('allowedOrigins')),
+    requireToken: g('requireToken') === true || g('requireToken') === 'true',
+    subscriptions: subs,
+    jwt,
+    rateLimits: {
+      windowSeconds: num(g('rateLimits.windowSeconds') ?? 60, 'rateLimits.windowSeconds', problems, 1),
+      user: num(g('rateLimits.user') ?? 500, 'rateLimits.user', problems),
+      anonymous: num(g('rateLimits.anonymous') ?? 50, 'rateLimits.anonymous', problems),
+      subscriptionPublic: num(g('rateLimits.subscriptionPublic') ?? 100, 'rateLimits.subscriptionPublic', problems),
+      subscriptionUser: num(g('rateLimits.subscriptionUser') ?? 50, 'rateLimits.subscriptionUser', problems),
+    },
+    trustedProxies: list(g('trustedProxies')),
+    redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:' } : undefined,
+  };
+  if (problems.length) {
+    const d: Diagnostic[] = problems.map((message) => ({ file: vf.file, line: 1, col: 1, message: `gateway: ${message}` }));
+    throw new DiagnosticError(d);
+  }
+  return settings;
+}

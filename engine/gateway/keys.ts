@@ -1,0 +1,44 @@
+// Subscription keys: stored as SHA-256 digests, compared in constant time against every stored
+// digest (no early exit, so timing says nothing about which key or how much of it matched).
+
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Subscription } from './config.ts';
+
+export const KEY_HEADER = 'ocp-gateway-subscription-key';
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export function keyEntry(key: string): string {
+  return `sha256:${hashKey(key).toString('hex')}`;
+}
+
+/** A new subscription key: 32 random bytes, base64url, with a recognisable prefix. */
+export function newKey(): string {
+  return `gk_${randomBytes(32).toString('base64url')}`;
+}
+
+export class KeyRing {
+  private entries: { hash: Buffer; sub: Subscription }[] = [];
+
+  constructor(subs: Subscription[]) {
+    for (const sub of subs) for (const hash of sub.hashes) this.entries.push({ hash, sub });
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The subscription of a presented key, or undefined. */
+  match(key: string): Subscription | undefined {
+    if (key.length === 0 || key.length > 512) return undefined;
+    const h = hashKey(key);
+    let found: Subscription | undefined;
+    for (const e of this.entries) {
+      // every entry is compared, whatever matched before
+      if (timingSafeEqual(h, e.hash) && !found) found = e.sub;
+    }
+    return found;
+  }
+}

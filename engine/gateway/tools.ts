@@ -1,0 +1,211 @@
+// Tool declarations (`tools:` YAML files under routes/gateway/), their resolved MCP metadata and
+// the approvals: a tool is served in an environment only while the digest of its metadata equals
+// the digest recorded by `engine tools approve` in values/gateway-approvals.yaml.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Document, parseDocument } from 'yaml';
+import { checkConfig } from '../dsl/config-check.ts';
+import { didYouMean, type Diagnostic } from '../dsl/diagnostics.ts';
+import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
+import type { CompiledRoute } from '../runtime/route.ts';
+
+export type Security = 'none' | 'bearer';
+
+export interface ToolDeclaration {
+  name: string;
+  title?: string;
+  description: string;
+  security: Security;
+  route: string;
+  'input-schema'?: string;
+  'output-schema'?: string;
+  annotations?: Record<string, unknown>;
+}
+
+export interface Tool {
+  name: string;
+  route: string;
+  security: Security;
+  /** the MCP tool object served by tools/list */
+  definition: Record<string, unknown>;
+  /** sha256 of the canonical metadata */
+  digest: string;
+  file: string;
+}
+
+export const TOOL_NAME = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
+
+export const TOOLS_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tools'],
+  properties: {
+    description: { type: 'string' },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'description', 'security', 'route'],
+        properties: {
+          name: { type: 'string', pattern: TOOL_NAME, description: 'tool name agents call (camelCase, as in the specification)' },
+          title: { type: 'string', description: 'human-readable name' },
+          description: { type: 'string', minLength: 1, description: 'what the tool does, for the model' },
+          security: { enum: ['none', 'bearer'], description: 'none: subscription key only; bearer: also a valid user token' },
+          route: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'id of the route called in-process with the arguments as body' },
+          'input-schema': { type: 'string', description: 'JSON Schema file of the arguments (default: the route\'s validate schema)' },
+          'output-schema': { type: 'string', description: 'JSON Schema file of the result (default: the route\'s output-schema)' },
+          annotations: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              readOnlyHint: { type: 'boolean' },
+              destructiveHint: { type: 'boolean' },
+              idempotentHint: { type: 'boolean' },
+              openWorldHint: { type: 'boolean' },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** JSON with sorted keys: the digest does not depend on key order. */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().filter((k) => (v as any)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** A schema as MCP serves it: 2020-12 is MCP's default dialect, so `$schema`/`$id` go. */
+function mcpSchema(s: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $id, ...rest } = s;
+  void $schema; void $id;
+  return rest.type === undefined ? { type: 'object', ...rest } : rest;
+}
+
+interface Loaded { decl: ToolDeclaration; src: YamlSource; index: number }
+
+/** Collects tool declarations while routes load; resolves them against the routes at the end. */
+export class ToolCollector {
+  readonly loaded: Loaded[] = [];
+  tools: Tool[] = [];
+
+  constructor(private root: string) {}
+
+  load(src: YamlSource): Diagnostic[] {
+    const d = checkConfig(src.value, TOOLS_FILE_SCHEMA, src, [], 'tools file');
+    if (d.length) return d;
+    const out: Diagnostic[] = [];
+    (src.value as { tools: ToolDeclaration[] }).tools.forEach((decl, index) => {
+      const prev = this.loaded.find((l) => l.decl.name === decl.name);
+      if (prev) out.push(diagAt(src, ['tools', index, 'name'], `duplicate tool name '${decl.name}' (also in ${prev.src.file})`));
+      else this.loaded.push({ decl, src, index });
+    });
+    return out;
+  }
+
+  finish(routes: CompiledRoute[]): Diagnostic[] {
+    const out: Diagnostic[] = [];
+    const byId = new Map(routes.map((r) => [r.id, r]));
+    this.tools = [];
+    for (const { decl, src, index } of this.loaded) {
+      const at = (k: string) => ['tools', index, k];
+      const route = byId.get(decl.route);
+      if (!route) {
+        const s = didYouMean(decl.route, byId.keys());
+        out.push(diagAt(src, at('route'), `tool '${decl.name}' targets route '${decl.route}', which is not loaded${s ? `; did you mean '${s}'?` : ''} (load its folder beside routes/gateway, or remove the tool)`));
+        continue;
+      }
+      const file = (k: 'input-schema' | 'output-schema'): Record<string, unknown> | undefined => {
+        const name = decl[k];
+        if (!name) return undefined;
+        const abs = resolve(this.root, name);
+        if (!existsSync(abs)) { out.push(diagAt(src, at(k), `file not found: ${name}`)); return undefined; }
+        try { return JSON.parse(readFileSync(abs, 'utf8')); } catch (e: any) { out.push(diagAt(src, at(k), `${name}: invalid JSON: ${e.message}`)); return undefined; }
+      };
+      const input = file('input-schema') ?? route.meta.inputSchema;
+      if (!input) {
+        out.push(diagAt(src, at('route'), `tool '${decl.name}': route '${decl.route}' has no body validate schema; give the tool an 'input-schema'`));
+        continue;
+      }
+      const output = file('output-schema') ?? route.meta.outputSchema;
+      const definition: Record<string, unknown> = {
+        name: decl.name,
+        ...(decl.title ? { title: decl.title } : {}),
+        description: decl.description,
+        inputSchema: mcpSchema(input),
+        ...(output ? { outputSchema: mcpSchema(output) } : {}),
+        ...(decl.annotations ? { annotations: decl.annotations } : {}),
+        ...(decl.security === 'bearer' ? { _meta: { 'platform/security': 'bearer' } } : {}),
+      };
+      const digest = 'sha256:' + createHash('sha256').update(canonical({ ...definition, security: decl.security, route: decl.route })).digest('hex');
+      this.tools.push({ name: decl.name, route: decl.route, security: decl.security, definition, digest, file: src.file });
+    }
+    return out;
+  }
+
+  /** Where a tool is declared, for approval diagnostics. */
+  where(name: string): { src: YamlSource; index: number } | undefined {
+    const l = this.loaded.find((x) => x.decl.name === name);
+    return l && { src: l.src, index: l.index };
+  }
+}
+
+// ---- approvals -------------------------------------------------------------------------------
+
+export const APPROVALS_FILE = 'gateway-approvals.yaml';
+
+export interface Approval { digest: string; approvedAt?: string; approvedBy?: string }
+export type Approvals = Record<string, Record<string, Approval>>;
+
+export function approvalsPath(valuesDir: string): string {
+  return join(valuesDir, APPROVALS_FILE);
+}
+
+export function readApprovals(valuesDir: string): Approvals {
+  const file = approvalsPath(valuesDir);
+  if (!existsSync(file)) return {};
+  const v = parseDocument(readFileSync(file, 'utf8')).toJS() as Record<string, unknown> | null;
+  const out: Approvals = {};
+  for (const [env, tools] of Object.entries(v ?? {})) {
+    if (!tools || typeof tools !== 'object') continue;
+    out[env] = {};
+    for (const [name, a] of Object.entries(tools as Record<string, any>)) {
+      if (a && typeof a.digest === 'string') out[env][name] = { digest: a.digest, approvedAt: a.approvedAt, approvedBy: a.approvedBy };
+    }
+  }
+  return out;
+}
+
+export type ApprovalState = 'approved' | 'unapproved' | 'changed';
+
+export function approvalState(tool: Tool, approvals: Approvals, env: string): ApprovalState {
+  const a = approvals[env]?.[tool.name];
+  if (!a) return 'unapproved';
+  return a.digest === tool.digest ? 'approved' : 'changed';
+}
+
+/** Records the digests of `tools` for `env`, keeping the file's comments and other entries. */
+export function writeApprovals(valuesDir: string, env: string, tools: Tool[], by?: string): void {
+  const file = approvalsPath(valuesDir);
+  let doc: Document;
+  if (existsSync(file)) doc = parseDocument(readFileSync(file, 'utf8'));
+  else {
+    doc = new Document({});
+    doc.commentBefore = ' Tool approvals of the agent tool gateway, per environment: a tool is served only while the digest\n'
+      + ' of its metadata (name, description, schemas, security, route) equals the one recorded here.\n'
+      + ' Written by `engine tools approve NAME --env ENV`; review the diff like code.';
+  }
+  if (doc.contents === null) doc.contents = doc.createNode({}) as any;
+  const now = new Date().toISOString();
+  for (const t of tools) {
+    doc.setIn([env, t.name], doc.createNode({ digest: t.digest, approvedAt: now, ...(by ? { approvedBy: by } : {}) }));
+  }
+  writeFileSync(file, doc.toString({ lineWidth: 0 }));
+}

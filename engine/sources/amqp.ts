@@ -1,0 +1,455 @@
+// from: amqp — consumes messages from AMQP 1.0 queues (rhea) and runs the route once per message.
+//
+// Queues come from a mapping `<queue_name>><route_identifier>` (several entries, comma or newline
+// separated; `source.queue.route.mapping`): a route consumes every queue mapped to its id.
+// `consumers` receiver links per queue, each with `prefetch` credit, bound the messages in flight.
+//
+// transacted (default): a message is accepted only after the route ended without error, that is
+// after its event was accepted by the event hub. A transient failure (event hub 5xx or 429, a
+// timeout, a connection error, the engine shutting down) releases it and the broker redelivers it;
+// the consumer then pauses with exponential backoff so a down event hub is not hammered. A
+// permanent failure (body not JSON, schema violation, event hub 4xx) rejects it, logged at error
+// level with the message id and the reason. transacted: false accepts on arrival (at most once).
+//
+// The connection is re-established for ever with exponential backoff; `/health/ready` is false
+// while it is down, and each failed attempt logs one warning. Credentials are never logged.
+
+import { randomUUID } from 'node:crypto';
+import rhea from 'rhea';
+import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
+import type { Logger } from 'pino';
+import { defineSource, type SourceHost } from './source-kind.ts';
+import { createExchange } from '../runtime/exchange.ts';
+import { runRoute, type CompiledRoute } from '../runtime/route.ts';
+import { PlatformError } from '../runtime/errors.ts';
+import { parseAmqpUrl, redactUrl, messageIdString, bodyOf, contentId, settle, type AmqpAddress, type Outcome } from '../amqp/rhea-util.ts';
+
+type Num = number | string;
+type Bool = boolean | string;
+
+interface AmqpConfig {
+  provider?: 'amqp';
+  url: string;
+  username?: string;
+  password?: string;
+  mapping: string | string[];
+  consumers?: Num;
+  prefetch?: Num;
+  transacted?: Bool;
+  content?: 'json' | 'text';
+  reconnect?: { delay?: Num; 'max-delay'?: Num; multiplier?: Num };
+  'release-backoff'?: { delay?: Num; 'max-delay'?: Num; multiplier?: Num };
+  'drain-timeout'?: Num;
+}
+
+interface Backoff { delay: number; maxDelay: number; multiplier: number }
+
+interface Compiled {
+  url: string;
+  address?: AmqpAddress;
+  username?: string;
+  password?: string;
+  queues: string[];
+  consumers: number;
+  prefetch: number;
+  transacted: boolean;
+  content: 'json' | 'text';
+  reconnect: Backoff;
+  releaseBackoff: Backoff;
+  drainTimeout: number;
+}
+
+const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
+const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
+const backoffSchema = (what: string) => ({
+  type: 'object',
+  additionalProperties: false,
+  description: `${what}: exponential backoff, milliseconds`,
+  properties: { delay: num, 'max-delay': num, multiplier: num },
+});
+
+const toBool = (v: Bool | undefined, d: boolean) => (v === undefined ? d : v === true || v === 'true');
+const toBackoff = (c: AmqpConfig['reconnect'], d: Backoff): Backoff => ({
+  delay: c?.delay !== undefined ? Number(c.delay) : d.delay,
+  maxDelay: c?.['max-delay'] !== undefined ? Number(c['max-delay']) : d.maxDelay,
+  multiplier: c?.multiplier !== undefined ? Number(c.multiplier) : d.multiplier,
+});
+const nextDelay = (b: Backoff, attempt: number) => Math.min(b.maxDelay, b.delay * Math.pow(b.multiplier > 0 ? b.multiplier : 1, Math.max(0, attempt - 1)));
+
+/** Parses `q1>route-a, q2>route-b` (commas or newlines); the last `>` splits queue and route. */
+export function parseMapping(mapping: string | string[]): { queue: string; route: string }[] {
+  const entries = (Array.isArray(mapping) ? mapping : String(mapping).split(/[,\n]/)).map((e) => String(e).trim()).filter(Boolean);
+  return entries.map((e) => {
+    const i = e.lastIndexOf('>');
+    const queue = i > 0 ? e.slice(0, i).trim() : '';
+    const route = i > 0 ? e.slice(i + 1).trim() : '';
+    if (!queue || !route) throw new Error(`entry '${e}' is not of the form <queue_name>><route_identifier>`);
+    return { queue, route };
+  });
+}
+
+export default defineSource<AmqpConfig>({
+  kind: 'amqp',
+  description: 'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, rejects it on a permanent one.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'mapping'],
+    properties: {
+      provider: { const: 'amqp', description: "listener provider (source.provider); only 'amqp' (AMQP 1.0)" },
+      url: { type: 'string', description: 'broker URL, amqp://host[:port] or amqps://host[:port] (amqp.connection.url)' },
+      username: { type: 'string', description: 'SASL PLAIN user name (amqp.connection.username); anonymous when absent' },
+      password: { type: 'string', description: 'SASL PLAIN password (amqp.connection.password); never logged' },
+      mapping: {
+        anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+        description: '<queue_name>><route_identifier> entries, comma separated (source.queue.route.mapping); this route consumes the queues mapped to its id',
+      },
+      consumers: { ...num, description: 'receiver links per queue (source.concurrent.threads), default 1' },
+      prefetch: { ...num, description: 'credit per receiver link: messages in flight per consumer, default 1' },
+      transacted: { ...bool, description: 'accept only after the route succeeded (inbound.listener.transacted), default true' },
+      content: { enum: ['json', 'text'], description: 'json (default): the body is parsed and a message that is not JSON is rejected; text: the body is a string' },
+      reconnect: backoffSchema('between connection attempts (default 1000, max 30000, x2)'),
+      'release-backoff': backoffSchema('pause of a consumer after a release (default 500, max 15000, x2)'),
+      'drain-timeout': { ...num, description: 'at shutdown, time given to messages in flight to finish, ms (default 10000)' },
+    },
+  },
+  compile(cfg, ctx) {
+    const lenient = ctx.services.lintOnly;
+    let address: AmqpAddress | undefined;
+    if (!lenient || /^amqps?:/i.test(cfg.url)) {
+      try {
+        address = parseAmqpUrl(cfg.url);
+      } catch (e) {
+        ctx.fail(`${(e as Error).message}${named(ctx.propertiesAt(['url']))}`, ['url']);
+      }
+    }
+    let entries: { queue: string; route: string }[];
+    try {
+      entries = parseMapping(cfg.mapping);
+    } catch (e) {
+      ctx.fail(`${(e as Error).message}${named(ctx.propertiesAt(['mapping']))}`, ['mapping']);
+    }
+    const queues = entries.filter((e) => e.route === ctx.route.id).map((e) => e.queue);
+    if (!queues.length) {
+      ctx.fail(`the mapping maps no queue to this route '${ctx.route.id}'${named(ctx.propertiesAt(['mapping']))}; entries: ${entries.map((e) => `${e.queue}>${e.route}`).join(', ') || 'none'}`, ['mapping']);
+    }
+    const consumers = Number(cfg.consumers ?? 1);
+    if (!Number.isInteger(consumers) || consumers < 1) ctx.fail(`consumers must be an integer >= 1, got ${cfg.consumers}${named(ctx.propertiesAt(['consumers']))}`, ['consumers']);
+    const prefetch = Number(cfg.prefetch ?? 1);
+    if (!Number.isInteger(prefetch) || prefetch < 1) ctx.fail(`prefetch must be an integer >= 1, got ${cfg.prefetch}`, ['prefetch']);
+    if (cfg.password && !cfg.username && !address?.username) ctx.fail('a password needs a username', ['password']);
+    const compiled: Compiled = {
+      url: cfg.url,
+      address,
+      username: cfg.username || address?.username,
+      password: cfg.password || address?.password,
+      queues: [...new Set(queues)],
+      consumers,
+      prefetch,
+      transacted: toBool(cfg.transacted, true),
+      content: cfg.content ?? 'json',
+      reconnect: toBackoff(cfg.reconnect, { delay: 1000, maxDelay: 30_000, multiplier: 2 }),
+      releaseBackoff: toBackoff(cfg['release-backoff'], { delay: 500, maxDelay: 15_000, multiplier: 2 }),
+      drainTimeout: Number(cfg['drain-timeout'] ?? 10_000),
+    };
+    // never keep the password where `engine routes` or a log could print the config
+    Object.defineProperty(compiled, 'password', { enumerable: false });
+    return compiled;
+  },
+  start(route, compiled, host) {
+    const c = compiled as Compiled;
+    const consumer = new AmqpConsumer(route, c, host);
+    host.services.readiness.set(`amqp:${route.id}`, () => consumer.ready);
+    host.services.onClose(() => consumer.close());
+    consumer.start();
+  },
+});
+
+function named(props: string[]): string {
+  return props.length ? ` (property ${props.map((p) => `'${p}'`).join(', ')})` : '';
+}
+
+interface Slot {
+  queue: string;
+  index: number;
+  receiver?: Receiver;
+  /** messages of this link being processed */
+  inFlight: number;
+  /** consecutive releases, for the pause before asking for more */
+  releases: number;
+  paused?: NodeJS.Timeout;
+}
+
+/** One connection per route; `consumers` receiver links per queue on it. */
+export class AmqpConsumer {
+  private readonly container: Container;
+  private readonly log: Logger;
+  private conn?: Connection;
+  private attempt = 0;
+  private lastError?: string;
+  private timer?: NodeJS.Timeout;
+  private closing = false;
+  private readonly slots: Slot[] = [];
+  private inFlight = 0;
+  private drained?: () => void;
+  private readonly abort = new AbortController();
+  private readonly where: string;
+
+  constructor(private readonly route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost) {
+    this.container = rhea.create_container({ id: `engine-${route.id}-${process.pid}` });
+    // errors are handled per connection; never let rhea throw an unhandled 'error' event
+    this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));
+    this.log = host.services.logger.child({ route: route.id, source: 'amqp' });
+    this.where = redactUrl(c.url);
+    for (const queue of c.queues) for (let i = 0; i < c.consumers; i++) this.slots.push({ queue, index: i, inFlight: 0, releases: 0 });
+  }
+
+  get ready(): boolean {
+    return !!this.conn && this.conn.is_open() && this.slots.every((s) => s.receiver?.is_open());
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  private connect(): void {
+    if (this.closing) return;
+    const a = this.c.address ?? parseAmqpUrl(this.c.url);
+    this.lastError = undefined;
+    const conn = this.container.connect({
+      host: a.host,
+      port: a.port,
+      transport: a.tls ? 'tls' : 'tcp',
+      hostname: a.vhost ? `vhost:${a.vhost}` : a.host,
+      ...(a.tls ? { servername: a.host } : {}),
+      username: this.c.username,
+      password: this.c.password,
+      reconnect: false,
+      idle_time_out: 60_000,
+    } as never);
+    this.conn = conn;
+    conn.on('connection_open', () => {
+      if (this.attempt > 0) this.log.info({ broker: this.where, attempts: this.attempt }, 'AMQP connection re-established');
+      else this.log.info({ broker: this.where, queues: this.c.queues, consumers: this.c.consumers }, 'AMQP connected');
+      this.attempt = 0;
+      for (const s of this.slots) this.openReceiver(conn, s);
+    });
+    conn.on('connection_error', (ctx: EventContext) => {
+      this.lastError = describeAmqpError(ctx.connection.error, this.c.username);
+    });
+    conn.on('connection_close', () => { /* followed by disconnected */ });
+    conn.on('error', (ctx: EventContext) => {
+      this.lastError = errText((ctx as { error?: unknown }).error ?? ctx.connection.error);
+    });
+    conn.on('disconnected', (ctx: EventContext) => {
+      if (this.conn !== conn) return;
+      for (const s of this.slots) {
+        s.receiver = undefined;
+        if (s.paused) { clearTimeout(s.paused); s.paused = undefined; }
+      }
+      if (this.closing) return;
+      const reason = this.lastError ?? errText((ctx as { error?: unknown }).error) ?? 'connection closed';
+      this.attempt++;
+      const delay = nextDelay(this.c.reconnect, this.attempt);
+      this.log.warn({ broker: this.where, attempt: this.attempt, retryInMs: delay, reason, inFlight: this.inFlight },
+        `AMQP connection to ${this.where} failed: ${reason}; retrying in ${delay} ms`);
+      this.timer = setTimeout(() => { this.timer = undefined; this.connect(); }, delay);
+      this.timer.unref?.();
+    });
+  }
+
+  private openReceiver(conn: Connection, s: Slot): void {
+    const receiver = conn.open_receiver({
+      source: { address: s.queue },
+      autoaccept: false,
+      credit_window: 0,
+      name: `${this.route.id}-${s.queue}-${s.index}-${randomUUID().slice(0, 8)}`,
+    });
+    s.receiver = receiver;
+    receiver.on('receiver_open', () => {
+      s.releases = 0;
+      this.topUp(s);
+    });
+    receiver.on('receiver_error', (ctx: EventContext) => {
+      const reason = describeAmqpError(ctx.receiver?.error, this.c.username);
+      this.lastError = `queue '${s.queue}': ${reason}`;
+      this.log.error({ queue: s.queue, reason }, `AMQP receiver on queue '${s.queue}' failed: ${reason}`);
+      // start over through the reconnect loop (backoff, readiness false, a warning per attempt)
+      if (conn.is_open()) conn.close();
+    });
+    receiver.on('receiver_close', () => {
+      if (s.receiver === receiver) s.receiver = undefined;
+    });
+    receiver.on('message', (ctx: EventContext) => {
+      void this.onMessage(s, receiver, ctx);
+    });
+  }
+
+  /** Gives the link credit up to `prefetch` messages in flight, unless paused or closing. */
+  private topUp(s: Slot): void {
+    const r = s.receiver;
+    if (!r || this.closing || s.paused || !r.is_open()) return;
+    const want = this.c.prefetch - s.inFlight - r.credit;
+    if (want > 0) r.add_credit(want);
+  }
+
+  private async onMessage(s: Slot, receiver: Receiver, ctx: EventContext): Promise<void> {
+    const message = ctx.message as Message;
+    const delivery = ctx.delivery!;
+    const { metrics } = this.host.services;
+    const messageId = messageIdString(message.message_id);
+    const stableMessageId = messageId ?? contentId(message);
+    const correlationId = messageIdString(message.correlation_id) ?? messageId ?? randomUUID();
+    const redelivered = message.first_acquirer === false || (message.delivery_count ?? 0) > 0;
+    const log = this.log.child({ correlationId, messageId: stableMessageId, queue: s.queue });
+    s.inFlight++;
+    this.inFlight++;
+    metrics.inFlight.inc({ route: this.route.id });
+    let outcome: Outcome | undefined;
+    let reason: string | undefined;
+    try {
+      if (!messageId) log.warn('message has no message_id: the event id is derived from the body hash');
+      if (!this.c.transacted) settle(delivery, { outcome: 'accepted' });
+      let body: unknown;
+      const b = bodyOf(message);
+      const text = b.bytes ? b.bytes.toString('utf8') : b.text;
+      if (this.c.content === 'text') body = text ?? b.value;
+      else if (text !== undefined) {
+        try {
+          body = JSON.parse(text);
+        } catch (e) {
+          reason = `body is not JSON: ${(e as Error).message}`;
+          outcome = { outcome: 'rejected', condition: 'amqp:decode-error', description: reason };
+        }
+      } else body = b.value;
+      if (!outcome) {
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(message.application_properties ?? {})) headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
+        if (message.content_type) headers['content-type'] = String(message.content_type);
+        const ex = createExchange({
+          routeId: this.route.id,
+          correlationId,
+          body,
+          headers,
+          message: {
+            messageId: stableMessageId,
+            queue: s.queue,
+            redelivered,
+            deliveryCount: message.delivery_count ?? 0,
+            subject: message.subject,
+            contentType: message.content_type,
+            correlationId: messageIdString(message.correlation_id),
+            creationTime: message.creation_time instanceof Date ? message.creation_time.toISOString() : message.creation_time,
+          },
+          log,
+          signal: this.abort.signal,
+        });
+        const started = performance.now();
+        const out = await runRoute(this.route, ex, metrics);
+        metrics.latency.observe({ route: this.route.id }, (performance.now() - started) / 1000);
+        if (!out.error) outcome = { outcome: 'accepted' };
+        else if (out.error.transient) {
+          reason = reasonOf(out.error);
+          outcome = { outcome: 'released' };
+        } else {
+          reason = reasonOf(out.error);
+          outcome = { outcome: 'rejected', condition: conditionOf(out.error), description: reason };
+        }
+      }
+    } catch (e) {
+      // runRoute never throws; this is a bug in the source itself: let the broker redeliver
+      reason = `internal error: ${errText(e)}`;
+      log.error({ err: e }, 'AMQP message handling failed');
+      outcome = { outcome: 'released' };
+    } finally {
+      s.inFlight--;
+      this.inFlight--;
+      metrics.inFlight.dec({ route: this.route.id });
+    }
+    this.finish(s, receiver, delivery, outcome!, reason, log, redelivered);
+  }
+
+  private finish(s: Slot, receiver: Receiver, delivery: NonNullable<EventContext['delivery']>, o: Outcome, reason: string | undefined, log: Logger, redelivered: boolean): void {
+    const { metrics } = this.host.services;
+    if (this.c.transacted) {
+      const done = settle(delivery, o);
+      metrics.messages.inc({ route: this.route.id, queue: s.queue, outcome: done ? o.outcome : 'unsettled' });
+      if (!done) log.warn({ outcome: o.outcome }, 'the AMQP link closed before the message was settled: the broker redelivers it');
+      else if (o.outcome === 'rejected') log.error({ reason, redelivered }, `message rejected: ${reason}`);
+      else if (o.outcome === 'released') log.warn({ reason, redelivered }, `message released for redelivery: ${reason}`);
+    } else {
+      metrics.messages.inc({ route: this.route.id, queue: s.queue, outcome: o.outcome === 'accepted' ? 'accepted' : 'lost' });
+      if (o.outcome !== 'accepted') log.error({ reason }, `message dropped (transacted=false, accepted on arrival): ${reason}`);
+    }
+    if (o.outcome === 'released' && this.c.transacted) {
+      s.releases++;
+      const delay = nextDelay(this.c.releaseBackoff, s.releases);
+      if (!s.paused && s.receiver === receiver && !this.closing) {
+        s.paused = setTimeout(() => { s.paused = undefined; this.topUp(s); }, delay);
+        s.paused.unref?.();
+      }
+    } else {
+      s.releases = 0;
+      if (s.receiver === receiver) this.topUp(s);
+    }
+    if (this.inFlight === 0) this.drained?.();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const s of this.slots) if (s.paused) { clearTimeout(s.paused); s.paused = undefined; }
+    // messages in flight finish (and are settled) first; past the timeout they are abandoned
+    // unsettled, which the broker redelivers
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, this.c.drainTimeout);
+        t.unref?.();
+        this.drained = () => { clearTimeout(t); resolve(); };
+      });
+    }
+    this.abort.abort();
+    const conn = this.conn;
+    if (conn && conn.is_open()) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 2000);
+        t.unref?.();
+        conn.once('connection_close', () => { clearTimeout(t); resolve(); });
+        conn.once('disconnected', () => { clearTimeout(t); resolve(); });
+        conn.close();
+      });
+    }
+    (conn as unknown as { socket?: { destroy(): void } } | undefined)?.socket?.destroy?.();
+  }
+}
+
+function errText(e: unknown): string | undefined {
+  if (e === undefined || e === null) return undefined;
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'object') {
+    const o = e as { condition?: string; description?: string; message?: string };
+    if (o.condition || o.description) return [o.condition, o.description].filter(Boolean).join(': ');
+    if (o.message) return o.message;
+  }
+  return String(e);
+}
+
+/** A broker error in words, naming authentication failures as such (never the password). */
+export function describeAmqpError(e: unknown, username?: string): string {
+  const t = errText(e) ?? 'unknown error';
+  if (/authenticat|sasl|unauthorized-access|access.refused|not.allowed.*login/i.test(t)) {
+    return `authentication failed for user '${username ?? '(anonymous)'}' (check hubvendor-amqp-username / hubvendor-amqp-password): ${t}`;
+  }
+  return t;
+}
+
+function reasonOf(e: PlatformError): string {
+  const fields = e.errors?.length ? ` (${e.errors.map((f) => `${f.field}: ${f.message}`).join('; ')})` : '';
+  return `${e.kind}: ${e.detail ?? e.title}${fields}`;
+}
+
+function conditionOf(e: PlatformError): string {
+  if (e.kind === 'validation') return 'amqp:precondition-failed';
+  if (e.kind === 'eventhub') return 'amqp:not-allowed';
+  return 'amqp:internal-error';
+}
