@@ -70,7 +70,7 @@ for (let i = 0; i < N; i++) {
   try { e = jsonata(src); } catch { parseErrors++; continue; }
   for (const [name, f] of Object.entries(FUNCTIONS)) e.registerFunction(name, f.fn, f.signature);
   const fast = compileFast(e.ast(), FUNCTIONS);
-  if (!fast) { fallbacks++; continue; }
+  if (!fast) { fallbacks++; if (process.env.FALLBACKS) console.log("FB " + src); continue; }
   compiled++;
   for (let j = 0; j < 6; j++) {
     const input = j === 0 ? undefined : value(4);
@@ -81,11 +81,11 @@ for (let i = 0; i < N; i++) {
     if (wasPromise) bails++;
     compared++;
     stats[a.ok ? (a.v === "$undef" ? "undef" : "value") : "error"]++;
+    if (!a.ok && !b.ok && a.code !== b.code) { codeDiffs++; if (!/[\[{]/.test(src) || process.env.SHOW) console.log('CODEDIFF', src, JSON.stringify(input), a.code, b.code); }
     if (JSON.stringify(a) !== JSON.stringify(b) && (a.ok || b.ok)) {
-      codeDiffs += 0;
       mismatches++;
       if (mismatches <= 15) console.log('MISMATCH', src, '\n  input', JSON.stringify(input), 'bindings', JSON.stringify(bindings), '\n  jsonata', JSON.stringify(a).slice(0, 300), '\n  fast   ', JSON.stringify(b).slice(0, 300));
     }
   }
 }
-console.log(stats, { seed: process.argv[2], compiled, fallbacks, parseErrors, compared, mismatches, bails });
+console.log(stats, { codeDiffs, seed: process.argv[2], compiled, fallbacks, parseErrors, compared, mismatches, bails });

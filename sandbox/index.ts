@@ -60,6 +60,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       services.screenvendor = screenvendor;
     }
     // [sandbox:batch] achvendor simulator
+    {
+      const { startAchvendor } = await import('./achvendor/index.ts');
+      const achvendor = await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: process.env.ACHVENDOR_WEBHOOK_BASE_URL ?? 'http://127.0.0.1:8080' });
+      closers.push(() => achvendor.close());
+      urls.achvendor = achvendor.url;
+      services.achvendor = achvendor;
+    }
 
     opts.logger.info({ urls }, 'sandbox started');
     return {

@@ -10,6 +10,7 @@ export interface CliExtension extends EngineExtension {
 export async function loadExtensions(): Promise<CliExtension[]> {
   const list: CliExtension[] = [];
   // [extensions:gateway] push the gateway extension here
+  list.push((await import('../gateway/index.ts')).gatewayExtension());
   return list;
 }
 

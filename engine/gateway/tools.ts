@@ -94,11 +94,14 @@ interface Loaded { decl: ToolDeclaration; src: YamlSource; index: number }
 /** Collects tool declarations while routes load; resolves them against the routes at the end. */
 export class ToolCollector {
   readonly loaded: Loaded[] = [];
+  /** the tools files seen */
+  readonly files = new Set<string>();
   tools: Tool[] = [];
 
   constructor(private root: string) {}
 
   load(src: YamlSource): Diagnostic[] {
+    this.files.add(src.file);
     const d = checkConfig(src.value, TOOLS_FILE_SCHEMA, src, [], 'tools file');
     if (d.length) return d;
     const out: Diagnostic[] = [];

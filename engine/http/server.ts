@@ -54,6 +54,7 @@ export function sendProblem(reply: FastifyReply, err: PlatformError, correlation
 export class HttpServer {
   readonly app: FastifyInstance;
   private inFlight = 0;
+  private closing = false;
   private routes: { route: CompiledRoute; cfg: HttpRouteConfig }[] = [];
 
   constructor(private opts: HttpServerOptions) {
@@ -69,6 +70,8 @@ export class HttpServer {
     app.decorateRequest('rawBody', undefined);
     app.decorateRequest('correlationId', '');
     app.addHook('onRequest', (req, _reply, done) => { req.correlationId = correlationIdOf(req); done(); });
+    // answers sent while closing tell keep-alive clients to go away
+    app.addHook('onSend', (_req, reply, _payload, done) => { if (this.closing) reply.header('connection', 'close'); done(); });
     // JSON is parsed here (not by fastify) so the raw bytes stay available for signatures.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer' }, (req, buf, done) => {
@@ -177,12 +180,20 @@ export class HttpServer {
 
   /** Stops accepting, waits for in-flight exchanges up to `timeoutMs`, then closes. */
   async close(timeoutMs: number): Promise<boolean> {
+    const server = this.app.server;
+    this.closing = true;
     const closing = this.app.close();
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (this.inFlight > 0 && Date.now() < deadline) {
+      server.closeIdleConnections();
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const clean = this.inFlight === 0;
-    if (!clean) this.app.server.closeAllConnections();
+    // connections that finished their last exchange are idle now; anything left is cut
+    server.closeIdleConnections();
+    const rest = setTimeout(() => server.closeAllConnections(), clean ? 200 : 0);
     await closing;
+    clearTimeout(rest);
     return clean;
   }
 }

@@ -123,7 +123,7 @@ export default defineSource<AmqpConfig>({
         ctx.fail(`${(e as Error).message}${named(ctx.propertiesAt(['url']))}`, ['url']);
       }
     }
-    let entries: { queue: string; route: string }[];
+    let entries: { queue: string; route: string }[] = [];
     try {
       entries = parseMapping(cfg.mapping);
     } catch (e) {
@@ -289,7 +289,7 @@ export class AmqpConsumer {
   private topUp(s: Slot): void {
     const r = s.receiver;
     if (!r || this.closing || s.paused || !r.is_open()) return;
-    const want = this.c.prefetch - s.inFlight - r.credit;
+    const want = this.c.prefetch - s.inFlight - (r as unknown as { credit: number }).credit;
     if (want > 0) r.add_credit(want);
   }
 

@@ -23,11 +23,12 @@ export default defineStep<ToDirectConfig>({
   compile(cfg, ctx) {
     const bodyExpr = cfg.body ? ctx.expr(cfg.body, ['body']) : undefined;
     const set = compileTarget(cfg.into);
-    const call = ctx.services.callRoute;
+    // read at run time: the engine fills services.callRoute only after every route compiled
+    const services = ctx.services;
     return async (ex) => {
       let body = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
       if (isPromise(body)) body = await body;
-      const r = await call(cfg.route, { body, headers: ex.headers, user: ex.user, correlationId: ex.correlationId, signal: ex.signal });
+      const r = await services.callRoute(cfg.route, { body, headers: ex.headers, user: ex.user, correlationId: ex.correlationId, signal: ex.signal });
       set(ex, r.body);
     };
   },

@@ -117,8 +117,12 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
   const alerts = new Map<string, Alert>();
   const mutes = new Map<string, Mute>();
   const webhooks = new Map<string, StoredWebhook>();
-  let seq = 0;
-  const id = (prefix: string) => `${prefix}-${String(++seq).padStart(6, '0')}`;
+  const seqs = new Map<string, number>();
+  const id = (prefix: string) => {
+    const n = (seqs.get(prefix) ?? 0) + 1;
+    seqs.set(prefix, n);
+    return `${prefix}-${String(n).padStart(6, '0')}`;
+  };
 
   const riskOf = (p: DemoProfile, matchType: MatchType): Risk => ({
     identifier: id('RSK'),

@@ -609,7 +609,7 @@ function shape(v: any): unknown {
   if (typeof v === 'function') return { $function: true };
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
-    return { $array: Array.from(v, shape), sequence: v.sequence === true, keepSingleton: !!(v as any).keepSingleton, outerWrapper: !!(v as any).outerWrapper, cons: !!(v as any).cons };
+    return { $array: Array.from(v, shape), sequence: (v as any).sequence === true, keepSingleton: !!(v as any).keepSingleton, outerWrapper: !!(v as any).outerWrapper, cons: !!(v as any).cons };
   }
   return { $object: Object.keys(v).map((k) => [k, shape(v[k])]), nullPrototype: Object.getPrototypeOf(v) === null };
 }

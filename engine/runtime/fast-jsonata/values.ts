@@ -120,6 +120,9 @@ export function toJsonataString(arg: any, prettify: boolean = false): string | u
   if (typeof arg === 'string') return arg;
   if (isFunction(arg)) return '';
   if (typeof arg === 'number' && !isFinite(arg)) throw new FastJsonataError('D3001', { value: arg });
+  // JSON.stringify of a finite number or a boolean is its String() form: skip the replacer machinery
+  if (typeof arg === 'number') return numberToString(arg);
+  if (typeof arg === 'boolean') return String(arg);
   const space = prettify ? 2 : 0;
   if (Array.isArray(arg) && (arg as Seq).outerWrapper) arg = arg[0];
   return JSON.stringify(
@@ -132,6 +135,17 @@ export function toJsonataString(arg: any, prettify: boolean = false): string | u
     },
     space,
   );
+}
+
+/**
+ * JSONata prints non-integers via toPrecision(15), which is slow. When String(n) has at most 15
+ * characters it has at most 15 significant digits, and then rounding n to 15 digits gives n back
+ * (a double's half-ulp is below 0.12 units of the 15th digit), so String(n) is already the answer.
+ */
+function numberToString(n: number): string {
+  if (Number.isInteger(n)) return String(n);
+  const s = String(n);
+  return s.length <= 15 ? s : String(Number(n.toPrecision(15)));
 }
 
 /** fn.lookup: field access, mapping over arrays and flattening one level per nesting. */

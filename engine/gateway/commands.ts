@@ -1,0 +1,114 @@
+// CLI commands of the gateway:
+//   engine keys create [--name NAME] [--env ENV] [--tools a,b] [--secondary]
+//   engine token --sub alice [--ttl 3600] [--env sandbox]
+//   engine tools list [DIR...] [--env ENV]
+//   engine tools approve NAME... | --all [DIR...] [--env ENV]
+
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { lintProject } from '../engine.ts';
+import { formatDiagnostic } from '../dsl/diagnostics.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { loadValues } from '../config/values.ts';
+import { keyEntry, newKey } from './keys.ts';
+import { approvalState, approvalsPath, readApprovals, writeApprovals, type Tool } from './tools.ts';
+import type { GatewayExtension } from './index.ts';
+
+function fail(msg: string): never {
+  process.stderr.write(`engine: ${msg}\n`);
+  process.exit(1);
+}
+
+async function loadTools(ext: GatewayExtension, dirs: string[], o: { env?: string; values: string }): Promise<Tool[]> {
+  const diags = await lintProject({ routes: dirs.length ? dirs : ['routes'], env: o.env, valuesDir: o.values, extensions: [ext], logger: createLogger('silent') });
+  // problems of the tool files block (a tool whose route did not compile shows up there); other
+  // connectors' problems are theirs
+  const blocking = diags.filter((d) => ext.toolFiles.has(d.file) && !/changed since it was approved/.test(d.message));
+  if (blocking.length) {
+    for (const d of blocking) process.stderr.write(formatDiagnostic(d) + '\n');
+    fail(`${blocking.length} problem(s); fix them first (engine lint)`);
+  }
+  return ext.tools;
+}
+
+export function registerGatewayCommands(program: Command, ext: GatewayExtension): void {
+  const keys = program.command('keys').description('gateway subscription keys');
+  keys.command('create')
+    .description('print a new subscription key (shown once) and the entry to store in values/gateway.values.yaml')
+    .option('--name <name>', 'subscription name', 'my-agent')
+    .option('--env <name>', 'environment the key is for', 'development')
+    .option('--tools <list>', "tools the subscription may use, comma-separated ('*' = all approved)", '*')
+    .option('--secondary', 'print the entry as the secondary key (rotation)')
+    .action((o: { name: string; env: string; tools: string; secondary?: boolean }) => {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(o.name)) fail('--name: letters, digits, - and _ only');
+      const key = newKey();
+      const tools = o.tools.split(',').map((t) => t.trim()).filter(Boolean);
+      process.stdout.write([
+        'New subscription key (shown once; hand it to the client and keep no other copy):',
+        '',
+        `  ${key}`,
+        '',
+        'Store only its hash, in values/gateway.values.yaml:',
+        '',
+        'gateway:',
+        '  subscriptions:',
+        `    ${o.env}:`,
+        `      ${o.name}:`,
+        `        ${o.secondary ? 'secondary' : 'primary'}: ${keyEntry(key)}`,
+        ...(o.secondary ? [] : [`        tools: [${tools.map((t) => (t === '*' ? "'*'" : t)).join(', ')}]`]),
+        '',
+      ].join('\n'));
+    });
+
+  program.command('token')
+    .description('mint a sandbox access token (signed with the sandbox identity provider key) for a user')
+    .requiredOption('--sub <user>', 'user id (the subject claim)')
+    .option('--ttl <seconds>', 'lifetime', '3600')
+    .option('--env <name>', 'environment (sandbox only)', 'sandbox')
+    .option('--values <dir>', 'values directory', 'values')
+    .action(async (o: { sub: string; ttl: string; env: string; values: string }) => {
+      if (!/^[A-Za-z0-9._@-]{1,128}$/.test(o.sub)) fail('--sub: 1-128 characters [A-Za-z0-9._@-]');
+      const ttl = Number(o.ttl);
+      if (!Number.isInteger(ttl) || ttl <= 0 || ttl > 86_400) fail('--ttl: whole seconds, 1 to 86400');
+      const values = loadValues({ dir: resolve(o.values), env: o.env, lenient: true });
+      if (!values.environment.sandbox) fail(`'${o.env}' is not a sandbox environment: real tokens come from your identity provider`);
+      const { signSandboxToken, SANDBOX_ISSUER, SANDBOX_AUDIENCE } = await import('../../sandbox/idp/index.ts');
+      const issuer = values.keys.resolve('gateway-jwt-issuer')?.value ?? SANDBOX_ISSUER;
+      const audience = values.keys.resolve('gateway-jwt-audience')?.value ?? SANDBOX_AUDIENCE;
+      process.stdout.write(await signSandboxToken({ sub: o.sub, ttl, issuer, audience }) + '\n');
+    });
+
+  const tools = program.command('tools').description('gateway tools and their approvals');
+  tools.command('list')
+    .description('the declared tools and their approval state in an environment')
+    .argument('[dirs...]', 'route folders', ['routes'])
+    .option('--env <name>', 'environment', 'sandbox')
+    .option('--values <dir>', 'values directory', 'values')
+    .action(async (dirs: string[], o: { env: string; values: string }) => {
+      const list = await loadTools(ext, dirs, o);
+      const approvals = readApprovals(resolve(o.values));
+      const rows = list.map((t) => [t.name, t.security, t.route, approvalState(t, approvals, o.env), t.digest.slice(0, 19)]);
+      const head = ['TOOL', 'SECURITY', 'ROUTE', `STATE (${o.env})`, 'DIGEST'];
+      const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+      for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd() + '\n');
+    });
+
+  tools.command('approve')
+    .description('approve tools for an environment: records the digest of their metadata in values/gateway-approvals.yaml')
+    .argument('[names...]', 'tool names')
+    .option('--all', 'every declared tool')
+    .option('--env <name>', 'environment', 'sandbox')
+    .option('--values <dir>', 'values directory', 'values')
+    .option('--routes <dirs>', 'route folders, comma-separated', 'routes')
+    .option('--by <who>', 'approver, recorded beside the digest')
+    .action(async (names: string[], o: { all?: boolean; env: string; values: string; routes: string; by?: string }) => {
+      if (!names.length && !o.all) fail('name the tools to approve, or pass --all');
+      const list = await loadTools(ext, o.routes.split(','), o);
+      const unknown = names.filter((n) => !list.some((t) => t.name === n));
+      if (unknown.length) fail(`no tool named ${unknown.map((n) => `'${n}'`).join(', ')}; declared: ${list.map((t) => t.name).join(', ')}`);
+      const chosen = o.all ? list : list.filter((t) => names.includes(t.name));
+      writeApprovals(resolve(o.values), o.env, chosen, o.by);
+      for (const t of chosen) process.stdout.write(`approved ${t.name} for ${o.env}: ${t.digest}\n`);
+      process.stdout.write(`wrote ${approvalsPath(o.values)}\n`);
+    });
+}

@@ -1,0 +1,123 @@
+// The agent tool gateway as an engine extension: loads `tools:` files from the route folders,
+// checks them against the loaded routes and the approvals (lint), serves POST /mcp on the
+// engine's listener, and adds the `engine keys`, `engine token` and `engine tools` commands.
+
+import type { Command } from 'commander';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CliExtension } from '../cli/extensions.ts';
+import type { RunningEngine } from '../engine.ts';
+import type { DocumentHandler } from '../dsl/route-loader.ts';
+import { DiagnosticError } from '../dsl/diagnostics.ts';
+import { diagAt } from '../dsl/yaml-source.ts';
+import type { ValuesSet } from '../config/values.ts';
+import { readSettings, type GatewaySettings } from './config.ts';
+import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
+import { TokenVerifier } from './jwt.ts';
+import { MemoryLimiter, RedisLimiter, type Limiter } from './rate-limit.ts';
+import { McpGateway } from './mcp.ts';
+import { registerGatewayCommands } from './commands.ts';
+
+export const MCP_PATH = '/mcp';
+
+export interface GatewayExtension extends CliExtension {
+  /** tools of the last load, with their digests */
+  readonly tools: Tool[];
+  /** the tools files of the last load */
+  readonly toolFiles: Set<string>;
+  /** the running gateway (after start), for tests */
+  readonly running?: { gateway: McpGateway; verifier: TokenVerifier; limiter: Limiter; settings: GatewaySettings; served: Tool[] };
+}
+
+export function gatewayExtension(): GatewayExtension {
+  let collector: ToolCollector | undefined;
+  let valuesSet: ValuesSet | undefined;
+  let running: GatewayExtension['running'];
+
+  const ext: GatewayExtension = {
+    name: 'gateway',
+    get tools() { return collector?.tools ?? []; },
+    get toolFiles() { return collector?.files ?? new Set<string>(); },
+    get running() { return running; },
+
+    documents({ values, services }) {
+      collector = new ToolCollector(services.root);
+      valuesSet = values;
+      const c = collector;
+      const handler: DocumentHandler = {
+        key: 'tools',
+        load: (src) => c.load(src),
+        finish: (routes) => {
+          if (!c.loaded.length) return [];
+          const diags = c.finish(routes);
+          if (!services.lintOnly) return diags;
+          // lint: the settings, and every approval that no longer matches its tool
+          try { readSettings(values); } catch (e) {
+            if (e instanceof DiagnosticError) diags.push(...e.diagnostics); else throw e;
+          }
+          const approvals = readApprovals(values.dir);
+          const envs = values.environment.file ? [values.environment.name] : Object.keys(approvals);
+          for (const t of c.tools) {
+            for (const env of envs) {
+              if (approvalState(t, approvals, env) !== 'changed') continue;
+              const w = c.where(t.name)!;
+              diags.push(diagAt(w.src, ['tools', w.index, 'name'], `tool '${t.name}' changed since it was approved for '${env}' (its metadata or its route's schemas); it is not served there until approved again: engine tools approve ${t.name} --env ${env}`));
+            }
+          }
+          return diags;
+        },
+      };
+      return [handler];
+    },
+
+    async start(engine: RunningEngine) {
+      if (!collector?.tools.length || !valuesSet) return;
+      const log = engine.services.logger.child({ component: 'gateway' });
+      const settings = readSettings(valuesSet);
+      const approvals = readApprovals(valuesSet.dir);
+      const served: Tool[] = [];
+      for (const t of collector.tools) {
+        const st = approvalState(t, approvals, settings.env);
+        if (st === 'approved') served.push(t);
+        else log.warn({ tool: t.name, env: settings.env, state: st }, st === 'changed'
+          ? 'gateway: tool changed since its approval; not served until approved again (engine tools approve)'
+          : 'gateway: tool not approved for this environment; not served (engine tools approve)');
+      }
+      const verifier = new TokenVerifier(settings.jwt, log);
+      await verifier.init();
+      const limiter: Limiter = settings.redis
+        ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log)
+        : new MemoryLimiter();
+      engine.services.onClose(() => limiter.close());
+      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log });
+      running = { gateway, verifier, limiter, settings, served };
+
+      const notAllowed = (_req: FastifyRequest, reply: FastifyReply) => {
+        reply.code(405).header('allow', 'POST').header('content-type', 'application/json')
+          .send('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}');
+      };
+      await engine.http.app.register(async (app) => {
+        // the body is read as text here: invalid JSON is a JSON-RPC parse error, not a problem
+        app.removeAllContentTypeParsers();
+        app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+        app.post(MCP_PATH, async (req, reply) => {
+          const out = await gateway.handle({
+            headers: req.headers,
+            body: typeof req.body === 'string' ? req.body : '',
+            remoteAddress: req.socket.remoteAddress,
+            correlationId: req.correlationId,
+          });
+          reply.code(out.status).headers(out.headers);
+          return reply.send(out.body);
+        });
+        app.get(MCP_PATH, notAllowed);
+        app.delete(MCP_PATH, notAllowed);
+      });
+      log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: settings.redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
+    },
+
+    commands(program: Command) {
+      registerGatewayCommands(program, ext);
+    },
+  };
+  return ext;
+}

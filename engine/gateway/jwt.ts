@@ -1,0 +1,168 @@
+// Bearer JWT verification with jose: the signing keys come from OIDC discovery, a JWKS URL, a JWKS
+// file or a PEM public key; an algorithm allowlist (asymmetric only), `exp` required, `iss` and
+// `aud` checked, a small clock tolerance, `sub` is the user id. Verified tokens are cached by their
+// exact string (bounded LRU): an entry lives until the token's `exp` and is dropped when the
+// signing keys change. Remote keys are refetched when older than their max age and on an unknown
+// `kid`, at most once per cooldown.
+
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { Logger } from 'pino';
+import type { JwtSettings } from './config.ts';
+import { Lru } from './lru.ts';
+
+export class TokenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenError';
+  }
+}
+
+export interface VerifiedToken {
+  sub: string;
+  /** ms since epoch */
+  exp: number;
+  nbf?: number;
+  generation: number;
+}
+
+const MAX_TOKEN = 8192;
+
+function describe(e: unknown): string {
+  if (e instanceof errors.JWTExpired) return 'the token has expired';
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    if (e.claim === 'nbf') return 'the token is not valid yet (nbf)';
+    if (e.claim === 'aud') return 'the token is for another audience';
+    if (e.claim === 'iss') return 'the token is from another issuer';
+    if (e.reason === 'missing') return `the token has no '${e.claim}' claim`;
+    return `the '${e.claim}' claim is invalid`;
+  }
+  if (e instanceof errors.JOSEAlgNotAllowed) return 'the token\'s algorithm is not allowed';
+  if (e instanceof errors.JWSSignatureVerificationFailed) return 'the token\'s signature is invalid';
+  if (e instanceof errors.JWKSNoMatchingKey) return 'the token is signed with an unknown key';
+  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return 'the token is malformed';
+  if (e instanceof TokenError) return e.message;
+  return 'the token could not be verified';
+}
+
+export class TokenVerifier {
+  private cache: Lru<string, VerifiedToken>;
+  private generation = 0;
+  private jwks?: ReturnType<typeof createLocalJWKSet>;
+  private jwksFingerprint = '';
+  private staticKey?: KeyObject;
+  private fetchedAt = 0;
+  private lastRefetch = 0;
+  private jwksUri?: string;
+  private inflight?: Promise<void>;
+  private getKey: JWTVerifyGetKey;
+
+  constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch) {
+    this.cache = new Lru(s.tokenCacheSize);
+    this.jwksUri = s.jwksUri;
+    if (s.publicKeyPem) {
+      const pem = s.publicKeyPem.includes('-----BEGIN') ? s.publicKeyPem : readFileSync(s.publicKeyPem, 'utf8');
+      this.staticKey = createPublicKey(pem);
+    } else if (s.jwksFile) {
+      this.setJwks(JSON.parse(readFileSync(s.jwksFile, 'utf8')) as JSONWebKeySet);
+    }
+    this.getKey = async (header, token) => {
+      if (this.staticKey) return this.staticKey;
+      if (!this.remote) {
+        if (!this.jwks) throw new TokenError('no signing keys are configured');
+        return this.jwks(header, token);
+      }
+      if (!this.jwks || Date.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000) await this.refresh(true).catch(() => {});
+      if (!this.jwks) throw new TokenError('the identity provider\'s keys are not available');
+      try {
+        return await this.jwks(header, token);
+      } catch (e) {
+        if (!(e instanceof errors.JWKSNoMatchingKey)) throw e;
+        // an unknown kid: the provider may have rotated; refetch at most once per cooldown
+        if (Date.now() - this.lastRefetch < s.jwksCooldownSeconds * 1000) throw e;
+        await this.refresh(true).catch(() => {});
+        return this.jwks(header, token);
+      }
+    };
+  }
+
+  private get remote(): boolean {
+    return !!(this.s.discoveryUrl || this.s.jwksUri);
+  }
+
+  /** Fetches the keys now (start-up); failures are logged, tokens fail until keys arrive. */
+  async init(): Promise<void> {
+    if (!this.remote) return;
+    await this.refresh(false).catch((e) => this.log.warn({ err: { message: (e as Error).message } }, 'gateway: signing keys not fetched yet'));
+  }
+
+  private refresh(counted: boolean): Promise<void> {
+    if (counted) this.lastRefetch = Date.now();
+    this.inflight ??= this.fetchKeys().finally(() => { this.inflight = undefined; });
+    return this.inflight;
+  }
+
+  private async fetchKeys(): Promise<void> {
+    const get = async (url: string): Promise<any> => {
+      const res = await this.fetchImpl(url, { signal: AbortSignal.timeout(5000), headers: { accept: 'application/json' } });
+      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+      return res.json();
+    };
+    if (this.s.discoveryUrl && !this.jwksUri) {
+      const doc = await get(this.s.discoveryUrl);
+      if (doc?.issuer !== this.s.issuer) throw new Error(`discovery document issuer '${doc?.issuer}' is not the configured issuer '${this.s.issuer}'`);
+      if (typeof doc.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
+      this.jwksUri = doc.jwks_uri;
+    }
+    const jwks = await get(this.jwksUri!);
+    if (!jwks || !Array.isArray(jwks.keys)) throw new Error('JWKS has no keys array');
+    this.setJwks(jwks);
+    this.fetchedAt = Date.now();
+  }
+
+  private setJwks(jwks: JSONWebKeySet): void {
+    const keys = jwks.keys.filter((k) => !k.d && (k.use === undefined || k.use === 'sig'));
+    const fp = JSON.stringify(keys.map((k) => JSON.stringify(k)).sort());
+    if (fp !== this.jwksFingerprint) {
+      if (this.jwksFingerprint) this.log.info({ keys: keys.map((k) => k.kid) }, 'gateway: signing keys changed; verified-token cache cleared');
+      this.jwksFingerprint = fp;
+      this.jwks = createLocalJWKSet({ keys });
+      this.generation++;
+      this.cache.clear();
+    }
+  }
+
+  /** The verified token, from the cache when this exact string was verified before. */
+  async verify(token: string): Promise<VerifiedToken> {
+    const now = Date.now();
+    const tol = this.s.clockToleranceSeconds * 1000;
+    const hit = this.cache.get(token);
+    if (hit) {
+      if (hit.generation === this.generation && now <= hit.exp + tol && (hit.nbf === undefined || hit.nbf - tol <= now)) return hit;
+      this.cache.delete(token);
+      if (now > hit.exp + tol) throw new TokenError('the token has expired');
+    }
+    if (token.length > MAX_TOKEN) throw new TokenError('the token is too long');
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.getKey, {
+        issuer: this.s.issuer,
+        audience: this.s.audience,
+        algorithms: this.s.algorithms,
+        clockTolerance: this.s.clockToleranceSeconds,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (e) {
+      throw new TokenError(describe(e));
+    }
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new TokenError('the token has no usable \'sub\' claim');
+    const v: VerifiedToken = { sub: payload.sub, exp: payload.exp! * 1000, nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined, generation: this.generation };
+    this.cache.set(token, v);
+    return v;
+  }
+
+  get cachedTokens(): number {
+    return this.cache.size;
+  }
+}

@@ -1,0 +1,94 @@
+// Operations endpoints, correlation ids, log masking and graceful shutdown.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { createLogger, mask } from '../../engine/runtime/logger.ts';
+
+const FX = '/foreign-exchange/exchange-rates';
+let e: TestEngine;
+beforeAll(async () => { e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] }); });
+afterAll(async () => { await e?.close(); });
+
+describe('operations endpoints', () => {
+  it('health, readiness, metrics and OpenAPI', async () => {
+    expect((await e.request('GET', '/health/live')).body).toEqual({ status: 'UP' });
+    const ready = await e.request('GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.started).toBe(true);
+
+    await e.request('POST', FX, { buyCurrency: 'EUR', sellCurrency: 'USD' });
+    await e.request('POST', FX, { buyCurrency: 'EUR' });
+    const metrics = (await fetch(e.url + '/metrics').then((r) => r.text()));
+    expect(metrics).toMatch(/engine_route_requests_total\{route="get-exchange-rate",status="200"\} [1-9]/);
+    expect(metrics).toMatch(/engine_route_requests_total\{route="get-exchange-rate",status="400"\} [1-9]/);
+    expect(metrics).toMatch(/engine_vendor_calls_total\{route="get-exchange-rate",target="hubvendor-forex",status="200"\} [1-9]/);
+    expect(metrics).toMatch(/engine_route_duration_seconds_bucket\{le="[^"]+",route="get-exchange-rate"\}/);
+    expect(metrics).toMatch(/engine_route_errors_total\{route="get-exchange-rate",kind="validation",code="GC025"\} [1-9]/);
+
+    const api = (await e.request('GET', '/openapi.json')).body;
+    expect(api.openapi).toBe('3.1.0');
+    const op = api.paths[FX].post;
+    expect(op.operationId).toBe('get-exchange-rate');
+    expect(op.requestBody.content['application/json'].schema.required).toEqual(['buyCurrency', 'sellCurrency']);
+    expect(op.responses['200'].content['application/json'].schema.properties.middleRate).toBeDefined();
+  });
+
+  it('an unknown path is a 404 problem', async () => {
+    const r = await e.request('GET', '/payments/nowhere');
+    expect(r.status).toBe(404);
+    expect(r.headers.get('content-type')).toContain('application/problem+json');
+    expect(r.body).toMatchObject({ status: 404, title: 'Not found', instance: '/payments/nowhere' });
+  });
+
+  it('generates a correlation id when none (or a malformed one) is sent', async () => {
+    const a = await e.request('POST', FX, { buyCurrency: 'EUR', sellCurrency: 'USD' });
+    expect(a.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const b = await e.request('POST', FX, { buyCurrency: 'EUR', sellCurrency: 'USD' }, { 'x-correlation-id': 'bad id\twith spaces' });
+    expect(b.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('log masking', () => {
+  it('masks authorization, subscription keys, passwords and tokens', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const log = createLogger('info', sink as any);
+    log.info({ headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.secret-part', 'ocp-gateway-subscription-key': 'sk_live_0123456789abcdef' }, amqp: { password: 'hunter2-very-secret' }, token: 'tok_abcdefghijklmnop' }, 'x');
+    const out = lines.join('');
+    expect(out).not.toContain('secret-part');
+    expect(out).not.toContain('0123456789abcdef');
+    expect(out).not.toContain('hunter2');
+    expect(out).not.toContain('abcdefghijklmnop');
+    expect(out).toContain('Bearer eyJh****');
+    expect(out).toContain('sk_l****');
+    expect(mask('short')).toBe('****');
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('SIGTERM lets in-flight exchanges finish, then exits 0', async () => {
+    const child = spawn(process.execPath, ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', '0'], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const started = new Promise<{ url: string; hub: string }>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const line = out.split('\n').slice(0, -1).find((l) => l.includes('"engine started"'));
+        if (line) { const j = JSON.parse(line); resolve({ url: j.url, hub: j.sandbox.hubvendor }); }
+      });
+      child.stderr!.on('data', (d) => { out += d; });
+      child.on('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
+    });
+    const { url, hub } = await started;
+    await fetch(`${hub}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '^/v1/forex/', delayMs: 700 }) });
+    const inflight = fetch(url + FX, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }) });
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = new Promise<number | null>((r) => { child.removeAllListeners('exit'); child.on('exit', (c) => r(c)); });
+    child.kill('SIGTERM');
+    const res = await inflight;
+    expect(res.status).toBe(200);
+    expect((await res.json()).buyCurrency).toBe('EUR');
+    expect(await exited).toBe(0);
+    await expect(fetch(url + '/health/live')).rejects.toThrow();
+  }, 15_000);
+});
