@@ -145,7 +145,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     const correlationId = init.correlationId ?? randomUUID();
     const ex = createExchange({
       routeId: id, correlationId, body: init.body, headers: init.headers, query: init.query, params: init.params,
-      user: init.user, log: services.logger.child({ route: id, correlationId }), signal: init.signal,
+      user: init.user, logger: services.logger, signal: init.signal,
     });
     const out = await runRoute(route, ex, services.metrics);
     services.metrics.requests.inc({ route: id, status: String(out.error ? out.error.status : ex.status) });

@@ -32,12 +32,20 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     urls.eventhub = eventhub.url;
     services.eventhub = eventhub;
 
-    const hubvendor = await startHubvendor({ log: simLog('hubvendor'), record: opts.record });
+    // [sandbox:payment-inbound] the embedded AMQP 1.0 endpoint starts before the hubvendor, which
+    // publishes a payment status message to it on every payment order status change
+    const { startAmqpEndpoint, paymentStatusPublisher } = await import('./amqp/index.ts');
+    const amqp = await startAmqpEndpoint({ log: simLog('amqp') });
+    closers.push(() => amqp.close());
+    urls.amqp = amqp.url;
+    services.amqp = amqp;
+
+    const hubvendor = await startHubvendor({ log: simLog('hubvendor'), record: opts.record, onPaymentStatus: paymentStatusPublisher(amqp) });
     closers.push(() => hubvendor.close());
     urls.hubvendor = hubvendor.url;
     services.hubvendor = hubvendor;
 
-    // [sandbox:payment-inbound] embedded AMQP 1.0 endpoint
+    // [sandbox:payment-inbound] embedded AMQP 1.0 endpoint: started above, before the hubvendor
     // [sandbox:gateway] identity provider and platform backend
     {
       const { startIdp } = await import('./idp/index.ts');

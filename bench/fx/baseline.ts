@@ -16,7 +16,7 @@ const server = createServer((req, res) => {
   req.on('end', async () => {
     let body: any;
     try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400).end(); return; }
-    if (!validate(body)) { res.writeHead(400, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 400, errors: validate.errors })); return; }
+    if (!validate(body as object)) { res.writeHead(400, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 400, errors: validate.errors })); return; }
     const url = `${vendor}/v1/forex/exchange-rates/${encodeURIComponent(body.buyCurrency)}/${encodeURIComponent(body.sellCurrency)}/${encodeURIComponent(body.transactionAmount ?? '1')}/${encodeURIComponent(body.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
     try {
       const r = await request(url, { dispatcher: agent, headers: { accept: 'application/json' }, headersTimeout: 15_000, bodyTimeout: 10_000 });

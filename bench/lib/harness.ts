@@ -33,7 +33,14 @@ export function rssMiB(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
-export interface LoadResult { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMiB: number }
+export interface LoadResult { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMiB: number; cpuUsPerReq: number }
+
+/** user + system CPU time of a process in microseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuMicros(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) * 10_000;
+}
 
 export interface Load { method: 'POST' | 'GET'; path: string; body?: unknown; headers?: Record<string, string>; connections: number; seconds: number; warmupSeconds: number }
 
@@ -47,7 +54,9 @@ export async function measure(name: string, p: Proc, load: Load): Promise<LoadRe
     body: load.body === undefined ? undefined : JSON.stringify(load.body),
   };
   await autocannon({ ...opts, duration: load.warmupSeconds });
+  const cpu0 = cpuMicros(p.child.pid!);
   const r = await autocannon({ ...opts, duration: load.seconds });
+  const cpu = cpuMicros(p.child.pid!) - cpu0;
   return {
     name,
     rps: Math.round(r.requests.average),
@@ -56,11 +65,12 @@ export async function measure(name: string, p: Proc, load: Load): Promise<LoadRe
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
     rssMiB: rssMiB(p.child.pid!),
+    cpuUsPerReq: Math.round(cpu / Math.max(1, r.requests.total)),
   };
 }
 
 export function table(results: LoadResult[], baseline: string): string {
   const base = results.find((r) => r.name === baseline)!;
-  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.rssMiB} | ${r.errors + r.non2xx} | ${(r.rps / base.rps).toFixed(2)} |`);
-  return ['| target | req/s | p50 ms | p99 ms | RSS MiB | errors | ratio to baseline |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuUsPerReq} | ${r.rssMiB} | ${r.errors + r.non2xx} | ${(r.rps / base.rps).toFixed(2)} | ${(base.cpuUsPerReq / r.cpuUsPerReq).toFixed(2)} |`);
+  return ['| target | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | errors | throughput ratio | CPU efficiency ratio |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

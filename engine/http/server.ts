@@ -125,7 +125,7 @@ export class HttpServer {
     const json = (cfg['content-type'] ?? 'json') === 'json';
     const okStatus = cfg.status ?? 200;
     const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    const routeLabel = { route: route.id };
+    const rm = metrics.route(route.id);
     this.app.route({
       method: cfg.method as any,
       url,
@@ -134,7 +134,7 @@ export class HttpServer {
         const correlationId = req.correlationId;
         const started = performance.now();
         this.inFlight++;
-        metrics.inFlight.inc(routeLabel);
+        rm.enter();
         try {
           if (json && req.rawBody?.length && !JSON_TYPE.test(String(req.headers['content-type'] ?? ''))) {
             throw new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' });
@@ -147,28 +147,28 @@ export class HttpServer {
             query: req.query as Record<string, string | undefined>,
             params: req.params as Record<string, string>,
             rawBody: cfg['raw-body'] ? req.rawBody : undefined,
-            log: logger.child({ route: route.id, correlationId }),
+            logger,
           });
           ex.status = okStatus;
           (ex as { clientIp?: string }).clientIp = req.ip;
           const out = await runRoute(route, ex, metrics);
           if (out.error) {
-            metrics.requests.inc({ route: route.id, status: String(out.error.status) });
+            rm.request(out.error.status);
             return sendProblem(reply, out.error, correlationId);
           }
-          metrics.requests.inc({ route: route.id, status: String(ex.status) });
+          rm.request(ex.status);
           for (const k in ex.responseHeaders) reply.header(k, ex.responseHeaders[k]);
           reply.code(ex.status).header('x-correlation-id', correlationId);
           if (ex.body === undefined || ex.status === 204) return reply.send();
           return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(ex.body));
         } catch (e) {
           const err = toPlatformError(e);
-          metrics.requests.inc({ route: route.id, status: String(err.status) });
+          rm.request(err.status);
           return sendProblem(reply, err, correlationId);
         } finally {
           this.inFlight--;
-          metrics.inFlight.dec(routeLabel);
-          metrics.latency.observe(routeLabel, (performance.now() - started) / 1000);
+          rm.leave();
+          rm.latency((performance.now() - started) / 1000);
         }
       },
     });

@@ -54,7 +54,9 @@ export interface NewExchange {
   user?: UserContext;
   rawBody?: Buffer;
   message?: Record<string, unknown>;
-  log: Logger;
+  /** a logger for the exchange; or `logger`, whose child is made only when a step logs */
+  log?: Logger;
+  logger?: Logger;
   signal?: AbortSignal;
 }
 
@@ -72,7 +74,11 @@ export function createExchange(init: NewExchange): Exchange {
     responseHeaders: {},
     rawBody: init.rawBody,
     message: init.message,
-    log: init.log,
     signal: init.signal,
-  };
+    // most exchanges never log: the child logger (with route and correlation id) is made on demand
+    _log: init.log,
+    get log(): Logger {
+      return (this._log ??= init.logger!.child({ route: init.routeId, correlationId: init.correlationId }));
+    },
+  } as Exchange & { _log?: Logger };
 }

@@ -5,6 +5,13 @@
 // identical, including sequence flattening and singleton collapse, and errors carry JSONata's codes.
 // The whole subset is tested differentially against JSONata (test/unit/fast-jsonata.test.ts).
 //
+// Supported: paths (names, backquotes, `$`, `$$`, variables, `*`, `**`, predicates/indexes,
+// `[]`), literals, array and object constructors (computed keys too), `&`, arithmetic,
+// comparisons, `and`/`or`/`in`, `..` ranges, `? :`, blocks with `:=` statements, `x ~> $f(...)`,
+// the built-ins in fast-jsonata/builtins.ts, the registered FUNCTIONS, and `$map`/`$filter` with an
+// inline lambda. Not supported (falls back): regex, transforms, sort, group-by, parent `%`,
+// `@`/`#` bindings, partial application, function values, other higher-order use.
+//
 // Rare values cannot be emulated synchronously (a binding that shadows a function the expression
 // calls, a function or promise inside the data). Then the evaluation is redone by JSONata itself
 // and the returned value is a promise, which the Expression interface already allows.

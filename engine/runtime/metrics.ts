@@ -27,4 +27,63 @@ export class Metrics {
     this.inFlight = new Gauge({ name: 'engine_exchanges_in_flight', help: 'Exchanges being processed', labelNames: ['route'], registers });
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
+
+  private routeCache = new Map<string, RouteMetrics>();
+  private targetCache = new Map<string, TargetMetrics>();
+
+  /** Label children bound once per route: prom-client hashes labels on every call otherwise. */
+  route(route: string): RouteMetrics {
+    let m = this.routeCache.get(route);
+    if (!m) {
+      const byStatus = new Map<number, ReturnType<Counter['labels']>>();
+      const latency = this.latency.labels({ route });
+      const inFlight = this.inFlight.labels({ route });
+      m = {
+        request: (status) => {
+          let c = byStatus.get(status);
+          if (!c) { c = this.requests.labels({ route, status: String(status) }); byStatus.set(status, c); }
+          c.inc();
+        },
+        latency: (seconds) => latency.observe(seconds),
+        enter: () => inFlight.inc(),
+        leave: () => inFlight.dec(),
+      };
+      this.routeCache.set(route, m);
+    }
+    return m;
+  }
+
+  target(route: string, target: string): TargetMetrics {
+    const key = `${route}\u0000${target}`;
+    let m = this.targetCache.get(key);
+    if (!m) {
+      const byStatus = new Map<number, ReturnType<Counter['labels']>>();
+      const latency = this.vendorLatency.labels({ route, target });
+      const retries = this.retries.labels({ route, target });
+      m = {
+        call: (status, seconds) => {
+          let c = byStatus.get(status);
+          if (!c) { c = this.vendorCalls.labels({ route, target, status: String(status) }); byStatus.set(status, c); }
+          c.inc();
+          if (seconds !== undefined) latency.observe(seconds);
+        },
+        retry: () => retries.inc(),
+      };
+      this.targetCache.set(key, m);
+    }
+    return m;
+  }
+}
+
+export interface RouteMetrics {
+  request(status: number): void;
+  latency(seconds: number): void;
+  enter(): void;
+  leave(): void;
+}
+
+export interface TargetMetrics {
+  /** one vendor call; status 0 when there was no answer */
+  call(status: number, seconds?: number): void;
+  retry(): void;
 }

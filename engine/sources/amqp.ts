@@ -114,9 +114,11 @@ export default defineSource<AmqpConfig>({
     },
   },
   compile(cfg, ctx) {
-    const lenient = ctx.services.lintOnly;
+    // lint runs without the sandbox: its URLs are stand-ins (http://127.0.0.1:9/<name>), and
+    // environmental keys may be unset (<unresolved:key>); both are checked when the engine runs
+    const standIn = ctx.services.lintOnly && (/^<unresolved:/.test(cfg.url) || /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
     let address: AmqpAddress | undefined;
-    if (!lenient || /^amqps?:/i.test(cfg.url)) {
+    if (!standIn) {
       try {
         address = parseAmqpUrl(cfg.url);
       } catch (e) {
@@ -235,7 +237,7 @@ export class AmqpConsumer {
       for (const s of this.slots) this.openReceiver(conn, s);
     });
     conn.on('connection_error', (ctx: EventContext) => {
-      this.lastError = describeAmqpError(ctx.connection.error, this.c.username);
+      this.lastError = describeAmqpError((ctx as { error?: unknown }).error ?? ctx.connection.error, this.c.username);
     });
     conn.on('connection_close', () => { /* followed by disconnected */ });
     conn.on('error', (ctx: EventContext) => {

@@ -35,6 +35,17 @@ interface ToHttpConfig {
 
 type Pairs = [string, Expression][];
 
+/** Evaluates pairs without promises when every expression is synchronous (the common case). */
+function evalPairsSync(pairs: Pairs, ex: Exchange): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [k, e] of pairs) {
+    const v = e.evaluate(ex);
+    if (isPromise(v)) return undefined;
+    if (v !== undefined && v !== null) out[k] = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
+  return out;
+}
+
 /** Evaluates name->expression pairs; undefined and null results are left out. */
 async function evalPairs(pairs: Pairs, ex: Exchange): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -113,8 +124,7 @@ export default defineStep<ToHttpConfig>({
     const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: cfg.connections ?? 200, connectTimeout: timeouts.connect, proxy: cfg.proxy === true });
     const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfg.url));
     const set = compileTarget(cfg.into);
-    const { metrics } = ctx.services;
-    const routeId = ctx.route.id;
+    const tm = ctx.services.metrics.target(ctx.route.id, target);
 
     const vendorError = async (ex: Exchange, r: HttpResult): Promise<PlatformError> => {
       let code: unknown;
@@ -135,7 +145,9 @@ export default defineStep<ToHttpConfig>({
     };
 
     return async (ex) => {
-      const [params, query, headers] = await Promise.all([evalPairs(pp, ex), evalPairs(qp, ex), evalPairs(hp, ex)]);
+      const params = evalPairsSync(pp, ex) ?? await evalPairs(pp, ex);
+      const query = evalPairsSync(qp, ex) ?? await evalPairs(qp, ex);
+      const headers = evalPairsSync(hp, ex) ?? await evalPairs(hp, ex);
       let url: string;
       try {
         url = template.expand(params);
@@ -162,7 +174,7 @@ export default defineStep<ToHttpConfig>({
       }
       const once = async (attempt: number): Promise<HttpResult> => {
         if (attempt > 0) {
-          metrics.retries.inc({ route: routeId, target });
+          tm.retry();
           ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
         }
         const started = performance.now();
@@ -170,11 +182,10 @@ export default defineStep<ToHttpConfig>({
         try {
           r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
         } catch (e) {
-          metrics.vendorCalls.inc({ route: routeId, target, status: '0' });
+          tm.call(0, (performance.now() - started) / 1000);
           throw e;
         }
-        metrics.vendorCalls.inc({ route: routeId, target, status: String(r.status) });
-        metrics.vendorLatency.observe({ route: routeId, target }, (performance.now() - started) / 1000);
+        tm.call(r.status, (performance.now() - started) / 1000);
         if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return r;
         throw await vendorError(ex, r);
       };

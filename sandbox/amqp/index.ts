@@ -63,6 +63,8 @@ export interface QueueStats {
   released: number;
   rejected: number;
   redelivered: number;
+  /** oldest messages dropped by `publish` on a full queue */
+  dropped: number;
 }
 
 export interface AmqpEndpoint {
@@ -131,7 +133,7 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
   const queue = (name: string): Queue => {
     let q = queues.get(name);
     if (!q) {
-      q = { name, messages: [], unacked: new Map(), consumers: [], next: 0, dead: [], stats: { published: 0, accepted: 0, released: 0, rejected: 0, redelivered: 0 } };
+      q = { name, messages: [], unacked: new Map(), consumers: [], next: 0, dead: [], stats: { published: 0, accepted: 0, released: 0, rejected: 0, redelivered: 0, dropped: 0 } };
       queues.set(name, q);
     }
     return q;
@@ -294,7 +296,11 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
     port,
     publish(name, message) {
       const q = queue(queueName(name));
-      if (q.messages.length >= maxMessages) throw new Error(`queue '${q.name}' holds ${maxMessages} messages`);
+      // in-process publishers (the hubvendor hook) never fail: past the bound the oldest message goes
+      if (q.messages.length >= maxMessages) {
+        q.messages.shift();
+        q.stats.dropped++;
+      }
       enqueue(q, { message_id: randomUUID(), ...message });
     },
     stats(name) {

@@ -139,7 +139,7 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
           names: [{ name: `${p.firstName} ${p.lastName}`, type: 'primary' }],
           ...(p.yearOfBirth ? { date_of_birth: { year: p.yearOfBirth } } : {}),
           nationality: p.nationality,
-          gender: p.gender,
+          ...(p.gender ? { gender: p.gender } : {}),
         },
         risk_indicators: { aml_types: p.amlTypes, sanctions: p.sanctions ?? [], peps: p.peps ?? [], lists: p.lists ?? [], media: p.media ?? [] },
       },
@@ -348,10 +348,10 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
     const name = { first: customer.person.first_name ?? '', last: customer.person.last_name ?? customer.person.full_name ?? '' };
     const listed: DemoProfile = {
       identifier: `PRF-LISTED-${customer.identifier}-${kase.alert_identifiers.length + 1}`,
-      firstName: name.first, lastName: name.last, nationality: customer.person.nationality ?? [], gender: 'male',
+      firstName: name.first, lastName: name.last, nationality: customer.person.nationality ?? [],
+      ...(customer.person.gender === 'female' || customer.person.gender === 'male' ? { gender: customer.person.gender } : {}),
       amlTypes: ['sanction'], sanctions: [{ list_name: 'Demo Consolidated Sanctions List', listed_at: now().slice(0, 10) }],
     };
-    listed.gender = customer.person.gender === 'female' ? 'female' : 'male';
     newAlert(kase, [riskOf(listed, 'name_exact')]);
     return send(store(payloadFor('CASE_ALERT_LIST_UPDATED', customer, kase)), o);
   };

@@ -10,7 +10,7 @@ export interface DemoProfile {
   lastName: string;
   yearOfBirth?: number;
   nationality: string[];
-  gender: 'male' | 'female';
+  gender?: 'male' | 'female';
   amlTypes: string[];
   sanctions?: { list_name: string; listed_at: string }[];
   peps?: { position: string; country: string; class: string }[];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, FX_ONLY_KEY, KEY, KEY2, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 let e: GatewayTestEngine;
-beforeAll(async () => { e = await startGateway({ 'gateway.pageSize': '3' }); });
+beforeAll(async () => { e = await startGateway({ 'gateway.pageSize': '3', 'gateway.rateLimits.anonymous': '100000', 'gateway.rateLimits.subscriptionPublic': '100000' }); });
 afterAll(async () => { await e?.close(); });
 
 const FX = { buyCurrency: 'EUR', sellCurrency: 'USD' };

@@ -64,7 +64,7 @@ describe('values/v2/payment-v2.values.yaml', () => {
 
   it('path defaults equal the simulator constants of sandbox/hubvendor/paths.ts', () => {
     const paymentPaths = Object.entries(HUBVENDOR_PATH_DEFAULTS).filter(([k]) => !k.startsWith('hubvendor.forex.'));
-    expect(paymentPaths).toHaveLength(10);
+    expect(paymentPaths).toHaveLength(9);
     for (const [prop, path] of paymentPaths) expect(file.get(prop), prop).toBe(path);
   });
 
@@ -87,19 +87,26 @@ describe('a template without its placeholder', () => {
   };
 
   it('fails `engine lint --set` with a message naming the property and the placeholder', async () => {
-    const args = ['bin/engine.js', 'lint', 'routes/hubvendor-payment'];
-    for (const [prop, [value]] of Object.entries(broken)) args.push('--set', `${prop}=${value}`);
+    const args = ['bin/engine.js', 'lint', 'routes/hubvendor-payment', '--set', 'hubvendor.ibanValidationApiUri=/v1/reference/ibans/validate'];
     const err = await run(process.execPath, args, { timeout: 30_000 }).then(() => undefined, (e) => e);
     expect(err, 'lint must exit non-zero').toBeDefined();
     expect(err.code).toBe(1);
     const out: string = err.stdout;
-    for (const [prop, [value, placeholder]] of Object.entries(broken)) {
-      const line = out.split('\n').find((l) => l.includes(`'${prop}'`) && l.includes(`lacks the placeholder ${placeholder}`));
-      expect(line, `${prop}\n${out}`).toBeDefined();
-      expect(line).toContain(value);
-      expect(line).toMatch(/^routes\/hubvendor-payment\/[a-z-]+\.yaml:\d+:\d+ /);
-    }
+    expect(out).toMatch(/^routes\/hubvendor-payment\/bank-directory\.yaml:\d+:\d+ url template '.*\/v1\/reference\/ibans\/validate' \(from 'hubvendor\.baseUrl' \+ 'hubvendor\.ibanValidationApiUri'\) lacks the placeholder \{IBAN\}/m);
+    expect(out).toContain('1 problem(s)');
   });
+
+  for (const [prop, [value, placeholder]] of Object.entries(broken)) {
+    it(`lint names ${prop} when it lacks ${placeholder}`, async () => {
+      const diags = await lintProject({ routes: ROUTES, set: { [prop]: value }, logger: createLogger('silent') });
+      expect(diags.length).toBeGreaterThan(0);
+      for (const d of diags) {
+        expect(d.message).toContain(`'${prop}'`);
+        expect(d.message).toContain(`lacks the placeholder ${placeholder}`);
+        expect(d.file).toMatch(/^routes\/hubvendor-payment\//);
+      }
+    });
+  }
 
   it('a clean project lints clean', async () => {
     const { stdout } = await run(process.execPath, ['bin/engine.js', 'lint', 'routes/hubvendor-payment'], { timeout: 30_000 });

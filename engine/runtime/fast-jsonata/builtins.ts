@@ -4,7 +4,7 @@
 
 import { FastJsonataError, BAIL } from './errors.ts';
 import { parseSignature, type Signature } from './signature.ts';
-import { append, isFunction, isLambda, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
+import { append, isFunction, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
 
 /** Per-evaluation state: the clock JSONata samples once per evaluate() for $now()/$millis(). */
 export interface RunState {
@@ -238,8 +238,3 @@ export const JSONATA_FUNCTION_NAMES = new Set([
   'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl', 'eval', 'toMillis', 'fromMillis', 'clone',
   'now', 'millis',
 ]);
-
-/** A lambda result that JSONata would try to run as a tail call: only produced by our own thunks. */
-export function looksLikeThunk(v: any): boolean {
-  return isLambda(v) && v.thunk === true;
-}

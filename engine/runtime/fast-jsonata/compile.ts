@@ -4,10 +4,10 @@
 // Anything outside the supported subset throws Unsupported while compiling.
 
 import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
-import { BUILTINS, JSONATA_FUNCTION_NAMES, looksLikeThunk, type Builtin, type HofFn, type RunState } from './builtins.ts';
+import { BUILTINS, JSONATA_FUNCTION_NAMES, type Builtin, type HofFn, type RunState } from './builtins.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import {
-  append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isLambda, isNumeric, isPromise,
+  append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isNumeric, isPromise, looksLikeThunk,
   isSequence, keysOf, lookup, seq, seq1, toBoolean, toJsonataString, type Seq,
 } from './values.ts';
 
@@ -71,7 +71,7 @@ function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
   const frame = new Frame(proc.frame, proc.frame.run);
   proc.params.forEach((name, i) => frame.bind(name, args[i]));
   let result = proc.body(proc.input, frame);
-  while (isLambda(result) && (result as any).thunk === true) {
+  while (looksLikeThunk(result)) {
     if (!(result instanceof Thunk)) throw BAIL; // a lambda-looking value from the data
     result = result.run();
   }

@@ -54,6 +54,11 @@ export function isLambda(arg: any): boolean {
   return !!arg && arg._jsonata_lambda === true;
 }
 
+/** A value JSONata's apply() would run as a tail call (its trampoline tests exactly this). */
+export function looksLikeThunk(v: any): boolean {
+  return isLambda(v) && v.thunk === true;
+}
+
 export function isIterable(arg: any): boolean {
   return typeof arg === 'object' && arg !== null && Symbol.iterator in arg && 'next' in arg && typeof arg.next === 'function';
 }

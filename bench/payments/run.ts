@@ -1,0 +1,46 @@
+// Payment initiation benchmark: POST /payments/payment-orders through the engine (route
+// initiate-payment-order) against the hand-written baseline (bench/payments/baseline.ts), same
+// hubvendor simulator in its own process, same bounded autocannon load, one run. Every request
+// creates a new payment order (no endToEndIdentification: a fresh idempotency key per request).
+//   node --import tsx bench/payments/run.ts          (SECONDS=10 CONNECTIONS=20 to change)
+//   OUT=docs/benchmarks-payments.md appends the result table there.
+import { appendFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { spawnUrl, stop, measure, table, type LoadResult } from '../lib/harness.ts';
+
+const seconds = Number(process.env.SECONDS ?? 10);
+const connections = Number(process.env.CONNECTIONS ?? 20);
+const order = {
+  paymentType: 'SEPA',
+  requestedExecutionDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+  originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+  transferTransactionInformation: {
+    instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
+    counterparty: { name: 'Jane Doe' },
+    counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+    remittanceInformation: 'Invoice 42',
+  },
+};
+const load = {
+  method: 'POST' as const, path: '/payments/payment-orders', body: order,
+  headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2ln' },
+  connections, seconds, warmupSeconds: 3,
+};
+const tsx = ['--import', 'tsx'];
+
+const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
+const results: LoadResult[] = [];
+try {
+  const baseline = await spawnUrl([...tsx, 'bench/payments/baseline.ts', sim.url]);
+  results.push(await measure('baseline (node:http + undici + ajv)', baseline, load));
+  await stop(baseline);
+  const engine = await spawnUrl(['bin/engine.js', 'run', 'routes/hubvendor-payment', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], { LOG_LEVEL: 'info' });
+  results.push(await measure('engine (initiate-payment-order route)', engine, load));
+  await stop(engine);
+} finally {
+  await stop(sim);
+}
+const head = `Payment initiation (POST /payments/payment-orders -> POST hubvendor paymentOrders), ${connections} connections, ${seconds} s after 3 s warm-up, ${new Date().toISOString()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`;
+const out = `\n${head}\n\n${table(results, results[0].name)}\n`;
+console.log(out);
+if (process.env.OUT) appendFileSync(process.env.OUT, out);

@@ -1,0 +1,123 @@
+// Tool approval (a changed or unapproved tool is not served, and lint says so), lint of tool
+// files, and the gateway CLI commands (tools approve, keys create, token).
+
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicKey } from 'node:crypto';
+import { lintProject } from '../../engine/engine.ts';
+import { gatewayExtension } from '../../engine/gateway/index.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { KeyRing } from '../../engine/gateway/keys.ts';
+import { parseKeyHash } from '../../engine/gateway/config.ts';
+import { TokenVerifier } from '../../engine/gateway/jwt.ts';
+import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_PRIVATE_JWK } from '../../sandbox/idp/sandbox-key.ts';
+import { ROUTES, startGateway, type GatewayTestEngine } from './helpers.ts';
+
+const run = promisify(execFile);
+const engineCli = (...args: string[]) => run(process.execPath, ['bin/engine.js', ...args], { timeout: 30_000 });
+
+function valuesCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-values-'));
+  cpSync('values', dir, { recursive: true });
+  return dir;
+}
+
+describe('approvals', () => {
+  let values: string;
+  let e: GatewayTestEngine;
+  beforeAll(async () => {
+    values = valuesCopy();
+    const file = join(values, 'gateway-approvals.yaml');
+    const text = readFileSync(file, 'utf8');
+    // getExchangeRate "changed" since approval (its digest differs); listProducts never approved
+    const fx = /(getExchangeRate:\n\s+digest: sha256:)([0-9a-f]{64})/.exec(text)!;
+    writeFileSync(file, text.replace(fx[0], fx[1] + '0'.repeat(64)).replace(/  listProducts:\n\s+digest: [^\n]+\n\s+approvedAt: [^\n]+\n/, ''));
+    e = await startGateway({ 'gateway.rateLimits.anonymous': '1000' }, { valuesDir: values });
+  });
+  afterAll(async () => { await e?.close(); });
+
+  it('a changed or unapproved tool is not served', async () => {
+    const list = await e.rpc('tools/list');
+    expect(list.body.result.tools.map((t: any) => t.name).sort()).toEqual(['getMyAccountBalance', 'getMyTransactionHistory']);
+    const call = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'USD' } });
+    expect(call.body.error).toMatchObject({ code: -32602, message: 'Unknown tool: getExchangeRate' });
+  });
+
+  it('lint says which tool changed and how to approve it', async () => {
+    const diags = await lintProject({ routes: ROUTES, valuesDir: values, extensions: [gatewayExtension()], logger: createLogger('silent') });
+    expect(diags).toHaveLength(1);
+    expect(diags[0].file).toBe('routes/gateway/public-tools.yaml');
+    expect(diags[0].message).toContain("tool 'getExchangeRate' changed since it was approved for 'sandbox'");
+    expect(diags[0].message).toContain('engine tools approve getExchangeRate --env sandbox');
+  });
+
+  it('engine tools approve records the digest; lint is clean again', async () => {
+    const { stdout } = await engineCli('tools', 'approve', 'getExchangeRate', 'listProducts', '--env', 'sandbox', '--values', values, '--routes', ROUTES.join(','));
+    expect(stdout).toMatch(/approved getExchangeRate for sandbox: sha256:[0-9a-f]{64}/);
+    const diags = await lintProject({ routes: ROUTES, valuesDir: values, extensions: [gatewayExtension()], logger: createLogger('silent') });
+    expect(diags).toEqual([]);
+    expect(readFileSync(join(values, 'gateway-approvals.yaml'), 'utf8')).toContain('# Tool approvals');
+  }, 40_000);
+
+  it('the committed approvals match the shipped tools (lint of the repository)', async () => {
+    const diags = await lintProject({ routes: ROUTES, extensions: [gatewayExtension()], logger: createLogger('silent') });
+    expect(diags).toEqual([]);
+  });
+});
+
+describe('lint of tool files', () => {
+  it('a tool whose route is not loaded is a diagnostic, not a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-tools-'));
+    writeFileSync(join(dir, 'tools.yaml'), [
+      'tools:',
+      '  - name: initiatePayment',
+      '    description: pay',
+      '    security: bearer',
+      '    route: payment-initiate',
+      '  - name: bad name',
+      '    description: x',
+      '    security: maybe',
+      '    route: get-exchange-rate',
+    ].join('\n') + '\n');
+    const diags = await lintProject({ routes: [dir, 'routes/hubvendor-foreign-exchange'], extensions: [gatewayExtension()], logger: createLogger('silent') });
+    const text = diags.map((d) => `${d.line}:${d.message}`).join('\n');
+    expect(text).toMatch(/security|name/);
+    const only = join(dir, 'ok.yaml');
+    writeFileSync(join(dir, 'tools.yaml'), 'tools:\n  - name: initiatePayment\n    description: pay\n    security: bearer\n    route: payment-initiate\n');
+    void only;
+    const d2 = await lintProject({ routes: [dir, 'routes/hubvendor-foreign-exchange'], extensions: [gatewayExtension()], logger: createLogger('silent') });
+    expect(d2).toHaveLength(1);
+    expect(d2[0]).toMatchObject({ line: 5 });
+    expect(d2[0].message).toContain("tool 'initiatePayment' targets route 'payment-initiate', which is not loaded");
+  });
+});
+
+describe('CLI', () => {
+  it('engine keys create prints a key once and the hash entry that matches it', async () => {
+    const { stdout } = await engineCli('keys', 'create', '--name', 'crm-agent', '--env', 'production', '--tools', 'getExchangeRate,listProducts');
+    const key = /^\s+(gk_[A-Za-z0-9_-]{43})$/m.exec(stdout)![1];
+    const hash = /primary: (sha256:[0-9a-f]{64})/.exec(stdout)![1];
+    expect(stdout).toContain('    production:\n      crm-agent:');
+    expect(stdout).toContain('tools: [getExchangeRate, listProducts]');
+    const ring = new KeyRing([{ name: 'crm-agent', hashes: [parseKeyHash(hash)!], tools: [] }]);
+    expect(ring.match(key)?.name).toBe('crm-agent');
+    expect(ring.match(key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A'))).toBeUndefined();
+  }, 40_000);
+
+  it('engine token --sub alice mints a token the sandbox accepts', async () => {
+    const { stdout } = await engineCli('token', '--sub', 'alice', '--ttl', '600');
+    const token = stdout.trim();
+    const { d, p, q, dp, dq, qi, ...pub } = SANDBOX_PRIVATE_JWK;
+    void d; void p; void q; void dp; void dq; void qi;
+    const pem = createPublicKey({ key: { ...pub }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+    const v = new TokenVerifier({ issuer: SANDBOX_ISSUER, audience: [SANDBOX_AUDIENCE], publicKeyPem: pem, algorithms: ['RS256'], clockToleranceSeconds: 5, jwksCooldownSeconds: 30, jwksMaxAgeSeconds: 600, tokenCacheSize: 10 }, createLogger('silent'));
+    const t = await v.verify(token);
+    expect(t.sub).toBe('alice');
+    expect(t.exp - Date.now()).toBeLessThanOrEqual(600_000);
+    await expect(engineCli('token', '--sub', 'alice', '--env', 'production')).rejects.toThrow(/not a sandbox environment/);
+  }, 40_000);
+});
