@@ -95,19 +95,27 @@ export type Outcome =
   | { outcome: 'rejected'; condition: string; description: string };
 
 /**
- * Settles a delivery and writes the disposition at once. rhea 3.0.5 batches the dispositions
- * of one tick into ranges and, when a range starts with a single delivery, merges the next
- * deliveries into it whatever their outcome (session.js write_dispositions): a `rejected` followed
- * by `accepted` ones in the same tick would reject them all, a `released` one would requeue
- * messages that were already accepted. Flushing after each disposition keeps every outcome in its
- * own frame. Returns false when the link is gone (the broker then redelivers the message itself).
+ * Settles a delivery so that its outcome cannot be merged with another. rhea 3.0.5 batches the
+ * dispositions of one tick into ranges and, when a range starts with a single delivery, merges the
+ * next deliveries into it whatever their outcome (session.js write_dispositions): a `rejected`
+ * followed by `accepted` ones in the same tick would reject them all, a `released` one would
+ * requeue messages that were already accepted. So before adding a disposition whose outcome differs
+ * from one already waiting in this tick, the waiting ones are written first; dispositions of one
+ * outcome still share a frame (and a socket write) as rhea intends. Returns false when the link
+ * is gone (the broker then redelivers the message itself).
  */
 export function settle(delivery: Delivery, o: Outcome): boolean {
-  const link = delivery.link as unknown as { is_open?: () => boolean; connection: { is_open(): boolean; _process?: () => void } };
+  const link = delivery.link as unknown as {
+    is_open?: () => boolean;
+    connection: { is_open(): boolean; _process?: () => void };
+    session?: { incoming?: { updated?: { outcome?: string }[] } };
+  };
   if (!link.connection.is_open() || (link.is_open && !link.is_open())) return false;
+  const waiting = link.session?.incoming?.updated;
+  if (waiting?.length && waiting.some((d) => d.outcome !== o.outcome)) link.connection._process?.();
+  (delivery as unknown as { outcome?: string }).outcome = o.outcome;
   if (o.outcome === 'accepted') delivery.accept();
   else if (o.outcome === 'released') delivery.release(); // `released`, not `modified`: RabbitMQ 3.x refuses `modified`
   else delivery.reject({ condition: o.condition, description: o.description.slice(0, 1000) });
-  link.connection._process?.();
   return true;
 }

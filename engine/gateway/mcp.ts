@@ -157,7 +157,7 @@ export class McpGateway {
       const m = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i.exec(auth);
       if (!m) return this.invalidToken('the Authorization header is not `Bearer <token>`', correlationId);
       try {
-        userId = (await this.d.verifier.verify(m[1])).sub;
+        userId = (this.d.verifier.cached(m[1]) ?? await this.d.verifier.verify(m[1])).sub;
         authenticated = true;
       } catch (e) {
         if (e instanceof TokenError) return this.invalidToken(e.message, correlationId);

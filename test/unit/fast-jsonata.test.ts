@@ -716,3 +716,88 @@ describe('values the fast path hands back to JSONata', () => {
     expect((actual as any).error.message).toBe((expected as any).error.message);
   });
 });
+
+/**
+ * Seeded random expressions over the subset, against random documents. Both sides must agree on
+ * every value; when both throw the codes may differ, because JSONata evaluates the members of
+ * array and object constructors concurrently and reports whichever error settles first.
+ */
+describe('random expressions give the same results as JSONata', () => {
+  let seed = 20240506;
+  const rnd = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const NAMES = ['a', 'b', 'c', 'n', 'x', 'items', 'price', 'tags'];
+  const FNS = ['$string', '$count', '$sum', '$exists', '$boolean', '$not', '$uppercase', '$length', '$keys', '$type', '$number', '$append', '$lookup', '$join', '$substring', '$max', '$merge', '$trim', '$contains', '$split', '$abs', '$round'];
+  const OPS = ['+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', '&', 'and', 'or', 'in'];
+
+  const doc = (d: number): unknown => {
+    const r = rnd();
+    if (d <= 0 || r < 0.35) return pick<unknown>([0, 1, 2, -1, 0.5, 1e21, 'a', 'b', '', 'abc', '1', true, false, null]);
+    if (r < 0.6) return Array.from({ length: Math.floor(rnd() * 4) }, () => doc(d - 1));
+    const o: Record<string, unknown> = {};
+    for (let i = Math.floor(rnd() * 4); i > 0; i--) o[pick(NAMES)] = doc(d - 1);
+    return o;
+  };
+  const path = (d: number): string => {
+    let s = pick(NAMES);
+    for (let i = Math.floor(rnd() * 3); i > 0; i--) {
+      s += '.' + (rnd() < 0.1 ? pick(['$', '*', `(${expr(d - 1)})`, `[${expr(d - 1)}]`, `{"k": ${expr(d - 1)}}`]) : pick(NAMES));
+      const r = rnd();
+      if (r < 0.1) s += `[${pick(['0', '1', '-1', '0.5'])}]`;
+      else if (r < 0.2) s += `[${expr(d - 1)}]`;
+      else if (r < 0.25) s += '[]';
+    }
+    return s;
+  };
+  const list = (d: number, n: number) => Array.from({ length: Math.floor(rnd() * n) }, () => expr(d - 1));
+  function expr(d: number): string {
+    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '[]', '{}']);
+    const r = rnd();
+    if (r < 0.25) return path(d);
+    if (r < 0.45) return `(${expr(d - 1)} ${pick(OPS)} ${expr(d - 1)})`;
+    if (r < 0.52) return `${expr(d - 1)} ? ${expr(d - 1)}` + (rnd() < 0.7 ? ` : ${expr(d - 1)}` : '');
+    if (r < 0.68) return `${pick(FNS)}(${list(d, 3).join(', ')})`;
+    if (r < 0.75) return `[${list(d, 3).join(', ')}]`;
+    if (r < 0.82) return `{${list(d, 3).map((v) => `${rnd() < 0.8 ? JSON.stringify(pick(NAMES)) : expr(d - 1)}: ${v}`).join(', ')}}`;
+    if (r < 0.86) return `-${expr(d - 1)}`;
+    if (r < 0.9) return `${pick(['$map', '$filter'])}(${expr(d - 1)}, function($v, $i){${expr(d - 1)}})`;
+    if (r < 0.94) return `($v := ${expr(d - 1)}; ${expr(d - 1)})`;
+    if (r < 0.97) return `${expr(d - 1)} ~> ${pick(['$string()', '$count()', '$exists()', '$uppercase()', '$append(1)'])}`;
+    return `(${expr(d - 1)})${pick(['[0]', '[]', `[${expr(d - 1)}]`])}`;
+  }
+
+  const BATCHES = 8;
+  const PER_BATCH = 60;
+  for (let batch = 0; batch < BATCHES; batch++) {
+    it(`batch ${batch + 1} of ${PER_BATCH} expressions`, async () => {
+      let compiled = 0;
+      for (let i = 0; i < PER_BATCH; i++) {
+        const src = expr(3);
+        let compiledExpr: ReturnType<typeof compile>;
+        try {
+          compiledExpr = compile(src);
+        } catch {
+          continue; // not valid JSONata
+        }
+        const { expr: reference, fast } = compiledExpr;
+        if (!fast) continue;
+        compiled++;
+        for (let j = 0; j < 5; j++) {
+          const input = j === 0 ? undefined : doc(4);
+          const bindings = rnd() < 0.5 ? { v: doc(2) } : undefined;
+          const expected = await settle(() => reference.evaluate(clone(input), clone(bindings)));
+          const actual = await settle(() => fast(clone(input), clone(bindings)));
+          const where = `${src} on ${JSON.stringify(input)} with ${JSON.stringify(bindings)}`;
+          if (!expected.ok) expect(actual.ok, `${where}: JSONata threw, fast path did not`).toBe(false);
+          else expectSame(expected, actual, where);
+        }
+      }
+      expect(compiled).toBeGreaterThan(PER_BATCH / 2);
+    });
+  }
+});
