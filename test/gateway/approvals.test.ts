@@ -86,9 +86,7 @@ describe('lint of tool files', () => {
     const diags = await lintProject({ routes: [dir, 'routes/hubvendor-foreign-exchange'], extensions: [gatewayExtension()], logger: createLogger('silent') });
     const text = diags.map((d) => `${d.line}:${d.message}`).join('\n');
     expect(text).toMatch(/security|name/);
-    const only = join(dir, 'ok.yaml');
     writeFileSync(join(dir, 'tools.yaml'), 'tools:\n  - name: initiatePayment\n    description: pay\n    security: bearer\n    route: payment-initiate\n');
-    void only;
     const d2 = await lintProject({ routes: [dir, 'routes/hubvendor-foreign-exchange'], extensions: [gatewayExtension()], logger: createLogger('silent') });
     expect(d2).toHaveLength(1);
     expect(d2[0]).toMatchObject({ line: 5 });
