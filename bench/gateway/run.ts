@@ -34,8 +34,15 @@ function spawnEngine(argv: string[]): Promise<Proc> {
   });
 }
 
+/** One request after a run: the target must still answer a successful result. */
+async function check(name: string, p: Proc, load: Parameters<typeof measure>[2]): Promise<void> {
+  const res = await fetch(p.url + load.path, { method: load.method, headers: { 'content-type': 'application/json', ...load.headers }, body: JSON.stringify(load.body) });
+  const text = await res.text();
+  if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: the target no longer answers correctly (${res.status} ${text.slice(0, 200)})`);
+}
+
 const rounds = Number(process.env.ROUNDS ?? 2);
-const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
+const sim = await spawnUrl([...tsx, 'bench/gateway/hubvendor-sim.ts']);
 const results: LoadResult[] = [];
 try {
   const token = await signSandboxToken({ sub: 'bench-user', ttl: 3600 });
@@ -62,6 +69,7 @@ try {
     for (let r = 0; r < rounds; r++) {
       for (const [name, proc, load] of targets) {
         const m = await measure(name, proc, load);
+        await check(name, proc, load); // a 200 with isError (a vendor failure) must not count as a result
         process.stderr.write(`round ${r + 1}: ${name}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuUsPerReq} µs CPU/req, errors ${m.errors + m.non2xx}\n`);
         if (!best.has(name) || best.get(name)!.rps < m.rps) best.set(name, m);
       }

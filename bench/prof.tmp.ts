@@ -1,0 +1,16 @@
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { spawn, execSync } from 'node:child_process';
+import { startEngine } from '../engine/engine.ts';
+import { createLogger } from '../engine/runtime/logger.ts';
+import { spawnUrl, stop } from './lib/harness.ts';
+const sim = await spawnUrl(['--import', 'tsx', 'bench/lib/sim-process.ts']);
+const e = await startEngine({ routes: [process.argv[2] ?? '/tmp/exp/d'], port: 18082, logger: createLogger('warn'), set: { 'hubvendor-base-url': sim.url } });
+const ac = (d: number) => new Promise<void>((r) => spawn('npx', ['autocannon', '-c', '20', '-d', String(d), '-m', 'POST', '-H', 'content-type=application/json', '-b', '{"buyCurrency":"EUR","sellCurrency":"USD","rateType":"SPOT"}', 'http://127.0.0.1:18082/foreign-exchange/exchange-rates'], { stdio: 'ignore' }).on('exit', () => r()));
+await ac(3);
+const s = new Session(); s.connect();
+await s.post('Profiler.enable'); await s.post('Profiler.start');
+await ac(8);
+const { profile } = await s.post('Profiler.stop');
+writeFileSync('/tmp/steady.cpuprofile', JSON.stringify(profile));
+await e.close(); await stop(sim);
