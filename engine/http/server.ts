@@ -2,11 +2,13 @@
 // the operations endpoints. Errors are RFC 9457 problem details with a correlation id.
 
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPVersion, type Instance as Router } from 'find-my-way';
+import { routeHandler, correlationIdFrom, JSON_TYPE } from './route-handler.ts';
 import type { Logger } from 'pino';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
-import { createExchange } from '../runtime/exchange.ts';
-import { runRoute, type CompiledRoute } from '../runtime/route.ts';
+import type { CompiledRoute } from '../runtime/route.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 
 export interface HttpServerOptions {
@@ -33,13 +35,8 @@ declare module 'fastify' {
   interface FastifyRequest { rawBody?: Buffer; correlationId: string }
 }
 
-const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
-
 export function correlationIdOf(req: FastifyRequest): string {
-  const h = req.headers['x-correlation-id'];
-  const v = Array.isArray(h) ? h[0] : h;
-  // accept a caller's id only if it is a sane token, so logs cannot be forged through it
-  return v && /^[A-Za-z0-9._:-]{1,128}$/.test(v) ? v : randomUUID();
+  return correlationIdFrom(req.headers['x-correlation-id']);
 }
 
 export function sendProblem(reply: FastifyReply, err: PlatformError, correlationId: string, instance?: string): FastifyReply {
@@ -56,9 +53,20 @@ export class HttpServer {
   private inFlight = 0;
   private closing = false;
   private routes: { route: CompiledRoute; cfg: HttpRouteConfig }[] = [];
+  /** engine routes, served before fastify; anything else falls through to it */
+  private router: Router<HTTPVersion.V1>;
+  private fastifyHandler?: (req: IncomingMessage, res: ServerResponse) => void;
 
   constructor(private opts: HttpServerOptions) {
+    this.router = FindMyWay({
+      ignoreTrailingSlash: true,
+      defaultRoute: (req, res) => this.fastifyHandler!(req, res),
+    });
     this.app = Fastify({
+      serverFactory: (handler) => {
+        this.fastifyHandler = handler;
+        return createServer((req, res) => this.router.lookup(req, res));
+      },
       logger: false,
       bodyLimit: opts.bodyLimit ?? 1024 * 1024,
       trustProxy: opts.trustProxy?.length ? opts.trustProxy : false,
@@ -121,67 +129,16 @@ export class HttpServer {
 
   addRoute(route: CompiledRoute, cfg: HttpRouteConfig): void {
     this.routes.push({ route, cfg });
-    const { metrics, logger } = this.opts;
-    const json = (cfg['content-type'] ?? 'json') === 'json';
-    const okStatus = cfg.status ?? 200;
-    const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    const rm = metrics.route(route.id);
-    this.app.route({
-      method: cfg.method as any,
-      url,
-      bodyLimit: cfg['body-limit'],
-      handler: async (req, reply) => {
-        const correlationId = req.correlationId;
-        const started = performance.now();
-        this.inFlight++;
-        rm.enter();
-        try {
-          if (json && req.rawBody?.length && !JSON_TYPE.test(String(req.headers['content-type'] ?? ''))) {
-            throw new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' });
-          }
-          const ex = createExchange({
-            routeId: route.id,
-            correlationId,
-            body: req.body,
-            headers: req.headers as Record<string, string | undefined>,
-            query: req.query as Record<string, string | undefined>,
-            params: req.params as Record<string, string>,
-            rawBody: cfg['raw-body'] ? req.rawBody : undefined,
-            logger,
-          });
-          ex.status = okStatus;
-          (ex as { clientIp?: string }).clientIp = req.ip;
-          const out = await runRoute(route, ex, metrics);
-          if (out.error) {
-            rm.request(out.error.status);
-            return sendProblem(reply, out.error, correlationId);
-          }
-          rm.request(ex.status);
-          // the answer is written straight to the socket: fastify's reply pipeline (hooks,
-          // serializers) has nothing to add to a body that is already JSON, and costs per request
-          const headers: Record<string, string | number> = { ...ex.responseHeaders, 'x-correlation-id': correlationId };
-          if (this.closing) headers.connection = 'close';
-          reply.hijack();
-          if (ex.body === undefined || ex.status === 204) {
-            reply.raw.writeHead(ex.status, headers).end();
-          } else {
-            const payload = JSON.stringify(ex.body);
-            headers['content-type'] = 'application/json; charset=utf-8';
-            headers['content-length'] = Buffer.byteLength(payload);
-            reply.raw.writeHead(ex.status, headers).end(payload);
-          }
-          return reply;
-        } catch (e) {
-          const err = toPlatformError(e);
-          rm.request(err.status);
-          return sendProblem(reply, err, correlationId);
-        } finally {
-          this.inFlight--;
-          rm.leave();
-          rm.latency((performance.now() - started) / 1000);
-        }
-      },
+    const handler = routeHandler(route, cfg, {
+      logger: this.opts.logger,
+      metrics: this.opts.metrics,
+      bodyLimit: this.opts.bodyLimit ?? 1024 * 1024,
+      closing: () => this.closing,
+      enter: () => { this.inFlight++; },
+      leave: () => { this.inFlight--; },
     });
+    const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+    this.router.on(cfg.method as any, url, (req, res, params) => handler(req, res, params));
   }
 
   async listen(port: number, host: string): Promise<string> {

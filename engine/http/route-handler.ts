@@ -1,0 +1,157 @@
+// Serves one HTTP route straight on node:http, in front of fastify: read the body (within the
+// limit), parse JSON, run the route, write the answer. Engine routes need nothing of fastify's
+// plugin pipeline, and skipping it saves about a quarter of the listener's cost per request.
+// Everything else (the gateway, operations endpoints, unknown paths) goes on to fastify.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
+import { createExchange } from '../runtime/exchange.ts';
+import { runRoute, type CompiledRoute } from '../runtime/route.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+
+export const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function correlationIdFrom(h: string | string[] | undefined): string {
+  const v = Array.isArray(h) ? h[0] : h;
+  // a caller's id is accepted only if it is a sane token, so logs cannot be forged through it
+  return v && SANE_ID.test(v) ? v : randomUUID();
+}
+
+export function writeProblem(res: ServerResponse, err: PlatformError, correlationId: string, instance?: string, close = false): void {
+  const payload = JSON.stringify(problemOf(err, correlationId, instance));
+  const headers: Record<string, string | number> = {
+    ...err.headers,
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(payload),
+    'x-correlation-id': correlationId,
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(err.status, headers).end(payload);
+}
+
+export interface RouteHandlerConfig {
+  method: string;
+  path: string;
+  params: string[];
+  'content-type'?: 'json' | 'any';
+  'body-limit'?: number;
+  status?: number;
+  'raw-body'?: boolean;
+}
+
+export interface HandlerHost {
+  logger: Logger;
+  metrics: Metrics;
+  bodyLimit: number;
+  closing(): boolean;
+  enter(): void;
+  leave(): void;
+}
+
+function parseQuery(url: string): Record<string, string | undefined> {
+  const q = url.indexOf('?');
+  if (q < 0) return {};
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of new URLSearchParams(url.slice(q + 1))) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host: HandlerHost) {
+  const json = (cfg['content-type'] ?? 'json') === 'json';
+  const okStatus = cfg.status ?? 200;
+  const limit = cfg['body-limit'] ?? host.bodyLimit;
+  const keepRaw = cfg['raw-body'] === true;
+  const rm = host.metrics.route(route.id);
+
+  const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, raw: Buffer | undefined, correlationId: string, started: number) => {
+    let status = 500;
+    try {
+      let body: unknown;
+      if (raw && raw.length) {
+        const type = req.headers['content-type'] ?? '';
+        if (JSON_TYPE.test(type)) {
+          try { body = JSON.parse(raw.toString('utf8')); } catch {
+            throw new PlatformError({ kind: 'validation', code: 'GC025', detail: 'the body is not valid JSON' });
+          }
+        } else if (json) {
+          throw new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' });
+        } else body = raw.toString('utf8');
+      }
+      const ex = createExchange({
+        routeId: route.id,
+        correlationId,
+        body,
+        headers: req.headers as Record<string, string | undefined>,
+        query: parseQuery(req.url ?? ''),
+        params: params as Record<string, string>,
+        rawBody: keepRaw ? raw ?? Buffer.alloc(0) : undefined,
+        logger: host.logger,
+      });
+      ex.status = okStatus;
+      const out = await runRoute(route, ex, host.metrics);
+      if (out.error) {
+        status = out.error.status;
+        return writeProblem(res, out.error, correlationId, undefined, host.closing());
+      }
+      status = ex.status;
+      const headers: Record<string, string | number> = { ...ex.responseHeaders, 'x-correlation-id': correlationId };
+      if (host.closing()) headers.connection = 'close';
+      if (ex.body === undefined || ex.status === 204) {
+        res.writeHead(ex.status, headers).end();
+      } else {
+        const payload = JSON.stringify(ex.body);
+        headers['content-type'] = 'application/json; charset=utf-8';
+        headers['content-length'] = Buffer.byteLength(payload);
+        res.writeHead(ex.status, headers).end(payload);
+      }
+    } catch (e) {
+      const err = toPlatformError(e);
+      if (err.kind === 'internal') host.logger.error({ err: e, route: route.id, correlationId }, 'unhandled error');
+      status = err.status;
+      if (!res.headersSent) writeProblem(res, err, correlationId, undefined, host.closing());
+    } finally {
+      rm.request(status);
+      rm.leave();
+      host.leave();
+      rm.latency((performance.now() - started) / 1000);
+    }
+  };
+
+  return (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>): void => {
+    const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
+    if (host.closing()) {
+      writeProblem(res, new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: 'the engine is shutting down' }), correlationId, undefined, true);
+      return;
+    }
+    const started = performance.now();
+    host.enter();
+    rm.enter();
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const tooLarge = () => {
+      rm.request(413);
+      rm.leave();
+      host.leave();
+      writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${limit} bytes` }), correlationId, undefined, true);
+      req.resume();
+    };
+    if (declared > limit) return tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > limit) { over = true; tooLarge(); return; }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (over) return;
+      const raw = chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      void run(req, res, params, raw, correlationId, started);
+    });
+    req.on('error', () => { if (!over) { over = true; rm.leave(); host.leave(); } });
+  };
+}
