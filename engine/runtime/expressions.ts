@@ -19,7 +19,8 @@ export function compileExpression(source: string, path: (string | number)[] = []
     expr = jsonata(source);
   } catch (e: any) {
     const where = typeof e?.position === 'number' ? ` at character ${e.position}` : '';
-    throw new ConfigError(`JSONata: ${e?.message ?? e}${where} in '${source.length > 80 ? source.slice(0, 77) + '...' : source}'`, path);
+    // the expression text is not quoted: placeholders may have put a resolved value in it
+    throw new ConfigError(`JSONata: ${e?.message ?? e}${where}`, path);
   }
   for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
   const fast = compileFast(expr.ast() as any, FUNCTIONS);

@@ -7,7 +7,7 @@ import { isPromise } from '../runtime/expressions.ts';
 import { truthy } from './choice.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
-interface FailConfig { when?: string; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
+interface FailConfig { when?: string; at?: 'exchange' | 'load'; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
 
 export default defineStep<FailConfig>({
   kind: 'fail',
@@ -17,6 +17,7 @@ export default defineStep<FailConfig>({
     additionalProperties: false,
     properties: {
       when: { type: 'string', description: 'JSONata condition' },
+      at: { enum: ['exchange', 'load'], default: 'exchange', description: 'load: check once when the route loads (configuration assertions over {{placeholders}}); a truthy condition stops lint and start-up with the detail' },
       kind: { enum: ['validation', 'unauthorized', 'forbidden', 'not-found', 'vendor', 'internal'], default: 'validation' },
       status: { type: 'integer', minimum: 400, maximum: 599 },
       code: { type: 'string' },
@@ -28,6 +29,15 @@ export default defineStep<FailConfig>({
   compile(cfg, ctx) {
     const when = cfg.when ? ctx.expr(cfg.when, ['when']) : undefined;
     const detail = cfg.detail ? ctx.expr(cfg.detail, ['detail']) : undefined;
+    if (cfg.at === 'load') {
+      if (!when || !detail || !when.fast || !detail.fast) ctx.fail('a load-time fail needs `when` and `detail` expressions that do not read the exchange and run synchronously');
+      // in lint mode environmental keys may be unresolved: the check waits for start-up
+      const raw = JSON.stringify(cfg);
+      if (!(ctx.services.lintOnly && raw.includes('<unresolved:')) && truthy(when!.evaluate({}))) {
+        ctx.fail(String(detail!.evaluate({})), ['when']);
+      }
+      return () => {};
+    }
     const raise = (d: unknown): never => {
       const text = d === undefined ? undefined : String(d);
       throw new PlatformError({

@@ -20,6 +20,7 @@ interface ToHttpConfig {
   'path-params'?: Record<string, string>;
   query?: Record<string, string>;
   headers?: Record<string, string>;
+  'static-headers'?: Record<string, string | number | boolean>;
   'forward-headers'?: string[];
   body?: string;
   timeouts?: TimeoutsConfig;
@@ -71,6 +72,7 @@ export default defineStep<ToHttpConfig>({
       'path-params': { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata' },
       query: { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata (undefined leaves it out)' },
       headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata' },
+      'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value, e.g. "{{achvendor.client_key}}"; use these for secrets, which never belong in expression text; empty values are left out' },
       'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },
       body: { type: 'string', description: 'JSONata producing the JSON request body (default: the exchange body for POST, PUT, PATCH)' },
       timeouts: timeoutsSchema,
@@ -110,6 +112,7 @@ export default defineStep<ToHttpConfig>({
     const qp: Pairs = Object.entries(cfg.query ?? {}).map(([k, e]) => [k, ctx.expr(e, ['query', k])]);
     const hp: Pairs = Object.entries(cfg.headers ?? {}).map(([k, e]) => [k.toLowerCase(), ctx.expr(e, ['headers', k])]);
     const forward = (cfg['forward-headers'] ?? []).map((h) => h.toLowerCase());
+    const fixed: [string, string][] = Object.entries(cfg['static-headers'] ?? {}).filter(([, v]) => v !== '').map(([k, v]) => [k.toLowerCase(), String(v)]);
     const bodyExpr = cfg.body !== undefined ? ctx.expr(cfg.body, ['body']) : undefined;
     const sendsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
     const idemExpr = cfg['idempotency-key'] ? ctx.expr(cfg['idempotency-key'], ['idempotency-key']) : undefined;
@@ -157,6 +160,7 @@ export default defineStep<ToHttpConfig>({
       const qs = new URLSearchParams(query).toString();
       if (qs) url += (url.includes('?') ? '&' : '?') + qs;
       const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
+      for (const [k, v] of fixed) h[k] = v;
       for (const name of forward) {
         const v = ex.headers[name];
         if (v !== undefined) h[name] = v;
