@@ -63,14 +63,6 @@ export class ValuesFile {
     return p.value.replace(ENV_REF, (_, k: string) => resolveOne(k));
   }
 
-  /** True when the property's value comes from a secret environmental key. */
-  isSecret(key: string): boolean {
-    const p = this.props.get(key);
-    if (!p || typeof p.value !== 'string') return false;
-    for (const m of p.value.matchAll(ENV_REF)) if (isSecretKey(m[1])) return true;
-    return isSecretKey(key);
-  }
-
   set(key: string, value: unknown, entry: Omit<PropEntry, 'value'>): void {
     this.props.set(key, { value, ...entry });
   }

@@ -49,6 +49,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const routes: CompiledRoute[] = [];
   const files = findYamlFiles(paths);
   const ids = new Map<string, string>();
+  const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
   for (const file of files) {
     const rel = relative(process.cwd(), file) || file;
     let src: YamlSource;
@@ -65,6 +66,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     }
     const doc = docs.find((d) => d.key in (v as object));
     if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
+    for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
     try {
       const route = compileRoute(src, values, services);
       const prev = ids.get(route.id);
@@ -76,7 +78,25 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     }
   }
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
+  for (const c of directCalls) {
+    if (ids.has(c.target) || !c.target) continue;
+    const s = didYouMean(c.target, ids.keys());
+    diagnostics.push(diagAt(c.src, c.path, `to-direct: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
+  }
   return { routes, diagnostics, files };
+}
+
+/** Every `to-direct` step of a route file, however deeply nested (choice, split, loop, on-exception). */
+function findDirectCalls(v: unknown, path: YamlPath = [], out: { path: YamlPath; target: string }[] = []): { path: YamlPath; target: string }[] {
+  if (Array.isArray(v)) v.forEach((x, i) => findDirectCalls(x, [...path, i], out));
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'to-direct' && x && typeof x === 'object' && typeof (x as { route?: unknown }).route === 'string') {
+        out.push({ path: [...path, k, 'route'], target: (x as { route: string }).route });
+      } else findDirectCalls(x, [...path, k], out);
+    }
+  }
+  return out;
 }
 
 function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices): CompiledRoute {

@@ -5,14 +5,19 @@
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { PlatformError } from './errors.ts';
 
+/**
+ * Timeouts of a vendor call, in the meaning of the connector properties
+ * (`http.client.*.timeout`, Apache HttpClient style):
+ * - connect: TCP/TLS connect;
+ * - request: leasing a pooled connection and sending the request;
+ * - response: from the start of the call until the response headers arrive;
+ * - socket: idle time between chunks of the response body.
+ * The call as a whole is bounded by request + response.
+ */
 export interface Timeouts {
-  /** TCP/TLS connect, ms */
   connect: number;
-  /** whole request including the body, ms */
   request: number;
-  /** until the response headers arrive, ms */
   response: number;
-  /** idle time between body chunks, ms */
   socket: number;
 }
 
@@ -83,7 +88,7 @@ export function httpCall(c: HttpCall): Promise<HttpResult> {
       clearTimeout(responseTimer);
       reject(err);
     };
-    const requestTimer = setTimeout(() => fail(classify(undefined, 'request', c)), c.timeouts.request);
+    const requestTimer = setTimeout(() => fail(classify(undefined, 'request', c)), c.timeouts.request + c.timeouts.response);
     let responseTimer: NodeJS.Timeout | undefined = setTimeout(() => fail(classify(undefined, 'response', c)), c.timeouts.response);
     request(c.url, {
       method: c.method,
@@ -113,7 +118,8 @@ export function httpCall(c: HttpCall): Promise<HttpResult> {
 
 function classify(err: any, deadline: 'request' | 'response' | undefined, c: HttpCall): PlatformError {
   if (deadline) {
-    const e = new PlatformError({ kind: 'timeout', detail: `${deadline} timeout calling ${hostOf(c.url)} (${c.timeouts[deadline]} ms)` });
+    const ms = deadline === 'request' ? c.timeouts.request + c.timeouts.response : c.timeouts.response;
+    const e = new PlatformError({ kind: 'timeout', detail: `${deadline} timeout calling ${hostOf(c.url)} (${ms} ms)` });
     (e as PlatformError & { notSent?: boolean }).notSent = false;
     return e;
   }

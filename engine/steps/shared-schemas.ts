@@ -40,6 +40,17 @@ export function toTimeouts(c: TimeoutsConfig | undefined, d: Timeouts): Timeouts
   };
 }
 
+/** Like toRetrySettings, failing lint when `statuses` holds anything but HTTP statuses. */
+export function checkedRetrySettings(c: RetryConfig | undefined, fail: (message: string, path: (string | number)[]) => never): RetrySettings {
+  const s = toRetrySettings(c);
+  const raw = c?.statuses;
+  if (raw !== undefined && raw !== '') {
+    const entries = Array.isArray(raw) ? raw : String(raw).split(',');
+    if (entries.length !== s.statuses.length) fail(`retry statuses '${String(raw)}' must be HTTP statuses separated by commas (form: 429,502,503)`, ['retry', 'statuses']);
+  }
+  return s;
+}
+
 export function toRetrySettings(c: RetryConfig | undefined): RetrySettings {
   return {
     enabled: c?.enabled === true || c?.enabled === 'true',

@@ -11,7 +11,7 @@ import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { httpCall, DEFAULT_TIMEOUTS } from '../runtime/http-client.ts';
 import { retryPolicy } from '../runtime/retry.ts';
 import { stableId } from '../runtime/functions.ts';
-import { retrySchema, timeoutsSchema, toRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
@@ -76,7 +76,7 @@ export default defineStep<ToEventHubConfig>({
     const subjectExpr = cfg.subject ? ctx.expr(cfg.subject, ['subject']) : undefined;
     const dataExpr = cfg.data ? ctx.expr(cfg.data, ['data']) : undefined;
     const timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
-    const retry = toRetrySettings(cfg.retry);
+    const retry = checkedRetrySettings(cfg.retry, (m, path) => ctx.fail(m, path));
     const policy = retryPolicy(retry, true);
     const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
     const { metrics } = ctx.services;
@@ -121,7 +121,10 @@ export default defineStep<ToEventHubConfig>({
           kind: 'eventhub',
           vendorStatus: status,
           detail: `event hub answered ${status}`,
-          transient: status >= 500 || status === 429 || status === 408,
+          // only a refusal of the event itself (400, 422) is permanent; anything else (401 after
+          // a credential rotation, 404 from a wrong path, 5xx) is for an operator to fix, and
+          // the input waits for it: a message source releases instead of rejecting
+          transient: status !== 400 && status !== 422,
         });
       };
       if (policy) await policy.execute((c) => once(c.attempt));

@@ -8,8 +8,8 @@ import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
 import { httpCall, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
-import { retryPolicy, parseStatuses, type RetrySettings } from '../runtime/retry.ts';
-import { retrySchema, timeoutsSchema, toRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { retryPolicy, type RetrySettings } from '../runtime/retry.ts';
+import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
 
@@ -120,7 +120,7 @@ export default defineStep<ToHttpConfig>({
     const errorCode = cfg['error-code'] ? ctx.expr(cfg['error-code'], ['error-code']) : undefined;
     const accept = new Set(cfg['accept-statuses'] ?? []);
     const timeouts: Timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
-    const retry: RetrySettings = toRetrySettings(cfg.retry);
+    const retry: RetrySettings = checkedRetrySettings(cfg.retry, (m, path) => ctx.fail(m, path));
     // GET/PUT/DELETE are idempotent by HTTP; a POST only with a key the vendor deduplicates on.
     const idempotent = method !== 'POST' && method !== 'PATCH' ? true : !!idemExpr;
     const policy = retryPolicy(retry, idempotent);
@@ -214,4 +214,3 @@ function pickHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-export { parseStatuses };

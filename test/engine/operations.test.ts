@@ -82,7 +82,12 @@ describe('graceful shutdown', () => {
     const { url, hub } = await started;
     await fetch(`${hub}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '^/v1/forex/', delayMs: 700 }) });
     const inflight = fetch(url + FX, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }) });
-    await new Promise((r) => setTimeout(r, 200));
+    // SIGTERM only once the exchange is surely in flight: the vendor call has arrived
+    for (let i = 0; i < 200; i++) {
+      const seen = await fetch(`${hub}/__sandbox/requests?pathMatch=${encodeURIComponent('^/v1/forex/')}`).then((r) => r.json());
+      if ((Array.isArray(seen) ? seen : seen.requests ?? []).length > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
     const exited = new Promise<number | null>((r) => { child.removeAllListeners('exit'); child.on('exit', (c) => r(c)); });
     child.kill('SIGTERM');
     const res = await inflight;

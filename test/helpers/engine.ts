@@ -4,6 +4,7 @@
 import { startEngine, type EngineOptions, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
+import { gatewayExtension } from '../../engine/gateway/index.ts';
 
 export interface TestEngine extends RunningEngine {
   sandbox: Sandbox;
@@ -18,6 +19,8 @@ export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promis
     port: 0,
     logger: createLogger((process.env.LOG_LEVEL as any) ?? 'silent'),
     shutdownTimeoutMs: 2000,
+    // the gateway reads the tool files under routes/gateway, so the default project loads whole
+    extensions: [gatewayExtension()],
     ...opts,
   });
   const request: TestEngine['request'] = async (method, path, body, headers = {}) => {
