@@ -6,10 +6,9 @@
 // requestor_type, timestamp; idempotent_request_key on submissions). Documented in
 // docs/connectors/batch-payments.md.
 
-import { randomUUID } from 'node:crypto';
 import { createSimServer, type SimLog, type SimRequest, type SimResponse, type SimServer } from '../lib/sim-server.ts';
 import { BoundedMap } from '../lib/bounded-map.ts';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
+import { createWebhookSender, newWebhookId, type WebhookAttempt } from '../lib/webhook-sender.ts';
 import {
   ACH_ERROR_CODES as E, achError, BATCH_CANCEL_PATH, BATCH_PATH, type Batch, type BatchStatus, CANCELLABLE, checkBatchBody,
   CONTROL_ADVANCE_PATH, CONTROL_FAIL_AFTER_ACCEPT_PATH, CONTROL_WEBHOOKS_PATH, type Entry, PAYMENT_CHANNELS, type Payment,
@@ -57,7 +56,10 @@ export interface Achvendor {
   setStepDelay(ms: number | null): void;
   /** moves a batch one lifecycle step and sends its webhooks; returns the new status */
   advance(batchId: string): BatchStatus;
-  /** the next `times` submissions are stored (the batch exists) but answered `status` (default 503) */
+  /**
+   * the next `times` submissions run (the batch is stored) but are answered `status` (default 503,
+   * the vendor's unavailable body): a sim-server fault rule with `after: true`; replaces the last one
+   */
   failAfterAccept(times: number, status?: number): void;
   deliveries(): WebhookDelivery[];
   clearDeliveries(): void;
@@ -106,51 +108,51 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
   const idempotency = new BoundedMap<string, { fingerprint: string; status: number; body: unknown }>(max);
   const timers = new Map<string, NodeJS.Timeout>();
   const deliveries: WebhookDelivery[] = [];
-  let pending = new Set<Promise<void>>();
-  /** per-batch chains keep the webhooks of one batch in order */
-  const chains = new Map<string, Promise<void>>();
-  let failAfter = { times: 0, status: 503 };
   let closed = false;
   let seq = 0;
 
   const server = createSimServer({ name: 'achvendor', port: opts.port, host: opts.host, log, record: opts.record });
+  // 200 ms before the first redelivery, doubling
+  const sender = createWebhookSender({ name: 'achvendor', secret, log, attempts: retries + 1, delayMs: 200, multiplier: 2, timeoutMs: 10_000 });
 
-  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-  async function deliver(kind: WebhookDelivery['kind'], body: Record<string, unknown>): Promise<WebhookDelivery> {
+  /** A delivery record, kept live as attempts happen; the message when there is somewhere to send it. */
+  function record(kind: WebhookDelivery['kind'], body: Record<string, unknown>) {
     const path = kind === 'batch-status' ? WEBHOOK_BATCH_STATUS_PATH : WEBHOOK_PAYMENT_STATUS_PATH;
-    const d: WebhookDelivery = { kind, url: webhookBase ? webhookBase.replace(/\/$/, '') + path : '', webhookId: `msg_${randomUUID()}`, body, attempts: [], delivered: false };
+    const d: WebhookDelivery = { kind, url: webhookBase ? webhookBase.replace(/\/$/, '') + path : '', webhookId: newWebhookId(), body, attempts: [], delivered: false };
     deliveries.push(d);
     if (deliveries.length > 10_000) deliveries.shift();
-    if (!webhookBase) return d;
-    const raw = JSON.stringify(body);
-    for (let attempt = 0; attempt <= retries && !closed; attempt++) {
-      if (attempt > 0) await sleep(200 * 2 ** (attempt - 1));
-      const ts = Math.floor(Date.now() / 1000);
-      try {
-        const res = await fetch(d.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'webhook-id': d.webhookId, 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, d.webhookId, ts, raw) },
-          body: raw,
-          signal: AbortSignal.timeout(10_000),
-        });
-        await res.arrayBuffer();
-        d.attempts.push(res.status);
-        if (res.status >= 200 && res.status < 300) { d.delivered = true; break; }
-      } catch (e) {
-        d.attempts.push(0);
-        log('achvendor: webhook delivery failed', { url: d.url, err: (e as Error).message });
-      }
-    }
+    const onAttempt = (a: WebhookAttempt) => {
+      d.attempts.push(a.status);
+      if (a.status >= 200 && a.status < 300) d.delivered = true;
+    };
+    return { d, msg: { id: d.webhookId, body: JSON.stringify(body) }, onAttempt };
+  }
+
+  async function deliver(kind: WebhookDelivery['kind'], body: Record<string, unknown>): Promise<WebhookDelivery> {
+    const { d, msg, onAttempt } = record(kind, body);
+    if (d.url) await sender.deliver(d.url, msg, { onAttempt });
     return d;
   }
 
+  /** the webhooks of one batch go out in order */
   function queue(batchId: string, kind: WebhookDelivery['kind'], body: Record<string, unknown>): void {
-    const prev = chains.get(batchId) ?? Promise.resolve();
-    const p: Promise<void> = prev.then(() => deliver(kind, body)).then(() => undefined, () => undefined);
-    chains.set(batchId, p);
-    pending.add(p);
-    void p.finally(() => { pending.delete(p); if (chains.get(batchId) === p) chains.delete(batchId); });
+    const { d, msg, onAttempt } = record(kind, body);
+    if (d.url) void sender.enqueue(batchId, d.url, msg, { onAttempt });
+  }
+
+  /** "stored, then the answer was lost": a fault rule applied after the submit handler ran */
+  const SUBMIT_PATHS_RE = `^(${SUBMIT_CREDIT_BATCH_PATH}|${SUBMIT_DEBIT_BATCH_PATH})$`;
+  let failAfterId: string | undefined;
+  function failAfterAccept(times: number, status = 503): { times: number; status: number } {
+    if (failAfterId) server.removeFault(failAfterId);
+    failAfterId = undefined;
+    if (times > 0) {
+      failAfterId = server.addFault({
+        method: 'POST', path: SUBMIT_PATHS_RE, after: true, times, status,
+        body: achError(status, E.unavailable, 'Service temporarily unavailable', 'gateway').body,
+      }).id;
+    }
+    return { times, status };
   }
 
   function batchWebhook(b: Batch, previous: BatchStatus | undefined): void {
@@ -325,10 +327,6 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
       idempotency.set(key, { fingerprint, status: 200, body: answer });
       batchWebhook(b, undefined);
       schedule(b);
-      if (failAfter.times > 0) {
-        failAfter.times--;
-        return achError(failAfter.status, E.unavailable, 'Service temporarily unavailable', 'gateway');
-      }
       return { status: 200, body: answer };
     };
   }
@@ -376,9 +374,12 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
       return { status: 200, body: { batch_id: req.params.batchId, status: advance(req.params.batchId!) } };
     })
     .route('POST', CONTROL_FAIL_AFTER_ACCEPT_PATH, (req) => {
-      const b = (req.body ?? {}) as { times?: number; status?: number };
-      failAfter = { times: Number(b.times ?? 1), status: Number(b.status ?? 503) };
-      return { status: 200, body: failAfter };
+      const b = (req.body ?? {}) as { times?: unknown; status?: unknown };
+      const times = b.times ?? 1;
+      const status = b.status ?? 503;
+      if (!Number.isInteger(times) || (times as number) < 0) return { status: 400, body: { error: 'times must be an integer >= 0' } };
+      if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599) return { status: 400, body: { error: 'status must be an integer between 100 and 599' } };
+      return { status: 200, body: failAfterAccept(times as number, status as number) };
     });
 
   const url = await server.start();
@@ -392,19 +393,17 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
       for (const b of batches.values()) schedule(b);
     },
     advance,
-    failAfterAccept(times, status = 503) { failAfter = { times, status }; },
+    failAfterAccept(times, status = 503) { failAfterAccept(times, status); },
     deliveries: () => [...deliveries],
     clearDeliveries: () => { deliveries.length = 0; },
-    async idle() {
-      while (pending.size) await Promise.allSettled([...pending]);
-    },
+    idle: () => sender.idle(),
     sendWebhook: (kind, body) => deliver(kind, body),
     async close() {
       closed = true;
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
+      sender.close();
       await server.close();
-      pending = new Set();
     },
   };
 }

@@ -1,8 +1,7 @@
 // The hubvendor simulator: a payment hub (release R25 style) on a real HTTP port.
 // Paths: ./paths.ts; behaviour of each area in its own file; README: sandbox/README.md.
 
-import { createSimServer, type SimHandler, type SimLog, type SimServer } from '../lib/sim-server.ts';
-import { type ActiveFault, type FaultRule, FaultStore } from '../lib/faults.ts';
+import { type ActiveFault, createSimServer, type FaultRule, type SimLog, type SimServer } from '../lib/sim-server.ts';
 import { byBicHandler, byBranchCodeHandler, byIbanHandler } from './bank-directory.ts';
 import { forexRatesHandler } from './forex.ts';
 import { ibanValidationHandler } from './iban-validation.ts';
@@ -43,10 +42,9 @@ export interface Hubvendor {
   /** moves an order to a status now (reported like a timed transition), for tests */
   setPaymentStatus(paymentOrderId: string, status: PaymentStatus, statusReasonCode?: string | null): void;
   /**
-   * A fault applied AFTER the handler ran: the hub did the work (an order is created), then the
-   * answer is lost and replaced by `status`/`body` (default 504) after `delayMs`. Models a gateway
-   * in front of the hub timing out after the hub committed, so tests can prove that a connector's
-   * retry does not duplicate the payment. `reset` is not supported here (use server.addFault).
+   * `server.addFault({ ...rule, after: true })`: the hub does the work (an order is created), then
+   * the answer is lost and replaced by `status`/`body` (default 504) after `delayMs`, or the
+   * connection is reset. Lets tests prove that a connector's retry does not duplicate the payment.
    */
   addFaultAfterHandler(rule: FaultRule): ActiveFault;
   close(): Promise<void>;
@@ -64,23 +62,15 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
   const server = createSimServer({ name: 'hubvendor', port: opts.port, host: opts.host, log, record: opts.record });
   const po = paymentOrderHandlers(state, lifecycle);
   const so = standingOrderHandlers(state);
-  const afterFaults = new FaultStore();
-  const afterHandler = (h: SimHandler): SimHandler => async (req) => {
-    const answer = await h(req);
-    const f = afterFaults.take(req.method, req.path);
-    if (!f) return answer;
-    if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs).unref());
-    return { status: f.status ?? 504, body: f.body ?? { error: 'fault injected after the handler ran', server: 'hubvendor' }, headers: f.headers };
-  };
 
   server
     .route('GET', P.FOREX_EXCHANGE_RATES_PATH, forexRatesHandler)
-    .route('POST', P.PAYMENT_ORDERS_PATH, afterHandler(po.create))
+    .route('POST', P.PAYMENT_ORDERS_PATH, po.create)
     .route('GET', P.PAYMENT_ORDER_UPDATE_PATH, po.get)
-    .route('PUT', P.PAYMENT_ORDER_UPDATE_PATH, afterHandler(po.modify))
-    .route('PUT', P.PAYMENT_ORDER_CANCEL_PATH, afterHandler(po.cancel))
-    .route('POST', P.STANDING_ORDERS_PATH, afterHandler(so.create))
-    .route('PUT', P.STANDING_ORDER_CANCEL_PATH, afterHandler(so.cancel))
+    .route('PUT', P.PAYMENT_ORDER_UPDATE_PATH, po.modify)
+    .route('PUT', P.PAYMENT_ORDER_CANCEL_PATH, po.cancel)
+    .route('POST', P.STANDING_ORDERS_PATH, so.create)
+    .route('PUT', P.STANDING_ORDER_CANCEL_PATH, so.cancel)
     .route('GET', P.BANK_DIRECTORY_BY_BIC_PATH, byBicHandler)
     .route('GET', P.BANK_DIRECTORY_BY_IBAN_PATH, byIbanHandler)
     .route('GET', P.BANK_DIRECTORY_BY_BRANCH_CODE_PATH, byBranchCodeHandler)
@@ -96,10 +86,7 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
       if (!order) throw new Error(`hubvendor: no payment order ${id}`);
       lifecycle.setStatus(order, status, reason);
     },
-    addFaultAfterHandler(rule) {
-      if (rule.reset) throw new Error('hubvendor: addFaultAfterHandler cannot reset; use server.addFault');
-      return afterFaults.add(rule);
-    },
+    addFaultAfterHandler: (rule) => server.addFault({ ...rule, after: true }),
     async close() {
       lifecycle.close();
       await server.close();

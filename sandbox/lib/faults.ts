@@ -18,6 +18,12 @@ export interface FaultRule {
   reset?: boolean;
   /** number of matching requests the rule applies to; unlimited when absent */
   times?: number;
+  /**
+   * run the handler first (the work is done: an order is stored), then wait `delayMs` and answer
+   * with the fault instead (status default 504) or, with `reset`, drop the connection: a gateway
+   * in front of the vendor losing the answer after the vendor committed
+   */
+  after?: boolean;
 }
 
 export interface ActiveFault extends FaultRule {
@@ -34,7 +40,7 @@ interface StoredFault {
 
 export class FaultRuleError extends Error {}
 
-const RULE_KEYS = new Set(['method', 'path', 'status', 'body', 'headers', 'delayMs', 'reset', 'times']);
+const RULE_KEYS = new Set(['method', 'path', 'status', 'body', 'headers', 'delayMs', 'reset', 'times', 'after']);
 
 /** Checks a rule coming from JSON and returns it typed; throws FaultRuleError naming the field. */
 export function parseFaultRule(input: unknown): FaultRule {
@@ -61,6 +67,7 @@ export function parseFaultRule(input: unknown): FaultRule {
     throw new FaultRuleError('delayMs must be a number >= 0');
   }
   if (r.reset !== undefined && typeof r.reset !== 'boolean') throw new FaultRuleError('reset must be a boolean');
+  if (r.after !== undefined && typeof r.after !== 'boolean') throw new FaultRuleError('after must be a boolean');
   if (r.times !== undefined && !(Number.isInteger(r.times) && (r.times as number) >= 1)) throw new FaultRuleError('times must be an integer >= 1');
   return r as FaultRule;
 }

@@ -138,35 +138,43 @@ export function createSimServer(opts: SimServerOptions): SimServer {
     });
 
     let faultHeaders: HeaderValues | undefined;
+    let answer: SimResponse | undefined;
     const fault = faultStore.take(method, path);
     if (fault) {
+      // `after`: the handler runs (its work is done), then its answer is lost on the way back
+      if (fault.after) answer = await answerFor(method, path, query, req.headers, body, badJson, rawBody, receivedAt);
       if (fault.delayMs) await delay(fault.delayMs);
       if (fault.reset) {
         req.socket.resetAndDestroy();
         return;
       }
-      if (fault.status !== undefined || fault.body !== undefined) {
-        return send(res, fault.status ?? 500, fault.body ?? { error: 'fault injected', server: opts.name }, fault.headers);
+      if (fault.after || fault.status !== undefined || fault.body !== undefined) {
+        const dflt = fault.after ? { status: 504, error: 'fault injected after the handler ran' } : { status: 500, error: 'fault injected' };
+        return send(res, fault.status ?? dflt.status, fault.body ?? { error: dflt.error, server: opts.name }, fault.headers);
       }
       faultHeaders = fault.headers;
     }
+    answer ??= await answerFor(method, path, query, req.headers, body, badJson, rawBody, receivedAt);
+    send(res, answer.status, answer.body, answer.headers, faultHeaders);
+  }
 
-    if (badJson !== undefined) return send(res, 400, { error: `invalid JSON body: ${badJson}` }, undefined, faultHeaders);
-
+  async function answerFor(
+    method: string, path: string, query: Record<string, string>, headers: IncomingHttpHeaders,
+    body: unknown, badJson: string | undefined, rawBody: Buffer, receivedAt: number,
+  ): Promise<SimResponse> {
+    if (badJson !== undefined) return { status: 400, body: { error: `invalid JSON body: ${badJson}` } };
     let match;
     try {
       match = router.match(method, path);
     } catch (e) {
-      if (e instanceof BadPathError) return send(res, 400, { error: e.message }, undefined, faultHeaders);
+      if (e instanceof BadPathError) return { status: 400, body: { error: e.message } };
       throw e;
     }
-    if (match.kind === 'not-found') return send(res, 404, { error: `no route for ${method} ${path}`, server: opts.name }, undefined, faultHeaders);
+    if (match.kind === 'not-found') return { status: 404, body: { error: `no route for ${method} ${path}`, server: opts.name } };
     if (match.kind === 'method-not-allowed') {
-      return send(res, 405, { error: `method ${method} not allowed on ${path}` }, { allow: match.allow.join(', ') }, faultHeaders);
+      return { status: 405, body: { error: `method ${method} not allowed on ${path}` }, headers: { allow: match.allow.join(', ') } };
     }
-
-    const answer = await match.handler({ method, path, params: match.params, query, headers: req.headers, body, rawBody, receivedAt });
-    send(res, answer.status, answer.body, answer.headers, faultHeaders);
+    return match.handler({ method, path, params: match.params, query, headers, body, rawBody, receivedAt });
   }
 
   const server = createServer((req, res) => {

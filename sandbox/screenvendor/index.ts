@@ -8,10 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { createSimServer, type SimLog, type SimRequest, type SimResponse, type SimServer } from '../lib/sim-server.ts';
 import { matchProfiles, type DemoProfile, type MatchType } from './profiles.ts';
-import { deliver, SANDBOX_WEBHOOK_SECRET, type Delivery, type StoredWebhook, type WebhookPayload } from './webhooks.ts';
+import { createWebhookSender, isDelivered, newWebhookId } from '../lib/webhook-sender.ts';
+import { SANDBOX_WEBHOOK_SECRET, type Delivery, type StoredWebhook, type WebhookPayload } from './webhooks.ts';
 
 export { DEMO_PROFILES, matchProfiles } from './profiles.ts';
-export { SANDBOX_WEBHOOK_SECRET, signWebhook } from './webhooks.ts';
+export { SANDBOX_WEBHOOK_SECRET } from './webhooks.ts';
 export type { Delivery, WebhookPayload } from './webhooks.ts';
 
 export const SANDBOX_API_KEY = 'sandbox-screenvendor-api-key';
@@ -68,6 +69,7 @@ export interface TriggerOptions {
   webhookUrl?: string;
   /** delivery attempts, as a vendor redelivers on non-2xx (default 1) */
   attempts?: number;
+  /** pause between attempts, ms (default 500) */
   retryDelayMs?: number;
 }
 
@@ -322,13 +324,15 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
     subjects: [{ type: 'person', identifier: customer.identifier, name: [customer.person.first_name, customer.person.last_name].filter(Boolean).join(' ') || customer.person.full_name }],
   });
 
+  // a trigger delivers once unless told otherwise, pausing retryDelayMs between attempts
+  const sender = createWebhookSender({ name: 'screenvendor', secret, log: opts.log, attempts: 1, delayMs: 500, multiplier: 1, timeoutMs: 15_000 });
   const send = async (w: StoredWebhook, o: TriggerOptions = {}): Promise<TriggerResult> => {
-    const deliveries = await deliver(w, { url: o.webhookUrl ?? webhookUrl, secret, attempts: o.attempts, retryDelayMs: o.retryDelayMs });
-    return { webhookId: w.id, payload: w.payload, deliveries, delivered: deliveries.some((d) => d.status >= 200 && d.status < 300) };
+    const deliveries = await sender.deliver(o.webhookUrl ?? webhookUrl, w, { attempts: o.attempts, delayMs: o.retryDelayMs });
+    return { webhookId: w.id, payload: w.payload, deliveries, delivered: isDelivered(deliveries) };
   };
 
   const store = (payload: WebhookPayload): StoredWebhook => {
-    const w = { id: `msg_${randomUUID().replace(/-/g, '')}`, payload, body: JSON.stringify(payload) };
+    const w = { id: newWebhookId(), payload, body: JSON.stringify(payload) };
     webhooks.set(w.id, w);
     if (webhooks.size > 10_000) webhooks.delete(webhooks.keys().next().value!);
     return w;
@@ -408,7 +412,10 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
     mutes,
     webhookSecret: secret,
     setWebhookUrl: (u: string) => { webhookUrl = u; },
-    close: () => server.close(),
+    close: () => {
+      sender.close();
+      return server.close();
+    },
   });
   Object.defineProperty(sim, 'webhookUrl', { get: () => webhookUrl, enumerable: true });
   return sim;

@@ -1,7 +1,7 @@
 // The achvendor simulator on its own: header checks, idempotency, lifecycle and cancel rules.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAchvendor, type Achvendor, SUBMIT_CREDIT_BATCH_PATH, BATCH_CANCEL_PATH, SANDBOX_CLIENT_KEY } from '../../sandbox/achvendor/index.ts';
+import { startAchvendor, type Achvendor, SUBMIT_CREDIT_BATCH_PATH, BATCH_CANCEL_PATH, CONTROL_FAIL_AFTER_ACCEPT_PATH, SANDBOX_CLIENT_KEY } from '../../sandbox/achvendor/index.ts';
 import { batch, entry } from './fixtures.ts';
 
 let ach: Achvendor;
@@ -53,5 +53,26 @@ describe('achvendor simulator', () => {
     ach.advance(b.body.batch_id);
     expect((await post(BATCH_CANCEL_PATH, { batch_id: b.body.batch_id })).body).toEqual({ batch_id: b.body.batch_id, status: 'CANCELLED', previous_status: 'VALIDATING' });
     expect((await post(BATCH_CANCEL_PATH, { batch_id: 'nope' })).status).toBe(404);
+  });
+
+  it('fail-after-accept stores the batch, then answers the vendor 503; the replay gets the batch', async () => {
+    const ctl = await fetch(ach.url + CONTROL_FAIL_AFTER_ACCEPT_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ times: 1 }) });
+    expect(await ctl.json()).toEqual({ times: 1, status: 503 });
+    expect(ach.server.faults()).toEqual([expect.objectContaining({ after: true, status: 503, times: 1 })]);
+    const h = headers();
+    const b = vb();
+    const lost = await post(SUBMIT_CREDIT_BATCH_PATH, b, h);
+    expect(lost).toMatchObject({ status: 503, body: { code: 'RSK-90-9503', message: 'Service temporarily unavailable', target: 'gateway' } });
+    const stored = [...ach.batches.values()].filter((x) => x.batch_reference === b.batch_reference);
+    expect(stored).toHaveLength(1);
+    const again = await post(SUBMIT_CREDIT_BATCH_PATH, b, h);
+    expect(again.status).toBe(200);
+    expect(again.body.batch_id).toBe(stored[0]!.batch_id);
+    // a new setting replaces the last one; times 0 turns it off
+    ach.failAfterAccept(2, 502);
+    ach.failAfterAccept(0);
+    expect(ach.server.faults()).toEqual([]);
+    const bad = await fetch(ach.url + CONTROL_FAIL_AFTER_ACCEPT_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ times: 'x' }) });
+    expect(bad.status).toBe(400);
   });
 });

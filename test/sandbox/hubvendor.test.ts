@@ -340,6 +340,21 @@ describe('sim server: recording and faults', () => {
     expect((await call('GET', rates)).status).toBe(200);
   });
 
+  it('addFaultAfterHandler: the order is created, the answer is replaced (504 by default)', async () => {
+    const before = hub.state.paymentOrdersCreated;
+    const f = hub.addFaultAfterHandler({ method: 'POST', path: '^/v1/order/paymentOrders$', times: 1 });
+    expect(hub.server.faults()).toEqual([expect.objectContaining({ id: f.id, after: true })]);
+    const req = order();
+    const lost = await call('POST', PAYMENT_ORDERS_PATH, req);
+    expect(lost.status).toBe(504);
+    expect(lost.json).toMatchObject({ error: 'fault injected after the handler ran', server: 'hubvendor' });
+    expect(hub.state.paymentOrdersCreated).toBe(before + 1);
+    const again = await call('POST', PAYMENT_ORDERS_PATH, req);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(hub.state.paymentOrdersCreated).toBe(before + 1);
+  });
+
   it('refuses a bad rule, answers 404 and 400 for unknown paths and bad JSON', async () => {
     expect((await call('POST', '/__sandbox/faults', { path: '(' })).status).toBe(400);
     expect((await call('POST', '/__sandbox/faults', { stauts: 500 })).status).toBe(400);
