@@ -202,4 +202,13 @@ describe('rejection handling (platform.gc.enable.batch.rejection)', () => {
       expect(off.ach.batches.get(id)?.status).toBe('ACCEPTED');
     } finally { await off.engine.close(); }
   });
+
+  it('routing.number is needed only with rejection handling on: missing, start-up fails naming it', async () => {
+    const inbound = ['routes/achvendor-batch-payment-inbound'];
+    const err = await startTestEngine({ routes: inbound, set: { 'inbound-batch-payments-v0:routing.number': '' } }).then(() => undefined, (e) => e);
+    expect(err).toBeDefined();
+    expect(JSON.stringify(err.diagnostics)).toContain('property routing.number of inbound-batch-payments-v0 is not a valid ABA routing number');
+    const off = await startTestEngine({ routes: inbound, set: { 'inbound-batch-payments-v0:routing.number': '', 'platform.gc.enable.batch.rejection': 'false' } });
+    await off.close();
+  });
 });

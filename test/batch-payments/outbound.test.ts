@@ -3,7 +3,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { startEngine } from '../../engine/engine.ts';
+import { startEngine, lintProject } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
 import { SUBMIT_CREDIT_BATCH_PATH, SUBMIT_DEBIT_BATCH_PATH, BATCH_CANCEL_PATH, type Achvendor } from '../../sandbox/achvendor/index.ts';
 import { achvendorOf, batch, entry } from './fixtures.ts';
@@ -352,6 +352,24 @@ describe('configuration', () => {
     } finally { await e.close(); }
   });
 
+  it("the client key is a literal header value (quotes and backslashes sent as they are, never parsed); an empty access_channel is left out", async () => {
+    const key = "k'ey\\\" & $x";
+    const e = await startTestEngine({ routes: ROUTES, set: { 'achvendor-client-key': key, 'achvendor.access_channel': '' } });
+    try {
+      const sim = achvendorOf(e);
+      sim.setWebhookBaseUrl(null);
+      await e.request('POST', '/batch-payments/debit-batches', batch({}, [entry({ transaction_code: '27' })]));
+      await e.request('POST', '/batch-payments/ACHB-X/cancel');
+      const reqs = sim.server.requests();
+      expect(reqs.map((q) => q.path)).toEqual([SUBMIT_DEBIT_BATCH_PATH, BATCH_CANCEL_PATH]);
+      for (const q of reqs) {
+        expect(q.headers.client_key).toBe(key);
+        expect(q.headers).not.toHaveProperty('access_channel');
+        expect(q.headers).toMatchObject({ client_requestor_reference: 'gc-batch-sandbox', product: 'business_transfers', payment_channel: 'business_banking', requestor_type: 'party' });
+      }
+    } finally { await e.close(); }
+  });
+
   it('timeouts from values are hit and retried (idempotent), then 504 GC027; retryFlag false: one call', async () => {
     const e = await startTestEngine({ routes: ROUTES, set: { 'http.client.response.timeout': '150', 'http.client.request.timeout': '300', 'redelivery.maximumRetries': '1', 'redelivery.delay': '10' } });
     try {
@@ -375,15 +393,32 @@ describe('configuration', () => {
     } finally { await f.close(); }
   });
 
-  it('without routing.number no vendor call is made (500 GC027 naming it)', async () => {
-    const e = await startTestEngine({ routes: ROUTES, set: { 'routing.number': '' } });
-    try {
-      achvendorOf(e).setWebhookBaseUrl(null);
-      const r = await e.request('POST', '/batch-payments/credit-batches', batch());
-      expect(r.status).toBe(500);
-      expect(r.body.detail).toContain('routing.number');
-      expect(achvendorOf(e).server.requests()).toHaveLength(0);
-    } finally { await e.close(); }
+  it('a missing or invalid routing.number stops start-up naming it (checked once at load, not per request)', async () => {
+    for (const value of ['', '123456789', 'abc']) {
+      const err = await startTestEngine({ routes: ROUTES, set: { 'routing.number': value } }).then(() => undefined, (e) => e);
+      expect(err, `routing.number '${value}'`).toBeDefined();
+      // (the wrappers also report that achvendor-submit-batch did not load)
+      const diags = (err.diagnostics as { file: string; message: string }[]).filter((d) => d.message.includes('routing.number'));
+      expect(diags.map((d) => d.file.split('/').pop()).sort()).toEqual(['cancel-batch.yaml', 'submit-batch.yaml']);
+      for (const d of diags) expect(d.message).toContain('property routing.number of batch-payments-v0 is not a valid ABA routing number');
+    }
+    // lint reports it the same way
+    const diags = await lintProject({ routes: ROUTES, env: 'sandbox', set: { 'routing.number': '123456789' }, logger: createLogger('silent') });
+    expect(diags.filter((d) => d.message.includes('routing.number'))).toHaveLength(2);
+  });
+
+  it('production without routing.number: start-up fails naming routing.number; lint (keys unresolved) passes', async () => {
+    const keys = { ACHVENDOR_BASE_URL: 'http://127.0.0.1:9', ACHVENDOR_CLIENT_KEY: 'k' };
+    const err = await startEngine({ routes: ROUTES, env: 'production', port: 0, processEnv: keys, logger: createLogger('silent') }).then(() => undefined, (e) => e);
+    expect(err).toBeDefined();
+    const text = JSON.stringify(err.diagnostics ?? err.message);
+    expect(text).toContain("environmental key 'achvendor-routing-number' is not set (property 'routing.number'");
+    for (const env of [undefined, 'production']) {
+      expect(await lintProject({ routes: ROUTES, env, processEnv: {}, logger: createLogger('silent') }), String(env)).toEqual([]);
+    }
+    // the environmental key is the fallback: a valid one starts the connector
+    const ok = await startEngine({ routes: ROUTES, env: 'production', port: 0, processEnv: { ...keys, ACHVENDOR_ROUTING_NUMBER: '021000021' }, logger: createLogger('silent') });
+    await ok.close();
   });
 
   it('missing achvendor-base-url and achvendor-client-key: startup error naming them', async () => {

@@ -317,13 +317,33 @@ describe('retries and idempotency', () => {
   it('the hub answered too late (response timeout) and the late request went through: still one order', async () => {
     hub().server.addFault({ method: 'POST', path: '^/v1/order/paymentOrders$', delayMs: 700, times: 1 });
     const order = sepaOrder();
-    const before = created();
-    const r = await engine.request('POST', '/payments/payment-orders', order);
-    expect(r.status).toBe(201);
-    // let the delayed first request reach the handler too
-    await new Promise((res) => setTimeout(res, 600));
-    expect(vendorCalls()).toHaveLength(2);
-    expect(created()).toBe(before + 1);
+    const key = `e2e:${order.transferTransactionInformation.endToEndIdentification}`;
+    // observe the hub's idempotency lookups for this key (the hub itself runs unchanged): the
+    // delayed first request is handled only after the retry created the order, so it must find it
+    const state = hub().state;
+    const lookup = state.findIdempotent;
+    const lookups: boolean[] = [];
+    state.findIdempotent = function (scope, k) {
+      const found = lookup.call(this, scope, k);
+      if (scope === 'po' && k === key) lookups.push(found !== undefined);
+      return found;
+    };
+    try {
+      const before = created();
+      const r = await engine.request('POST', '/payments/payment-orders', order);
+      expect(r.status).toBe(201);
+      const calls = vendorCalls();
+      expect(calls).toHaveLength(2);
+      expect(calls.map((c) => c.headers['idempotency-key'])).toEqual([key, key]);
+      // wait (with a deadline) until the delayed first request reached the handler and was answered as a replay
+      const deadline = Date.now() + 5000;
+      while (lookups.length < 2 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+      expect(lookups).toEqual([false, true]);
+      expect(created()).toBe(before + 1);
+      expect([...state.paymentOrders.values()].filter((o) => o.endToEndReference === order.transferTransactionInformation.endToEndIdentification)).toHaveLength(1);
+    } finally {
+      state.findIdempotent = lookup;
+    }
   });
 
   it('the same for a recurring payment: the standing order is created once', async () => {
