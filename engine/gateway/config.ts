@@ -49,7 +49,7 @@ export interface GatewaySettings {
   jwt: JwtSettings;
   rateLimits: RateLimitSettings;
   trustedProxies: string[];
-  redis?: { url: string; prefix: string };
+  redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
 }
 
 export const VALUES_NAME = 'gateway';
@@ -129,6 +129,8 @@ export function readSettings(values: ValuesSet): GatewaySettings {
   if (!jwt.issuer) problems.push('jwt.issuer is required');
   if (!jwt.audience.length) problems.push('jwt.audience is required');
   const redisUrl = str('redis.url');
+  const onError = str('redis.onError') ?? 'allow';
+  if (onError !== 'allow' && onError !== 'deny') problems.push(`redis.onError must be 'allow' or 'deny', got '${onError}'`);
   const settings: GatewaySettings = {
     env,
     serverName: str('serverName') ?? 'bank-integration-platform',
@@ -146,7 +148,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
       subscriptionUser: num(g('rateLimits.subscriptionUser') ?? 50, 'rateLimits.subscriptionUser', problems),
     },
     trustedProxies: list(g('trustedProxies')),
-    redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:' } : undefined,
+    redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' } : undefined,
   };
   if (problems.length) {
     const d: Diagnostic[] = problems.map((message) => ({ file: vf.file, line: 1, col: 1, message: `gateway: ${message}` }));

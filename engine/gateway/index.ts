@@ -85,7 +85,7 @@ export function gatewayExtension(): GatewayExtension {
       const verifier = new TokenVerifier(settings.jwt, log);
       await verifier.init();
       const limiter: Limiter = settings.redis
-        ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log)
+        ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log, settings.redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
       const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log });

@@ -58,7 +58,11 @@ export class TokenVerifier {
   private inflight?: Promise<void>;
   private getKey: JWTVerifyGetKey;
 
-  constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch) {
+  /**
+   * `now`: the clock (ms) of the key refetch cooldown and max age; tests may replace it to step
+   * over a cooldown without sleeping.
+   */
+  constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch, public now: () => number = Date.now) {
     this.cache = new Lru(s.tokenCacheSize);
     this.jwksUri = s.jwksUri;
     if (s.publicKeyPem) {
@@ -73,14 +77,14 @@ export class TokenVerifier {
         if (!this.jwks) throw new TokenError('no signing keys are configured');
         return this.jwks(header, token);
       }
-      if (!this.jwks || Date.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000) await this.refresh(true).catch(() => {});
+      if (!this.jwks || this.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000) await this.refresh(true).catch(() => {});
       if (!this.jwks) throw new TokenError('the identity provider\'s keys are not available');
       try {
         return await this.jwks(header, token);
       } catch (e) {
         if (!(e instanceof errors.JWKSNoMatchingKey)) throw e;
         // an unknown kid: the provider may have rotated; refetch at most once per cooldown
-        if (Date.now() - this.lastRefetch < s.jwksCooldownSeconds * 1000) throw e;
+        if (this.now() - this.lastRefetch < s.jwksCooldownSeconds * 1000) throw e;
         await this.refresh(true).catch(() => {});
         return this.jwks(header, token);
       }
@@ -98,7 +102,7 @@ export class TokenVerifier {
   }
 
   private refresh(counted: boolean): Promise<void> {
-    if (counted) this.lastRefetch = Date.now();
+    if (counted) this.lastRefetch = this.now();
     this.inflight ??= this.fetchKeys().finally(() => { this.inflight = undefined; });
     return this.inflight;
   }
@@ -118,7 +122,7 @@ export class TokenVerifier {
     const jwks = await get(this.jwksUri!);
     if (!jwks || !Array.isArray(jwks.keys)) throw new Error('JWKS has no keys array');
     this.setJwks(jwks);
-    this.fetchedAt = Date.now();
+    this.fetchedAt = this.now();
   }
 
   private setJwks(jwks: JSONWebKeySet): void {

@@ -1,6 +1,7 @@
 // MCP (revision 2025-11-25) over Streamable HTTP, stateless, written by hand: one POST carries one
 // JSON-RPC request and gets one JSON answer. Checks run in this order: Origin, subscription key,
-// MCP-Protocol-Version, bearer token, JSON-RPC shape, rate limits, then the method. tools/list
+// MCP-Protocol-Version, bearer token (a token not verified before is first paid for from the client
+// IP's budget), JSON-RPC shape, rate limits, then the method. tools/list
 // pages are built at start per subscription; tools/call runs the target route in-process with the
 // arguments as body and only the user id (never the token, never client headers) as user context.
 
@@ -53,8 +54,8 @@ function rpcResult(id: Id, resultJson: string): GatewayResponse {
 }
 
 function problem(status: number, error: string, detail: string, correlationId: string, headers: Record<string, string> = {}): GatewayResponse {
-  const kind = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 429 ? 'rate-limited' : status === 415 ? 'unsupported-media' : status === 406 ? 'validation' : 'validation';
-  const p = problemOf(new PlatformError({ kind, status, title: status === 406 ? 'Not acceptable' : undefined, detail, extensions: { error } }), correlationId);
+  const kind = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 429 || status === 503 ? 'rate-limited' : status === 415 ? 'unsupported-media' : status === 406 ? 'validation' : 'validation';
+  const p = problemOf(new PlatformError({ kind, status, title: status === 406 ? 'Not acceptable' : status === 503 ? 'Service unavailable' : undefined, detail, extensions: { error } }), correlationId);
   return { status, headers: { 'content-type': 'application/problem+json', 'x-correlation-id': correlationId, ...headers }, body: JSON.stringify(p) };
 }
 
@@ -149,19 +150,37 @@ export class McpGateway {
       return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
     }
 
-    // the user: a bearer token is verified whenever present; without one the caller is anonymous
+    // the user: a bearer token is verified whenever present; without one the caller is anonymous.
+    // A token not verified before costs a signature check, so it is paid for first from the client
+    // IP's budget (the anonymous one): a bad token keeps that unit, a valid one gets it back. Once the
+    // IP's budget is spent, unknown tokens get 429 without any signature check.
+    const rl = s.rateLimits;
     let userId = 'anonymous';
     let authenticated = false;
     const auth = header(headers, 'authorization');
     if (auth !== undefined) {
       const m = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i.exec(auth);
-      if (!m) return this.invalidToken('the Authorization header is not `Bearer <token>`', correlationId);
-      try {
-        userId = (this.d.verifier.cached(m[1]) ?? await this.d.verifier.verify(m[1])).sub;
+      const known = m ? this.d.verifier.cached(m[1]) : undefined;
+      if (known) {
+        userId = known.sub;
         authenticated = true;
-      } catch (e) {
-        if (e instanceof TokenError) return this.invalidToken(e.message, correlationId);
-        throw e;
+      } else {
+        const ipKey = this.ipKey(req);
+        let pre = this.d.limiter.hit([{ key: ipKey, limit: rl.anonymous }], this.windowMs);
+        if (pre instanceof Promise) pre = await pre;
+        if (!pre.allowed) return this.refused(pre, correlationId);
+        if (!m) return this.invalidToken('the Authorization header is not `Bearer <token>`', correlationId, rateHeaders(pre));
+        try {
+          userId = (await this.d.verifier.verify(m[1])).sub;
+          authenticated = true;
+        } catch (e) {
+          if (e instanceof TokenError) return this.invalidToken(e.message, correlationId, rateHeaders(pre));
+          throw e;
+        }
+        if (pre.ticket !== undefined) {
+          const back = this.d.limiter.release([ipKey], pre.ticket);
+          if (back instanceof Promise) await back;
+        }
       }
     } else if (s.requireToken) {
       return problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', correlationId, { 'www-authenticate': 'Bearer realm="mcp"' });
@@ -195,10 +214,9 @@ export class McpGateway {
     if (tool?.security === 'bearer' && !authenticated) {
       return problem(401, 'token_required', `Tool '${tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token", error_description="a bearer token is required for this tool"' });
     }
-    const rl = s.rateLimits;
     const checks: LimitCheck[] = [authenticated
       ? { key: `user:${userId}`, limit: rl.user }
-      : { key: `ip:${this.ip.of(req.remoteAddress, headers['x-forwarded-for'])}`, limit: rl.anonymous }];
+      : { key: this.ipKey(req), limit: rl.anonymous }];
     if (tool) {
       checks.push(tool.security === 'bearer'
         ? { key: `sub:${sub.name}:user:${userId}`, limit: view.userQuota }
@@ -206,19 +224,30 @@ export class McpGateway {
     }
     let limit = this.d.limiter.hit(checks, this.windowMs);
     if (limit instanceof Promise) limit = await limit;
+    if (!limit.allowed) return this.refused(limit, correlationId);
     const rlHeaders = rateHeaders(limit);
-    if (!limit.allowed) {
-      const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
-      return problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${rl.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rlHeaders, 'retry-after': retry });
-    }
 
     const out = await this.dispatch(msg, hasId, id, method, view, tool, userId, authenticated, correlationId);
     Object.assign(out.headers, rlHeaders);
     return out;
   }
 
-  private invalidToken(description: string, correlationId: string): GatewayResponse {
+  private ipKey(req: GatewayRequest): string {
+    return `ip:${this.ip.of(req.remoteAddress, req.headers['x-forwarded-for'])}`;
+  }
+
+  /** 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError is deny. */
+  private refused(limit: LimitResult, correlationId: string): GatewayResponse {
+    const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
+    if (limit.unavailable) {
+      return problem(503, 'rate_limit_unavailable', 'The rate limit store is unavailable and this gateway refuses requests it cannot count (gateway.redis.onError: deny); retry later', correlationId, { 'retry-after': retry });
+    }
+    return problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry });
+  }
+
+  private invalidToken(description: string, correlationId: string, extra: Record<string, string> = {}): GatewayResponse {
     return problem(401, 'invalid_token', `The bearer token was refused: ${description}`, correlationId, {
+      ...extra,
       'www-authenticate': `Bearer realm="mcp", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
     });
   }

@@ -1,8 +1,14 @@
-// Fixed-window rate limits. One request checks several counters at once (the per-user or per-IP
-// policy and, for tools/call, the subscription quota): if any is at its limit the request is refused
-// and no counter moves, otherwise all move by one. Counters live in memory, or in Redis (one Lua
-// script per request, atomic) so several engine processes share one budget.
+// Sliding-log rate limits. Every accepted call is remembered with its time for one window; a call
+// at time t is accepted for a counter only while fewer than `limit` accepted calls lie in
+// (t - window, t]. So any limit + 1 accepted calls of one counter span at least one full window:
+// "at most N calls in any window-long span" holds exactly, with no burst across a boundary.
+// One request checks several counters at once (the per-user or per-IP policy and, for tools/call,
+// the subscription quota): if any is at its limit the request is refused and no counter moves,
+// otherwise all move by one. Counters live in memory (a time-ordered log per key, 8 bytes per call
+// in the window), or in Redis (a sorted set per key, one atomic Lua script per request, Redis's own
+// clock) so several engine processes share one budget.
 
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 
 export interface LimitCheck {
@@ -15,17 +21,25 @@ export interface LimitResult {
   /** the counter that decided the headers: the refused one, or the one with the least room */
   limit: number;
   remaining: number;
-  /** ms until that counter's window ends */
+  /** ms until that counter has room again (refused) or until its oldest counted call leaves the window */
   resetMs: number;
   key?: string;
+  /** the counters could not be read (Redis down) and `onError: deny` refused the request */
+  unavailable?: boolean;
+  /** identifies this request's entries (when allowed), for release() */
+  ticket?: string;
 }
 
 export interface Limiter {
   hit(checks: LimitCheck[], windowMs: number): LimitResult | Promise<LimitResult>;
+  /** Takes back one accepted hit (the ticket of its result) from these counters. */
+  release(keys: string[], ticket: string): void | Promise<void>;
   close(): Promise<void>;
 }
 
-function decide(checks: LimitCheck[], counts: number[], ttls: number[], allowed: boolean): LimitResult {
+export type OnStoreError = 'allow' | 'deny';
+
+function decide(checks: LimitCheck[], counts: number[], resets: number[], allowed: boolean, ticket?: string): LimitResult {
   let best = -1;
   let bestRoom = Infinity;
   for (let i = 0; i < checks.length; i++) {
@@ -33,95 +47,185 @@ function decide(checks: LimitCheck[], counts: number[], ttls: number[], allowed:
     if (!allowed ? room <= 0 && best < 0 : room < bestRoom) { best = i; bestRoom = room; }
   }
   if (best < 0) best = 0;
-  return { allowed, limit: checks[best].limit, remaining: Math.max(0, checks[best].limit - counts[best]), resetMs: Math.max(0, ttls[best]), key: checks[best].key };
+  return {
+    allowed, limit: checks[best].limit, remaining: Math.max(0, checks[best].limit - counts[best]),
+    resetMs: Math.max(0, resets[best]), key: checks[best].key, ...(allowed && ticket !== undefined ? { ticket } : {}),
+  };
+}
+
+/** The accepted calls of one key, oldest first (a deque on an array: times[head..] are live). */
+class CallLog {
+  times: number[] = [];
+  head = 0;
+
+  prune(cutoff: number): void {
+    const t = this.times;
+    while (this.head < t.length && t[this.head] <= cutoff) this.head++;
+    if (this.head > 0 && (this.head === t.length || (this.head >= 1024 && this.head * 2 >= t.length))) {
+      this.times = t.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  get count(): number { return this.times.length - this.head; }
+  at(i: number): number { return this.times[this.head + i]; }
+  get last(): number { return this.times.length ? this.times[this.times.length - 1] : -Infinity; }
 }
 
 export class MemoryLimiter implements Limiter {
-  private counters = new Map<string, { count: number; resetAt: number }>();
+  private logs = new Map<string, CallLog>();
   private sweep: NodeJS.Timeout;
+  private maxWindowMs = 0;
+  private now: () => number;
 
-  constructor() {
+  /** `now`: the clock (ms), injectable for tests. */
+  constructor(opts: { now?: () => number } = {}) {
+    this.now = opts.now ?? Date.now;
     this.sweep = setInterval(() => {
-      const now = Date.now();
-      for (const [k, c] of this.counters) if (c.resetAt <= now) this.counters.delete(k);
+      const cutoff = this.now() - this.maxWindowMs;
+      for (const [k, l] of this.logs) if (l.last <= cutoff) this.logs.delete(k);
     }, 10_000);
     this.sweep.unref();
   }
 
   hit(checks: LimitCheck[], windowMs: number): LimitResult {
-    const now = Date.now();
-    const entries = checks.map((c) => {
-      let e = this.counters.get(c.key);
-      if (!e || e.resetAt <= now) {
-        e = { count: 0, resetAt: now + windowMs };
-        this.counters.set(c.key, e);
-      }
-      return e;
+    if (windowMs > this.maxWindowMs) this.maxWindowMs = windowMs;
+    const logs = checks.map((c) => {
+      let l = this.logs.get(c.key);
+      if (!l) { l = new CallLog(); this.logs.set(c.key, l); }
+      return l;
     });
+    // times never go backwards within a log (a wall-clock step back would otherwise reorder it)
+    let now = this.now();
+    for (const l of logs) if (l.last > now) now = l.last;
+    const cutoff = now - windowMs;
     let allowed = true;
-    for (let i = 0; i < checks.length; i++) if (entries[i].count >= checks[i].limit) allowed = false;
-    if (allowed) for (const e of entries) e.count++;
-    return decide(checks, entries.map((e) => e.count), entries.map((e) => e.resetAt - now), allowed);
+    for (let i = 0; i < checks.length; i++) {
+      logs[i].prune(cutoff);
+      if (logs[i].count >= checks[i].limit) allowed = false;
+    }
+    if (allowed) for (const l of logs) l.times.push(now);
+    const counts = logs.map((l) => l.count);
+    const resets = logs.map((l, i) => {
+      if (l.count === 0) return windowMs;
+      // refused: room again once the calls up to index count - limit have left the window
+      const idx = allowed ? 0 : Math.min(l.count - 1, Math.max(0, l.count - checks[i].limit));
+      return l.at(idx) + windowMs - now;
+    });
+    return decide(checks, counts, resets, allowed, String(now));
+  }
+
+  release(keys: string[], ticket: string): void {
+    const t = Number(ticket);
+    for (const k of keys) {
+      const l = this.logs.get(k);
+      if (!l) continue;
+      const i = l.times.lastIndexOf(t);
+      if (i >= l.head) l.times.splice(i, 1);
+    }
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
-    this.counters.clear();
+    this.logs.clear();
   }
 }
 
-// KEYS: the counters; ARGV[1]: window ms; ARGV[2..]: limits. Returns allowed, then count and ttl per key.
+// KEYS: the counters (sorted sets: member = one accepted call, score = its time in ms);
+// ARGV[1]: window ms; ARGV[2]: the member for this call; ARGV[3..]: limits.
+// Returns allowed, then count and reset ms per key. Time is Redis's clock, so engine processes with
+// skewed clocks still share one exact budget.
 const SCRIPT = `
 local window = tonumber(ARGV[1])
+local member = ARGV[2]
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
 local counts = {}
-local ttls = {}
 local allowed = 1
 for i, key in ipairs(KEYS) do
-  local c = tonumber(redis.call('GET', key) or '0')
-  local t = redis.call('PTTL', key)
-  if t < 0 then c = 0; t = window end
-  counts[i] = c
-  ttls[i] = t
-  if c >= tonumber(ARGV[i + 1]) then allowed = 0 end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  counts[i] = redis.call('ZCARD', key)
+  if counts[i] >= tonumber(ARGV[i + 2]) then allowed = 0 end
 end
-if allowed == 1 then
-  for i, key in ipairs(KEYS) do
-    counts[i] = redis.call('INCR', key)
-    if counts[i] == 1 then redis.call('PEXPIRE', key, window); ttls[i] = window end
+local resets = {}
+for i, key in ipairs(KEYS) do
+  if allowed == 1 then
+    redis.call('ZADD', key, now, member)
+    redis.call('PEXPIRE', key, window)
+    counts[i] = counts[i] + 1
   end
+  local idx = 0
+  if allowed == 0 then idx = math.max(0, math.min(counts[i] - 1, counts[i] - tonumber(ARGV[i + 2]))) end
+  local first = redis.call('ZRANGE', key, idx, idx, 'WITHSCORES')
+  if first[2] then resets[i] = tonumber(first[2]) + window - now else resets[i] = window end
 end
 local out = { allowed }
-for i = 1, #KEYS do out[#out + 1] = counts[i]; out[#out + 1] = ttls[i] end
+for i = 1, #KEYS do out[#out + 1] = counts[i]; out[#out + 1] = resets[i] end
 return out
 `;
 
 export class RedisLimiter implements Limiter {
-  private warned = 0;
-  private constructor(private redis: any, private prefix: string, private log: Logger) {}
+  private down = false;
+  private seq = 0;
+  private readonly id = randomBytes(6).toString('base64url');
 
-  static async connect(url: string, prefix: string, log: Logger): Promise<RedisLimiter> {
+  private constructor(private redis: any, private prefix: string, private log: Logger, private onError: OnStoreError) {}
+
+  /**
+   * Connects to Redis. An unreachable Redis at start is an outage like any other (the engine
+   * starts; `onError` decides what requests get) and the client keeps reconnecting.
+   */
+  static async connect(url: string, prefix: string, log: Logger, onError: OnStoreError = 'allow'): Promise<RedisLimiter> {
     const { Redis } = await import('ioredis');
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000 });
     redis.defineCommand('gatewayLimit', { lua: SCRIPT });
-    redis.on('error', () => { /* reported per request */ });
-    await redis.connect();
-    return new RedisLimiter(redis, prefix, log);
+    redis.on('error', () => { /* reported per request, once per outage */ });
+    const limiter = new RedisLimiter(redis, prefix, log, onError);
+    await redis.connect().catch((e: Error) => limiter.failed(e));
+    return limiter;
+  }
+
+  // keys of the sliding logs (sorted sets); `log:` keeps them apart from any other key type
+  private k(key: string): string {
+    return `${this.prefix}log:${key}`;
+  }
+
+  private failed(e: Error): void {
+    if (this.down) return;
+    this.down = true;
+    this.log.warn({ err: { message: e.message }, onError: this.onError },
+      this.onError === 'deny'
+        ? 'gateway: rate limit store unavailable; requests are refused with 503 until it is back (gateway.redis.onError: deny)'
+        : 'gateway: rate limit store unavailable; requests are not limited until it is back (gateway.redis.onError: allow)');
   }
 
   async hit(checks: LimitCheck[], windowMs: number): Promise<LimitResult> {
+    const ticket = `${this.id}:${++this.seq}`;
+    let r: number[];
     try {
-      const r: number[] = await this.redis.gatewayLimit(checks.length, ...checks.map((c) => this.prefix + c.key), windowMs, ...checks.map((c) => c.limit));
-      const counts: number[] = [];
-      const ttls: number[] = [];
-      for (let i = 0; i < checks.length; i++) { counts.push(Number(r[1 + 2 * i])); ttls.push(Number(r[2 + 2 * i])); }
-      return decide(checks, counts, ttls, r[0] === 1);
+      r = await this.redis.gatewayLimit(checks.length, ...checks.map((c) => this.k(c.key)), windowMs, ticket, ...checks.map((c) => c.limit));
     } catch (e) {
-      // the limiter store is down: serve (availability first) and say so, at most every 10 s
-      if (Date.now() - this.warned > 10_000) {
-        this.warned = Date.now();
-        this.log.error({ err: { message: (e as Error).message } }, 'gateway: rate limit store unavailable; requests are not limited');
-      }
-      return { allowed: true, limit: checks[0].limit, remaining: checks[0].limit, resetMs: windowMs };
+      this.failed(e as Error);
+      const c = checks[0];
+      return this.onError === 'deny'
+        ? { allowed: false, unavailable: true, limit: c.limit, remaining: 0, resetMs: 1000, key: c.key }
+        : { allowed: true, limit: c.limit, remaining: c.limit, resetMs: windowMs, key: c.key };
+    }
+    if (this.down) {
+      this.down = false;
+      this.log.info('gateway: rate limit store reachable again; requests are limited');
+    }
+    const counts: number[] = [];
+    const resets: number[] = [];
+    for (let i = 0; i < checks.length; i++) { counts.push(Number(r[1 + 2 * i])); resets.push(Number(r[2 + 2 * i])); }
+    return decide(checks, counts, resets, r[0] === 1, ticket);
+  }
+
+  async release(keys: string[], ticket: string): Promise<void> {
+    try {
+      await Promise.all(keys.map((k) => this.redis.zrem(this.k(k), ticket)));
+    } catch (e) {
+      this.failed(e as Error);
     }
   }
 

@@ -31,6 +31,8 @@ interface HttpRouteConfig {
   'raw-body'?: boolean;
 }
 
+export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
+
 declare module 'fastify' {
   interface FastifyRequest { rawBody?: Buffer; correlationId: string }
 }
@@ -139,6 +141,47 @@ export class HttpServer {
     });
     const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
     this.router.on(cfg.method as any, url, (req, res, params) => handler(req, res, params));
+  }
+
+  /**
+   * Serves a path on node:http directly (like engine routes) for extensions that need no
+   * fastify features: the handler gets the body as text, read within the body limit.
+   */
+  addRaw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RawHandler, bodyLimit = this.opts.bodyLimit ?? 1024 * 1024): void {
+    this.router.on(method, path, (req, res) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      const refuse = () => {
+        res.writeHead(413, { 'content-type': 'application/problem+json', connection: 'close' })
+          .end(JSON.stringify({ type: 'about:blank', title: 'Payload too large', status: 413, detail: `the body is larger than the limit of ${bodyLimit} bytes` }));
+        req.resume();
+      };
+      if (declared > bodyLimit) return refuse();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let over = false;
+      req.on('data', (c: Buffer) => {
+        if (over) return;
+        size += c.length;
+        if (size > bodyLimit) { over = true; refuse(); return; }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        if (over) return;
+        this.inFlight++;
+        Promise.resolve()
+          .then(() => handler(req, res, chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'), correlationIdFrom(req.headers['x-correlation-id'])))
+          .catch((err) => {
+            this.opts.logger.error({ err, path }, 'unhandled error');
+            if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' }).end('{"type":"about:blank","title":"Internal error","status":500}');
+          })
+          .finally(() => { this.inFlight--; });
+      });
+    });
+  }
+
+  /** True once close() started: extensions answer with `connection: close`. */
+  get isClosing(): boolean {
+    return this.closing;
   }
 
   async listen(port: number, host: string): Promise<string> {
