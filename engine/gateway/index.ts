@@ -3,7 +3,7 @@
 // engine's listener, and adds the `engine keys`, `engine token` and `engine tools` commands.
 
 import type { Command } from 'commander';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CliExtension } from '../cli/extensions.ts';
 import type { RunningEngine } from '../engine.ts';
 import type { DocumentHandler } from '../dsl/route-loader.ts';
@@ -91,27 +91,20 @@ export function gatewayExtension(): GatewayExtension {
       const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log });
       running = { gateway, verifier, limiter, settings, served };
 
-      const notAllowed = (_req: FastifyRequest, reply: FastifyReply) => {
-        reply.code(405).header('allow', 'POST').header('content-type', 'application/json')
-          .send('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}');
+      // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
+      // body itself (invalid JSON is a JSON-RPC parse error, not a problem document)
+      const NOT_ALLOWED = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}';
+      const notAllowed = (_req: IncomingMessage, res: ServerResponse) => {
+        res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(NOT_ALLOWED);
       };
-      await engine.http.app.register(async (app) => {
-        // the body is read as text here: invalid JSON is a JSON-RPC parse error, not a problem
-        app.removeAllContentTypeParsers();
-        app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-        app.post(MCP_PATH, async (req, reply) => {
-          const out = await gateway.handle({
-            headers: req.headers,
-            body: typeof req.body === 'string' ? req.body : '',
-            remoteAddress: req.socket.remoteAddress,
-            correlationId: req.correlationId,
-          });
-          reply.code(out.status).headers(out.headers);
-          return reply.send(out.body);
-        });
-        app.get(MCP_PATH, notAllowed);
-        app.delete(MCP_PATH, notAllowed);
+      engine.http.addRaw('POST', MCP_PATH, async (req, res, body, correlationId) => {
+        const out = await gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
+        const headers: Record<string, string | number> = { ...out.headers };
+        if (engine.http.isClosing) headers.connection = 'close';
+        res.writeHead(out.status, headers).end(out.body);
       });
+      engine.http.addRaw('GET', MCP_PATH, notAllowed);
+      engine.http.addRaw('DELETE', MCP_PATH, notAllowed);
       log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: settings.redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
     },
 
