@@ -75,6 +75,7 @@ export function gatewayExtension(): GatewayExtension {
       const settings = readSettings(valuesSet);
       const approvals = readApprovals(valuesSet.dir);
       const served: Tool[] = [];
+      for (const name of collector.unserved) log.info({ tool: name }, 'gateway: tool not served: its route is not loaded in this run');
       for (const t of collector.tools) {
         const st = approvalState(t, approvals, settings.env);
         if (st === 'approved') served.push(t);

@@ -3,7 +3,7 @@
 // the digest recorded by `engine tools approve` in values/gateway-approvals.yaml.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Document, parseDocument } from 'yaml';
 import { checkConfig } from '../dsl/config-check.ts';
@@ -113,16 +113,23 @@ export class ToolCollector {
     return out;
   }
 
+  /** tools whose route exists in the project but is not loaded in this run */
+  unserved: string[] = [];
+
   finish(routes: CompiledRoute[]): Diagnostic[] {
     const out: Diagnostic[] = [];
+    this.unserved = [];
     const byId = new Map(routes.map((r) => [r.id, r]));
     this.tools = [];
     for (const { decl, src, index } of this.loaded) {
       const at = (k: string) => ['tools', index, k];
       const route = byId.get(decl.route);
       if (!route) {
+        // a connector that is not deployed (its folder not loaded) leaves its tools unserved; a
+        // route id that exists in no route file of the project is a mistake
+        if (routeIdExists(join(this.root, 'routes'), decl.route)) { this.unserved.push(decl.name); continue; }
         const s = didYouMean(decl.route, byId.keys());
-        out.push(diagAt(src, at('route'), `tool '${decl.name}' targets route '${decl.route}', which is not loaded${s ? `; did you mean '${s}'?` : ''} (load its folder beside routes/gateway, or remove the tool)`));
+        out.push(diagAt(src, at('route'), `tool '${decl.name}' targets route '${decl.route}', which no route file defines${s ? `; did you mean '${s}'?` : ''}`));
         continue;
       }
       const file = (k: 'input-schema' | 'output-schema'): Record<string, unknown> | undefined => {
@@ -211,4 +218,18 @@ export function writeApprovals(valuesDir: string, env: string, tools: Tool[], by
     doc.setIn([env, t.name], doc.createNode({ digest: t.digest, approvedAt: now, ...(by ? { approvedBy: by } : {}) }));
   }
   writeFileSync(file, doc.toString({ lineWidth: 0 }));
+}
+
+/** True when some route file of the project (routes/**) declares `id: <id>`. */
+function routeIdExists(root: string, id: string): boolean {
+  if (!existsSync(root)) return false;
+  const re = new RegExp(`^id:\\s*['"]?${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*(#.*)?$`, 'm');
+  const walk = (dir: string): boolean => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory() ? walk(p) : /\.ya?ml$/.test(e.name) && re.test(readFileSync(p, 'utf8'))) return true;
+    }
+    return false;
+  };
+  return walk(root);
 }

@@ -51,6 +51,29 @@ export interface HandlerHost {
   leave(): void;
 }
 
+/**
+ * Reads a request body within `limit` bytes: `done` gets the bytes (undefined when empty),
+ * `tooLarge` is called once when the declared or received size passes the limit, `failed` when
+ * the client went away.
+ */
+export function readBody(req: IncomingMessage, limit: number, done: (raw: Buffer | undefined) => void, tooLarge: () => void, failed: () => void = () => {}): void {
+  if (Number(req.headers['content-length'] ?? 0) > limit) { tooLarge(); req.resume(); return; }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (c: Buffer) => {
+    if (over) return;
+    size += c.length;
+    if (size > limit) { over = true; tooLarge(); req.resume(); return; }
+    chunks.push(c);
+  });
+  req.on('end', () => {
+    if (over) return;
+    done(chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  });
+  req.on('error', () => { if (!over) { over = true; failed(); } });
+}
+
 function parseQuery(url: string): Record<string, string | undefined> {
   const q = url.indexOf('?');
   if (q < 0) return {};
@@ -129,29 +152,17 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
     const started = performance.now();
     host.enter();
     rm.enter();
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const tooLarge = () => {
-      rm.request(413);
-      rm.leave();
-      host.leave();
-      writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${limit} bytes` }), correlationId, undefined, true);
-      req.resume();
-    };
-    if (declared > limit) return tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      if (over) return;
-      size += c.length;
-      if (size > limit) { over = true; tooLarge(); return; }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (over) return;
-      const raw = chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-      void run(req, res, params, raw, correlationId, started);
-    });
-    req.on('error', () => { if (!over) { over = true; rm.leave(); host.leave(); } });
+    readBody(
+      req,
+      limit,
+      (raw) => void run(req, res, params, raw, correlationId, started),
+      () => {
+        rm.request(413);
+        rm.leave();
+        host.leave();
+        writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${limit} bytes` }), correlationId, undefined, true);
+      },
+      () => { rm.leave(); host.leave(); },
+    );
   };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion, type Instance as Router } from 'find-my-way';
-import { routeHandler, correlationIdFrom, JSON_TYPE } from './route-handler.ts';
+import { routeHandler, correlationIdFrom, readBody, writeProblem, JSON_TYPE } from './route-handler.ts';
 import type { Logger } from 'pino';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
@@ -149,32 +149,18 @@ export class HttpServer {
    */
   addRaw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RawHandler, bodyLimit = this.opts.bodyLimit ?? 1024 * 1024): void {
     this.router.on(method, path, (req, res) => {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      const refuse = () => {
-        res.writeHead(413, { 'content-type': 'application/problem+json', connection: 'close' })
-          .end(JSON.stringify({ type: 'about:blank', title: 'Payload too large', status: 413, detail: `the body is larger than the limit of ${bodyLimit} bytes` }));
-        req.resume();
-      };
-      if (declared > bodyLimit) return refuse();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      req.on('data', (c: Buffer) => {
-        if (over) return;
-        size += c.length;
-        if (size > bodyLimit) { over = true; refuse(); return; }
-        chunks.push(c);
-      });
-      req.on('end', () => {
-        if (over) return;
+      const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
+      readBody(req, bodyLimit, (raw) => {
         this.inFlight++;
         Promise.resolve()
-          .then(() => handler(req, res, chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'), correlationIdFrom(req.headers['x-correlation-id'])))
+          .then(() => handler(req, res, raw ? raw.toString('utf8') : '', correlationId))
           .catch((err) => {
-            this.opts.logger.error({ err, path }, 'unhandled error');
-            if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' }).end('{"type":"about:blank","title":"Internal error","status":500}');
+            this.opts.logger.error({ err, path, correlationId }, 'unhandled error');
+            if (!res.headersSent) writeProblem(res, toPlatformError(err), correlationId);
           })
           .finally(() => { this.inFlight--; });
+      }, () => {
+        writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${bodyLimit} bytes` }), correlationId, undefined, true);
       });
     });
   }

@@ -90,7 +90,7 @@ describe('lint of tool files', () => {
     const d2 = await lintProject({ routes: [dir, 'routes/hubvendor-foreign-exchange'], extensions: [gatewayExtension()], logger: createLogger('silent') });
     expect(d2).toHaveLength(1);
     expect(d2[0]).toMatchObject({ line: 5 });
-    expect(d2[0].message).toContain("tool 'initiatePayment' targets route 'payment-initiate', which is not loaded");
+    expect(d2[0].message).toContain("tool 'initiatePayment' targets route 'payment-initiate', which no route file defines");
   });
 });
 
