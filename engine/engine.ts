@@ -37,8 +37,6 @@ export interface EngineOptions {
   sandboxRecord?: boolean;
   /** time allowed to in-flight exchanges at shutdown, ms */
   shutdownTimeoutMs?: number;
-  /** extra documents beside routes (gateway tool files) */
-  documents?: (ctx: { values: ValuesSet; services: EngineServices }) => DocumentHandler[];
   /** extensions started after the routes (the gateway) */
   extensions?: EngineExtension[];
 }

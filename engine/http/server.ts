@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPVersion, type Instance as Router } from 'find-my-way';
-import { routeHandler, correlationIdFrom, readBody, writeProblem, JSON_TYPE } from './route-handler.ts';
+import { routeHandler, correlationIdFrom, readBody, writeProblem, type RouteHandlerConfig } from './route-handler.ts';
 import type { Logger } from 'pino';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
@@ -21,20 +21,10 @@ export interface HttpServerOptions {
   openapi: () => unknown;
 }
 
-interface HttpRouteConfig {
-  method: string;
-  path: string;
-  params: string[];
-  'content-type'?: 'json' | 'any';
-  'body-limit'?: number;
-  status?: number;
-  'raw-body'?: boolean;
-}
-
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
 
 declare module 'fastify' {
-  interface FastifyRequest { rawBody?: Buffer; correlationId: string }
+  interface FastifyRequest { correlationId: string }
 }
 
 export function correlationIdOf(req: FastifyRequest): string {
@@ -54,7 +44,7 @@ export class HttpServer {
   readonly app: FastifyInstance;
   private inFlight = 0;
   private closing = false;
-  private routes: { route: CompiledRoute; cfg: HttpRouteConfig }[] = [];
+  private routes: { route: CompiledRoute; cfg: RouteHandlerConfig }[] = [];
   /** engine routes, served before fastify; anything else falls through to it */
   private router: Router<HTTPVersion.V1>;
   private fastifyHandler?: (req: IncomingMessage, res: ServerResponse) => void;
@@ -77,26 +67,14 @@ export class HttpServer {
       routerOptions: { ignoreTrailingSlash: true },
     });
     const app = this.app;
-    app.decorateRequest('rawBody', undefined);
     app.decorateRequest('correlationId', '');
     app.addHook('onRequest', (req, _reply, done) => { req.correlationId = correlationIdOf(req); done(); });
     // answers sent while closing tell keep-alive clients to go away
     app.addHook('onSend', (_req, reply, _payload, done) => { if (this.closing) reply.header('connection', 'close'); done(); });
-    // JSON is parsed here (not by fastify) so the raw bytes stay available for signatures.
+    // fastify serves only the operations endpoints and unknown paths (engine routes and /mcp run
+    // on the front router): a body sent to an unknown path is not parsed, it gets a plain 404
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser(JSON_TYPE, { parseAs: 'buffer' }, (req, buf, done) => {
-      req.rawBody = buf as Buffer;
-      if ((buf as Buffer).length === 0) return done(null, undefined);
-      try {
-        done(null, JSON.parse((buf as Buffer).toString('utf8')));
-      } catch {
-        done(new PlatformError({ kind: 'validation', code: 'GC025', detail: 'the body is not valid JSON' }), undefined);
-      }
-    });
-    app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, buf, done) => {
-      req.rawBody = buf as Buffer;
-      done(null, (buf as Buffer).length ? (buf as Buffer).toString('utf8') : undefined);
-    });
+    app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
     app.setNotFoundHandler((req, reply) => {
       sendProblem(reply, new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${req.url.split('?')[0]}` }), req.correlationId, req.url.split('?')[0]);
     });
@@ -105,7 +83,6 @@ export class HttpServer {
       if (err instanceof PlatformError) return sendProblem(reply, err, id);
       const code = err?.code as string | undefined;
       if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${req.routeOptions.bodyLimit ?? opts.bodyLimit} bytes` }), id);
-      if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' }), id);
       if (code?.startsWith('FST_ERR_CTP') || err?.statusCode === 400) return sendProblem(reply, new PlatformError({ kind: 'validation', code: 'GC025', detail: err.message }), id);
       opts.logger.error({ err, correlationId: id }, 'unhandled HTTP error');
       return sendProblem(reply, toPlatformError(err), id);
@@ -121,15 +98,11 @@ export class HttpServer {
     app.get('/openapi.json', (_req, reply) => { reply.send(opts.openapi()); });
   }
 
-  get inFlightCount(): number {
-    return this.inFlight;
-  }
-
-  httpRoutes(): { route: CompiledRoute; cfg: HttpRouteConfig }[] {
+  httpRoutes(): { route: CompiledRoute; cfg: RouteHandlerConfig }[] {
     return this.routes;
   }
 
-  addRoute(route: CompiledRoute, cfg: HttpRouteConfig): void {
+  addRoute(route: CompiledRoute, cfg: RouteHandlerConfig): void {
     this.routes.push({ route, cfg });
     const handler = routeHandler(route, cfg, {
       logger: this.opts.logger,

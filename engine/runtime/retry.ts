@@ -42,14 +42,10 @@ export function isRetryable(err: unknown, s: RetrySettings, idempotent: boolean)
   return false;
 }
 
-export interface RetryHooks {
-  onRetry?: (attempt: number, delay: number, err: unknown) => void;
-}
-
 /** A cockatiel policy, or undefined when retries are off. */
-export function retryPolicy(s: RetrySettings, idempotent: boolean, hooks: RetryHooks = {}): RetryPolicy | undefined {
+export function retryPolicy(s: RetrySettings, idempotent: boolean): RetryPolicy | undefined {
   if (!s.enabled || s.maxRetries <= 0) return undefined;
-  const policy = retry(handleWhen((e) => isRetryable(e, s, idempotent)), {
+  return retry(handleWhen((e) => isRetryable(e, s, idempotent)), {
     maxAttempts: s.maxRetries,
     backoff: new ExponentialBackoff({
       initialDelay: s.delay,
@@ -58,10 +54,6 @@ export function retryPolicy(s: RetrySettings, idempotent: boolean, hooks: RetryH
       generator: noJitter,
     }),
   });
-  if (hooks.onRetry) {
-    policy.onRetry((e) => hooks.onRetry!(e.attempt, e.delay, 'error' in e ? e.error : undefined));
-  }
-  return policy;
 }
 
 /**
