@@ -146,7 +146,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       user: init.user, logger: services.logger, signal: init.signal,
     });
     const out = await runRoute(route, ex, services.metrics);
-    services.metrics.requests.inc({ route: id, status: String(out.error ? out.error.status : ex.status) });
+    services.metrics.route(id).request(out.error ? out.error.status : ex.status);
     if (out.error) throw out.error;
     return { status: ex.status, body: ex.body, headers: ex.responseHeaders };
   };

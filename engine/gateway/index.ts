@@ -100,9 +100,8 @@ export function gatewayExtension(): GatewayExtension {
       };
       engine.http.addRaw('POST', MCP_PATH, async (req, res, body, correlationId) => {
         const out = await gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
-        const headers: Record<string, string | number> = { ...out.headers };
-        if (engine.http.isClosing) headers.connection = 'close';
-        res.writeHead(out.status, headers).end(out.body);
+        if (engine.http.isClosing) out.headers.connection = 'close';
+        res.writeHead(out.status, out.headers).end(out.body);
       });
       engine.http.addRaw('GET', MCP_PATH, notAllowed);
       engine.http.addRaw('DELETE', MCP_PATH, notAllowed);

@@ -1,7 +1,7 @@
 // Bearer JWT verification with jose: the signing keys come from OIDC discovery, a JWKS URL, a JWKS
 // file or a PEM public key; an algorithm allowlist (asymmetric only), `exp` required, `iss` and
 // `aud` checked, a small clock tolerance, `sub` is the user id. Verified tokens are cached by their
-// exact string (bounded LRU): an entry lives until the token's `exp` and is dropped when the
+// exact string (bounded, first in first out): an entry lives until the token's `exp` and is dropped when the
 // signing keys change. Remote keys are refetched when older than their max age and on an unknown
 // `kid`, at most once per cooldown.
 
@@ -63,7 +63,8 @@ export class TokenVerifier {
    * over a cooldown without sleeping.
    */
   constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch, public now: () => number = Date.now) {
-    this.cache = new Lru(s.tokenCacheSize);
+    // first in, first out: a hit is one lookup; an evicted token is verified again once
+    this.cache = new Lru(s.tokenCacheSize, false);
     this.jwksUri = s.jwksUri;
     if (s.publicKeyPem) {
       const pem = s.publicKeyPem.includes('-----BEGIN') ? s.publicKeyPem : readFileSync(s.publicKeyPem, 'utf8');

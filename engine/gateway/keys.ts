@@ -1,13 +1,14 @@
 // Subscription keys: stored as SHA-256 digests, compared in constant time against every stored
 // digest (no early exit, so timing says nothing about which key or how much of it matched).
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Subscription } from './config.ts';
 
 export const KEY_HEADER = 'ocp-gateway-subscription-key';
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // one-shot hash: no Hash object per request
+  return hash('sha256', key, 'buffer');
 }
 
 export function keyEntry(key: string): string {
@@ -35,9 +36,10 @@ export class KeyRing {
     if (key.length === 0 || key.length > 512) return undefined;
     const h = hashKey(key);
     let found: Subscription | undefined;
-    for (const e of this.entries) {
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) {
       // every entry is compared, whatever matched before
-      if (timingSafeEqual(h, e.hash) && !found) found = e.sub;
+      if (timingSafeEqual(h, entries[i].hash) && !found) found = entries[i].sub;
     }
     return found;
   }

@@ -1,13 +1,14 @@
 // A bounded least-recently-used map on Map's insertion order: a hit moves the entry to the end,
-// an insert over capacity drops the oldest.
+// an insert over capacity drops the oldest. With `touch: false` a hit moves nothing (a bounded
+// first-in-first-out map), which keeps hits to one lookup for caches whose entries expire anyway.
 
 export class Lru<K, V> {
   private map = new Map<K, V>();
-  constructor(private capacity: number) {}
+  constructor(private capacity: number, private touch = true) {}
 
   get(key: K): V | undefined {
     const v = this.map.get(key);
-    if (v !== undefined) {
+    if (v !== undefined && this.touch) {
       this.map.delete(key);
       this.map.set(key, v);
     }

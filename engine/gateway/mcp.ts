@@ -64,6 +64,18 @@ function header(h: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
+
+/** The text after `Bearer ` without surrounding spaces (BEARER checks its characters). */
+function bearerToken(auth: string): string | undefined {
+  if (auth.length < 8 || auth.charCodeAt(6) !== 32 || auth.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  let a = 7;
+  let b = auth.length;
+  while (a < b && auth.charCodeAt(a) === 32) a++;
+  while (b > a && auth.charCodeAt(b - 1) === 32) b--;
+  return a < b ? auth.slice(a, b) : undefined;
+}
+
 const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 export interface GatewayDeps {
@@ -159,8 +171,10 @@ export class McpGateway {
     let authenticated = false;
     const auth = header(headers, 'authorization');
     if (auth !== undefined) {
-      const m = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i.exec(auth);
-      const known = m ? this.d.verifier.cached(m[1]) : undefined;
+      // a token verified before is found by its exact string without parsing the header further
+      const candidate = bearerToken(auth);
+      const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
+      const m = known ? null : BEARER.exec(auth);
       if (known) {
         userId = known.sub;
         authenticated = true;

@@ -47,10 +47,12 @@ function decide(checks: LimitCheck[], counts: number[], resets: number[], allowe
     if (!allowed ? room <= 0 && best < 0 : room < bestRoom) { best = i; bestRoom = room; }
   }
   if (best < 0) best = 0;
-  return {
+  const r: LimitResult = {
     allowed, limit: checks[best].limit, remaining: Math.max(0, checks[best].limit - counts[best]),
-    resetMs: Math.max(0, resets[best]), key: checks[best].key, ...(allowed && ticket !== undefined ? { ticket } : {}),
+    resetMs: Math.max(0, resets[best]), key: checks[best].key,
   };
+  if (allowed && ticket !== undefined) r.ticket = ticket;
+  return r;
 }
 
 /** The accepted calls of one key, oldest first (a deque on an array: times[head..] are live). */
@@ -90,28 +92,31 @@ export class MemoryLimiter implements Limiter {
 
   hit(checks: LimitCheck[], windowMs: number): LimitResult {
     if (windowMs > this.maxWindowMs) this.maxWindowMs = windowMs;
-    const logs = checks.map((c) => {
-      let l = this.logs.get(c.key);
-      if (!l) { l = new CallLog(); this.logs.set(c.key, l); }
-      return l;
-    });
+    const n = checks.length;
+    const logs: CallLog[] = new Array(n);
     // times never go backwards within a log (a wall-clock step back would otherwise reorder it)
     let now = this.now();
-    for (const l of logs) if (l.last > now) now = l.last;
+    for (let i = 0; i < n; i++) {
+      let l = this.logs.get(checks[i].key);
+      if (!l) { l = new CallLog(); this.logs.set(checks[i].key, l); }
+      logs[i] = l;
+      if (l.last > now) now = l.last;
+    }
     const cutoff = now - windowMs;
     let allowed = true;
-    for (let i = 0; i < checks.length; i++) {
+    for (let i = 0; i < n; i++) {
       logs[i].prune(cutoff);
       if (logs[i].count >= checks[i].limit) allowed = false;
     }
-    if (allowed) for (const l of logs) l.times.push(now);
-    const counts = logs.map((l) => l.count);
-    const resets = logs.map((l, i) => {
-      if (l.count === 0) return windowMs;
+    if (allowed) for (let i = 0; i < n; i++) logs[i].times.push(now);
+    const counts: number[] = new Array(n);
+    const resets: number[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const l = logs[i];
+      counts[i] = l.count;
       // refused: room again once the calls up to index count - limit have left the window
-      const idx = allowed ? 0 : Math.min(l.count - 1, Math.max(0, l.count - checks[i].limit));
-      return l.at(idx) + windowMs - now;
-    });
+      resets[i] = l.count === 0 ? windowMs : l.at(allowed ? 0 : Math.min(l.count - 1, Math.max(0, l.count - checks[i].limit))) + windowMs - now;
+    }
     return decide(checks, counts, resets, allowed, String(now));
   }
 

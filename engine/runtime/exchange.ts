@@ -61,24 +61,66 @@ export interface NewExchange {
 }
 
 export function createExchange(init: NewExchange): Exchange {
-  return {
-    routeId: init.routeId,
-    correlationId: init.correlationId,
-    body: init.body,
-    headers: init.headers ?? {},
-    query: init.query ?? {},
-    params: init.params ?? {},
-    vars: {},
-    user: init.user,
-    status: 200,
-    responseHeaders: {},
-    rawBody: init.rawBody,
-    message: init.message,
-    signal: init.signal,
-    // most exchanges never log: the child logger (with route and correlation id) is made on demand
-    _log: init.log,
-    get log(): Logger {
-      return (this._log ??= init.logger!.child({ route: init.routeId, correlationId: init.correlationId }));
-    },
-  } as Exchange & { _log?: Logger };
+  return new ExchangeRecord(init);
 }
+
+/** A class rather than an object literal with a getter: one shape, the getter on the prototype. */
+class ExchangeRecord implements Exchange {
+  routeId: string;
+  correlationId: string;
+  body: unknown;
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  params: Record<string, string>;
+  vars: Record<string, unknown> = {};
+  user?: UserContext;
+  status = 200;
+  responseHeaders: Record<string, string> = {};
+  rawBody?: Buffer;
+  message?: Record<string, unknown>;
+  stopped?: boolean;
+  error?: unknown;
+  completions?: ((error?: unknown) => void)[];
+  signal?: AbortSignal;
+  // private fields: JSONata sees the exchange as its input, and these are not part of it
+  #log: Logger | undefined;
+  #logger: Logger | undefined;
+
+  constructor(init: NewExchange) {
+    this.routeId = init.routeId;
+    this.correlationId = init.correlationId;
+    this.body = init.body;
+    this.headers = init.headers ?? {};
+    this.query = init.query ?? {};
+    this.params = init.params ?? {};
+    this.user = init.user;
+    this.rawBody = init.rawBody;
+    this.message = init.message;
+    this.signal = init.signal;
+    this.#log = init.log;
+    this.#logger = init.logger;
+  }
+
+  // most exchanges never log: the child logger (with route and correlation id) is made on demand
+  get log(): Logger {
+    return (this.#log ??= this.#logger!.child({ route: this.routeId, correlationId: this.correlationId }));
+  }
+
+  /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
+  static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
+    if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
+    const sub = new ExchangeRecord({
+      routeId: ex.routeId, correlationId: ex.correlationId, body: ex.body, headers: ex.headers, query: ex.query, params: ex.params,
+      user: ex.user, rawBody: ex.rawBody, message: ex.message, signal: ex.signal, log: ex.#log, logger: ex.#logger,
+    });
+    sub.vars = ex.vars;
+    sub.status = ex.status;
+    sub.responseHeaders = ex.responseHeaders;
+    sub.stopped = ex.stopped;
+    sub.error = ex.error;
+    sub.completions = ex.completions;
+    return Object.assign(sub, patch);
+  }
+}
+
+export const deriveExchange = ExchangeRecord.derive;

@@ -5,7 +5,7 @@ import { defineStep } from './step-kind.ts';
 import { pipeline } from '../runtime/pipeline.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { deriveExchange } from '../runtime/exchange.ts';
 
 interface SplitConfig { items: string; steps: unknown[]; into?: string; parallel?: number }
 
@@ -37,7 +37,7 @@ export default defineStep<SplitConfig>({
       const worker = async () => {
         while (next < arr.length) {
           const i = next++;
-          const sub: Exchange = { ...ex, body: arr[i], vars: { ...ex.vars, index: i, item: arr[i] }, responseHeaders: ex.responseHeaders, stopped: false };
+          const sub = deriveExchange(ex, { body: arr[i], vars: { ...ex.vars, index: i, item: arr[i] }, stopped: false });
           await body(sub);
           results[i] = sub.body;
         }

@@ -147,6 +147,25 @@ export default defineStep<ToHttpConfig>({
       });
     };
 
+    // one attempt of the call (made once per step, not per exchange)
+    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number): Promise<HttpResult> => {
+      if (attempt > 0) {
+        tm.retry();
+        ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
+      }
+      const started = performance.now();
+      let r: HttpResult;
+      try {
+        r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+      } catch (e) {
+        tm.call(0, (performance.now() - started) / 1000);
+        throw e;
+      }
+      tm.call(r.status, (performance.now() - started) / 1000);
+      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return r;
+      throw await vendorError(ex, r);
+    };
+
     return async (ex) => {
       const params = evalPairsSync(pp, ex) ?? await evalPairs(pp, ex);
       const query = evalPairsSync(qp, ex) ?? await evalPairs(qp, ex);
@@ -157,7 +176,7 @@ export default defineStep<ToHttpConfig>({
       } catch (e: any) {
         throw new PlatformError({ kind: 'validation', code: 'GC025', detail: e.message });
       }
-      const qs = new URLSearchParams(query).toString();
+      const qs = queryString(query);
       if (qs) url += (url.includes('?') ? '&' : '?') + qs;
       const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
       for (const [k, v] of fixed) h[k] = v;
@@ -176,29 +195,25 @@ export default defineStep<ToHttpConfig>({
         if (isPromise(k)) k = await k;
         if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
       }
-      const once = async (attempt: number): Promise<HttpResult> => {
-        if (attempt > 0) {
-          tm.retry();
-          ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
-        }
-        const started = performance.now();
-        let r: HttpResult;
-        try {
-          r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
-        } catch (e) {
-          tm.call(0, (performance.now() - started) / 1000);
-          throw e;
-        }
-        tm.call(r.status, (performance.now() - started) / 1000);
-        if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return r;
-        throw await vendorError(ex, r);
-      };
-      const r = policy ? await policy.execute((c) => once(c.attempt)) : await once(0);
+      const r = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt)) : await once(ex, url, h, body, 0);
       ex.vars.lastStatus = r.status;
       set(ex, r.body);
     };
   },
 });
+
+const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
+
+/** application/x-www-form-urlencoded, as URLSearchParams writes it; plain values need no encoder. */
+function queryString(q: Record<string, string>): string {
+  let out = '';
+  for (const k in q) {
+    const v = q[k];
+    if (!FORM_SAFE.test(k) || !FORM_SAFE.test(v)) return new URLSearchParams(q).toString();
+    out += (out ? '&' : '') + k + '=' + v;
+  }
+  return out;
+}
 
 function safeHost(url: string): string {
   try { return new URL(url.replace(/\{[^}]+\}/g, 'x')).host; } catch { return 'vendor'; }

@@ -70,6 +70,20 @@ function describe(errors: FieldError[]): string {
   return first.join('; ') + (errors.length > 5 ? `; and ${errors.length - 5} more` : '');
 }
 
+interface CompiledRule { assert?: Expression; errors?: Expression; field: string; message: string }
+
+/** Adds what one rule's result says is wrong; the list is made only once something is. */
+function collectRule(rule: CompiledRule, v: unknown, errors: FieldError[] | undefined): FieldError[] | undefined {
+  if (rule.assert) {
+    if (!v) (errors ??= []).push({ field: rule.field, message: rule.message });
+  } else if (v !== undefined && v !== null) {
+    for (const e of (Array.isArray(v) ? v : [v]) as any[]) {
+      if (e && typeof e === 'object') (errors ??= []).push({ field: String(e.field ?? rule.field), message: String(e.message ?? rule.message), ...(e.index !== undefined ? { index: Number(e.index) } : {}) });
+    }
+  }
+  return errors;
+}
+
 export default defineStep<ValidateConfig>({
   kind: 'validate',
   description: 'Validates the body (or query, params, headers) against a JSON Schema and JSONata rules; a failure is a 400 problem naming each field.',
@@ -100,7 +114,7 @@ export default defineStep<ValidateConfig>({
   compile(cfg, ctx) {
     const target = cfg.target ?? 'body';
     const compiled = cfg.schema !== undefined ? ctx.schema(cfg.schema, ['schema']) : undefined;
-    const rules: { assert?: Expression; errors?: Expression; field: string; message: string }[] = (cfg.rules ?? []).map((r, i) => {
+    const rules: CompiledRule[] = (cfg.rules ?? []).map((r, i) => {
       if (!r.assert && !r.errors) ctx.fail('a rule needs `assert` or `errors`', ['rules', i]);
       if (r.assert && (!r.field || !r.message)) ctx.fail('an `assert` rule needs `field` and `message`', ['rules', i]);
       return {
@@ -118,24 +132,16 @@ export default defineStep<ValidateConfig>({
     };
 
     const runRules = (ex: Exchange): void | Promise<void> => {
-      const errors: FieldError[] = [];
-      const pending: Promise<void>[] = [];
-      const collect = (rule: (typeof rules)[number], v: unknown) => {
-        if (rule.assert) {
-          if (!v) errors.push({ field: rule.field, message: rule.message });
-        } else if (v !== undefined && v !== null) {
-          for (const e of (Array.isArray(v) ? v : [v]) as any[]) {
-            if (e && typeof e === 'object') errors.push({ field: String(e.field ?? rule.field), message: String(e.message ?? rule.message), ...(e.index !== undefined ? { index: Number(e.index) } : {}) });
-          }
-        }
-      };
-      for (const rule of rules) {
+      let errors: FieldError[] | undefined;
+      let pending: Promise<void>[] | undefined;
+      for (let i = 0; i < rules.length; i++) {
+        const rule = rules[i];
         const v = (rule.assert ?? rule.errors)!.evaluate(ex);
-        if (isPromise(v)) pending.push(v.then((r) => collect(rule, r)));
-        else collect(rule, v);
+        if (isPromise(v)) (pending ??= []).push(v.then((r) => { errors = collectRule(rule, r, errors); }));
+        else errors = collectRule(rule, v, errors);
       }
-      if (pending.length) return Promise.all(pending).then(() => { if (errors.length) fail(errors); });
-      if (errors.length) fail(errors);
+      if (pending) return Promise.all(pending).then(() => { if (errors) fail(errors); });
+      if (errors) fail(errors);
     };
 
     return (ex) => {

@@ -132,6 +132,9 @@ function parseParams(signature: string): Param[] {
 export function parseSignature(signature: string): Signature {
   const params = parseParams(signature);
   const regex = new RegExp('^' + params.map((p) => '(' + p.regex + ')').join('') + '$');
+  const matches = new Map<string, RegExpExecArray | null>();
+  // no context defaults, arrays, optional or repeated parameters: valid arguments pass unchanged
+  const simple = params.every((p) => !p.context && p.type !== 'a' && !/[?+]$/.test(p.regex));
 
   const throwValidationError = (badArgs: unknown[], badSig: string): never => {
     // find the first argument the signature stops matching at
@@ -160,9 +163,16 @@ export function parseSignature(signature: string): Signature {
   return {
     validate(args, context) {
       let suppliedSig = '';
-      for (const arg of args) suppliedSig += symbolOf(arg);
-      const isValid = regex.exec(suppliedSig);
+      for (let i = 0; i < args.length; i++) suppliedSig += symbolOf(args[i]);
+      // the match depends only on the argument types: remembered per type string (few per call site)
+      let isValid = matches.get(suppliedSig);
+      if (isValid === undefined) {
+        isValid = regex.exec(suppliedSig);
+        if (matches.size < 64) matches.set(suppliedSig, isValid);
+      }
       if (!isValid) return throwValidationError(args, suppliedSig);
+      // the common case: every parameter matched exactly one argument of a non-array type
+      if (simple && isValid[0].length === params.length) return args;
       const validatedArgs: unknown[] = [];
       let argIndex = 0;
       params.forEach((param, index) => {
