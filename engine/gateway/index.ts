@@ -96,11 +96,13 @@ export function gatewayExtension(): GatewayExtension {
       // body itself (invalid JSON is a JSON-RPC parse error, not a problem document)
       const NOT_ALLOWED = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}';
       const notAllowed = (_req: IncomingMessage, res: ServerResponse) => {
-        res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(NOT_ALLOWED);
+        res.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'content-length': Buffer.byteLength(NOT_ALLOWED) }).end(NOT_ALLOWED);
       };
       engine.http.addRaw('POST', MCP_PATH, async (req, res, body, correlationId) => {
         const out = await gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
         if (engine.http.isClosing) out.headers.connection = 'close';
+        // a length, not chunked framing: one buffer less per answer, and clients read it at once
+        if (out.body !== undefined) out.headers['content-length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers).end(out.body);
       });
       engine.http.addRaw('GET', MCP_PATH, notAllowed);

@@ -305,7 +305,13 @@ export class McpGateway {
   private async callTool(id: Id, tool: Tool, args: Record<string, unknown>, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
     let result: DirectResult;
     try {
-      result = await this.d.call(tool.route, { body: args, user: { id: userId, authenticated }, correlationId });
+      let body = args;
+      let params: Record<string, string> | undefined;
+      if (tool.pathParams.length) {
+        // the route's path parameters are arguments too; they must be there before any route runs
+        ({ body, params } = splitPathParams(tool, args));
+      }
+      result = await this.d.call(tool.route, { body, params, user: { id: userId, authenticated }, correlationId });
     } catch (e) {
       const err = toPlatformError(e);
       if (err.kind === 'internal' || err.kind === 'config') this.d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
@@ -317,6 +323,23 @@ export class McpGateway {
     const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
     return rpcResult(id, `{"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false}`);
   }
+}
+
+/** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */
+function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Record<string, unknown>; params: Record<string, string> } {
+  const body: Record<string, unknown> = { ...args };
+  const params: Record<string, string> = {};
+  const errors: { field: string; message: string }[] = [];
+  for (const n of tool.pathParams) {
+    const v = args[n];
+    delete body[n];
+    if (typeof v === 'string' && v !== '') params[n] = v;
+    else errors.push({ field: `/${n}`, message: v === undefined ? 'is required' : 'must be a non-empty string' });
+  }
+  if (errors.length) {
+    throw new PlatformError({ kind: 'validation', code: 'GC025', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
+  }
+  return { body, params };
 }
 
 function rateHeaders(r: LimitResult): Record<string, string> {

@@ -21,6 +21,8 @@ export interface ToolDeclaration {
   route: string;
   'input-schema'?: string;
   'output-schema'?: string;
+  /** path parameters of the target route, filled from the arguments of these names */
+  'path-params'?: Record<string, string>;
   annotations?: Record<string, unknown>;
 }
 
@@ -32,6 +34,8 @@ export interface Tool {
   definition: Record<string, unknown>;
   /** sha256 of the canonical metadata */
   digest: string;
+  /** arguments that are the route's path parameters (the others are the body) */
+  pathParams: string[];
   file: string;
 }
 
@@ -57,6 +61,12 @@ export const TOOLS_FILE_SCHEMA = {
           route: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'id of the route called in-process with the arguments as body' },
           'input-schema': { type: 'string', description: 'JSON Schema file of the arguments (default: the route\'s validate schema)' },
           'output-schema': { type: 'string', description: 'JSON Schema file of the result (default: the route\'s output-schema)' },
+          'path-params': {
+            type: 'object',
+            propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+            additionalProperties: { type: 'string', minLength: 1 },
+            description: 'the target route\'s path parameters, each an argument of the same name (a required string) with this description; the other arguments are the body',
+          },
           annotations: {
             type: 'object',
             additionalProperties: false,
@@ -90,6 +100,40 @@ function mcpSchema(s: Record<string, unknown>): Record<string, unknown> {
 }
 
 interface Loaded { decl: ToolDeclaration; src: YamlSource; index: number }
+
+/** The route's `{name}` path parameters and the tool's `path-params` must name the same set. */
+function checkPathParams(decl: ToolDeclaration, route: CompiledRoute, body: Record<string, unknown>): { key: string; message: string }[] {
+  const out: { key: string; message: string }[] = [];
+  const given = Object.keys(decl['path-params'] ?? {});
+  const http = route.source.kind === 'http' ? route.source.compiled as { path: string; params: string[] } : undefined;
+  const taken = http?.params ?? [];
+  const where = http ? `its path is ${http.path}` : `it is not an HTTP route and takes no path parameters`;
+  for (const n of given) {
+    if (!taken.includes(n)) {
+      const s = didYouMean(n, taken);
+      out.push({ key: 'path-params', message: `tool '${decl.name}': route '${decl.route}' has no path parameter '${n}' (${where})${s ? `; did you mean '${s}'?` : ''}` });
+    }
+  }
+  for (const n of taken) {
+    if (!given.includes(n)) out.push({ key: 'route', message: `tool '${decl.name}': route '${decl.route}' takes the path parameter {${n}} (${where}); add path-params: { ${n}: <what the agent passes> }` });
+  }
+  const props = (body.properties ?? {}) as Record<string, unknown>;
+  if (given.length && body.type !== undefined && body.type !== 'object') out.push({ key: 'path-params', message: `tool '${decl.name}': path parameters need an object body schema` });
+  for (const n of given) {
+    if (Object.prototype.hasOwnProperty.call(props, n)) out.push({ key: 'path-params', message: `tool '${decl.name}': '${n}' is both a path parameter and a body property` });
+  }
+  return out;
+}
+
+/** The tool's input schema: the body schema plus one required string property per path parameter. */
+function withPathParams(body: Record<string, unknown>, pathParams: Record<string, string>): Record<string, unknown> {
+  const names = Object.keys(pathParams);
+  if (!names.length) return body;
+  const properties = { ...(body.properties as Record<string, unknown> ?? {}) };
+  for (const n of names) properties[n] = { type: 'string', minLength: 1, description: pathParams[n] };
+  const required = [...new Set([...(Array.isArray(body.required) ? body.required as string[] : []), ...names])];
+  return { ...body, type: 'object', properties, required };
+}
 
 /** Collects tool declarations while routes load; resolves them against the routes at the end. */
 export class ToolCollector {
@@ -139,11 +183,20 @@ export class ToolCollector {
         if (!existsSync(abs)) { out.push(diagAt(src, at(k), `file not found: ${name}`)); return undefined; }
         try { return JSON.parse(readFileSync(abs, 'utf8')); } catch (e: any) { out.push(diagAt(src, at(k), `${name}: invalid JSON: ${e.message}`)); return undefined; }
       };
-      const input = file('input-schema') ?? route.meta.inputSchema;
-      if (!input) {
+      const pathParams = decl['path-params'] ?? {};
+      const bodySchema = file('input-schema') ?? route.meta.inputSchema
+        // a route that takes only path parameters: the body is an empty object
+        ?? (Object.keys(pathParams).length ? { type: 'object', additionalProperties: false, properties: {} } : undefined);
+      if (!bodySchema) {
         out.push(diagAt(src, at('route'), `tool '${decl.name}': route '${decl.route}' has no body validate schema; give the tool an 'input-schema'`));
         continue;
       }
+      const paramDiags = checkPathParams(decl, route, bodySchema);
+      if (paramDiags.length) {
+        out.push(...paramDiags.map((m) => diagAt(src, at(m.key), m.message)));
+        continue;
+      }
+      const input = withPathParams(bodySchema, pathParams);
       const output = file('output-schema') ?? route.meta.outputSchema;
       const definition: Record<string, unknown> = {
         name: decl.name,
@@ -155,7 +208,7 @@ export class ToolCollector {
         ...(decl.security === 'bearer' ? { _meta: { 'platform/security': 'bearer' } } : {}),
       };
       const digest = 'sha256:' + createHash('sha256').update(canonical({ ...definition, security: decl.security, route: decl.route })).digest('hex');
-      this.tools.push({ name: decl.name, route: decl.route, security: decl.security, definition, digest, file: src.file });
+      this.tools.push({ name: decl.name, route: decl.route, security: decl.security, definition, digest, file: src.file, pathParams: Object.keys(pathParams) });
     }
     return out;
   }

@@ -123,6 +123,7 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
       const headers: Record<string, string | number> = { ...ex.responseHeaders, 'x-correlation-id': correlationId };
       if (host.closing()) headers.connection = 'close';
       if (ex.body === undefined || ex.status === 204) {
+        if (ex.status !== 204 && ex.status !== 304) headers['content-length'] = 0;
         res.writeHead(ex.status, headers).end();
       } else {
         const payload = JSON.stringify(ex.body);

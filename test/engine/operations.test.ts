@@ -25,6 +25,17 @@ describe('operations endpoints', () => {
     expect(metrics).toMatch(/engine_vendor_calls_total\{route="get-exchange-rate",target="hubvendor-forex",status="200"\} [1-9]/);
     expect(metrics).toMatch(/engine_route_duration_seconds_bucket\{le="[^"]+",route="get-exchange-rate"\}/);
     expect(metrics).toMatch(/engine_route_errors_total\{route="get-exchange-rate",kind="validation",code="GC025"\} [1-9]/);
+    // histograms: cumulative buckets up to +Inf, which equals the count; the sum is the total time
+    const buckets = [...metrics.matchAll(/engine_route_duration_seconds_bucket\{le="([^"]+)",route="get-exchange-rate"\} (\d+)/g)].map((m) => [m[1], Number(m[2])] as const);
+    expect(buckets.map((b) => b[0])).toEqual(['0.0005', '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i][1]).toBeGreaterThanOrEqual(buckets[i - 1][1]);
+    const count = Number(/engine_route_duration_seconds_count\{route="get-exchange-rate"\} (\d+)/.exec(metrics)![1]);
+    expect(count).toBe(2);
+    expect(buckets.at(-1)![1]).toBe(count);
+    expect(Number(/engine_route_duration_seconds_sum\{route="get-exchange-rate"\} ([0-9.e-]+)/.exec(metrics)![1])).toBeGreaterThan(0);
+    expect(metrics).toMatch(/engine_vendor_call_duration_seconds_count\{route="get-exchange-rate",target="hubvendor-forex"\} 1\n/);
+    expect(metrics).toMatch(/# TYPE engine_exchanges_in_flight gauge\nengine_exchanges_in_flight\{route="get-exchange-rate"\} 0\n/);
+    expect(metrics).toMatch(/process_cpu_user_seconds_total/); // prom-client's default metrics are still there
 
     const api = (await e.request('GET', '/openapi.json')).body;
     expect(api.openapi).toBe('3.1.0');

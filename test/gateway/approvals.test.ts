@@ -92,6 +92,31 @@ describe('lint of tool files', () => {
     expect(d2[0]).toMatchObject({ line: 5 });
     expect(d2[0].message).toContain("tool 'initiatePayment' targets route 'payment-initiate', which no route file defines");
   });
+
+  it('path-params must name exactly the route\'s path parameters, none of them a body property', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-tools-'));
+    const lint = async (tools: string) => {
+      writeFileSync(join(dir, 'tools.yaml'), `tools:\n${tools}`);
+      const diags = await lintProject({ routes: [dir, 'routes/hubvendor-payment'], extensions: [gatewayExtension()], logger: createLogger('silent') });
+      return diags.map((d) => `${d.line}:${d.message}`).join('\n');
+    };
+    const tool = (extra: string) => `  - name: cancelIt\n    description: cancel\n    security: bearer\n    route: cancel-payment\n    input-schema: schemas/payments/payment-cancellation-request.schema.json\n${extra}`;
+    // the route reads {externalReferenceNo}: without path-params the tool could never fill it
+    expect(await lint(tool(''))).toContain("route 'cancel-payment' takes the path parameter {externalReferenceNo} (its path is /payments/{externalReferenceNo}/cancel); add path-params");
+    expect(await lint(tool('    path-params:\n      externalReferenceN0: the reference\n'))).toContain("has no path parameter 'externalReferenceN0' (its path is /payments/{externalReferenceNo}/cancel); did you mean 'externalReferenceNo'?");
+    expect(await lint(tool('    path-params:\n      cancellationType: clash\n'))).toContain("has no path parameter 'cancellationType'");
+    expect(await lint(tool('    path-params:\n      externalReferenceNo: the reference\n'))).toBe('');
+    // a path parameter may not hide a body property of the same name
+    const modify = '  - name: modifyIt\n    description: modify\n    security: bearer\n    route: modify-payment-order\n    path-params:\n      externalReferenceNo: ref\n';
+    expect(await lint(modify)).toBe('');
+    writeFileSync(join(dir, 'args.schema.json'), JSON.stringify({ type: 'object', properties: { externalReferenceNo: { type: 'string' } } }));
+    expect(await lint(tool('    path-params:\n      externalReferenceNo: the reference\n').replace('schemas/payments/payment-cancellation-request.schema.json', join(dir, 'args.schema.json'))))
+      .toContain("'externalReferenceNo' is both a path parameter and a body property");
+    const notHttp = '  - name: submitIt\n    description: x\n    security: bearer\n    route: achvendor-submit-batch\n    path-params:\n      batchId: the batch\n';
+    writeFileSync(join(dir, 'tools.yaml'), `tools:\n${notHttp}`);
+    const d = await lintProject({ routes: [dir, 'routes/achvendor-batch-payment'], extensions: [gatewayExtension()], logger: createLogger('silent') });
+    expect(d.map((x) => x.message).join('\n')).toContain("route 'achvendor-submit-batch' has no path parameter 'batchId' (it is not an HTTP route and takes no path parameters)");
+  });
 });
 
 describe('CLI', () => {

@@ -51,6 +51,58 @@ describe('connector tools through the gateway', () => {
     expect(e.sandbox.hubvendor.state.paymentOrdersCreated).toBe(before + 1);
   });
 
+  it('modify and cancel a payment: the reference argument is the route\'s path parameter', async () => {
+    const token = await signSandboxToken({ sub: 'alice' });
+    const auth = { authorization: `Bearer ${token}` };
+    const list = await rpc('tools/list', {}, auth);
+    const tools = Object.fromEntries(list.body.result.tools.map((t: any) => [t.name, t]));
+    // the served schemas: the body schema plus the path parameter as a required string
+    expect(tools.modifyPaymentOrder.inputSchema.required).toContain('externalReferenceNo');
+    expect(tools.modifyPaymentOrder.inputSchema.properties.externalReferenceNo).toMatchObject({ type: 'string' });
+    expect(tools.modifyPaymentOrder.inputSchema.properties.requestedExecutionDate).toBeDefined();
+    expect(tools.cancelPayment.inputSchema.required).toEqual(['externalReferenceNo']);
+    expect(tools.cancelPayment.inputSchema.properties.cancellationType.enum).toEqual(['SINGLE', 'COMPLETE_SCHEDULE']);
+
+    const order = {
+      paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
+      originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+      transferTransactionInformation: {
+        endToEndIdentification: `E2E-MC-${Date.now()}`, instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
+        counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+      },
+    };
+    const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order }, auth);
+    const ref = created.body.result.structuredContent.bankReferenceId as string;
+    const hub = e.sandbox.hubvendor;
+
+    // without a token: 401 before any route runs
+    hub.server.clearRequests();
+    expect((await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref } })).status).toBe(401);
+    // the reference missing or not a string: a validation problem naming the argument, no vendor call
+    const missing = await rpc('tools/call', { name: 'modifyPaymentOrder', arguments: { requestedExecutionDate: '2030-02-01' } }, auth);
+    expect(missing.body.result.isError).toBe(true);
+    expect(missing.body.result.content[0].text).toContain('/externalReferenceNo is required');
+    const wrongType = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: 42 } }, auth);
+    expect(JSON.parse(wrongType.body.result.content[0].text)).toMatchObject({ status: 400, code: 'GC025', errors: [{ field: '/externalReferenceNo', message: 'must be a non-empty string' }] });
+    expect(hub.server.requests()).toHaveLength(0);
+
+    const modified = await rpc('tools/call', { name: 'modifyPaymentOrder', arguments: { externalReferenceNo: ref, requestedExecutionDate: '2030-02-01' } }, auth);
+    expect(modified.body.result.isError).toBe(false);
+    expect(modified.body.result.structuredContent).toMatchObject({ bankReferenceId: ref, requestedExecutionDate: '2030-02-01' });
+    const [put] = hub.server.requests();
+    expect(put.path).toBe(`/v1/order/paymentOrders/${ref}`);
+    // only the changed field went to the hub: the reference is not part of the body
+    expect(put.body).toEqual({ header: {}, body: { executionDate: '2030-02-01' } });
+
+    const cancelled = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref } }, auth);
+    expect(cancelled.body.result.structuredContent).toMatchObject({ bankReferenceId: ref, bankStatus: 'CANCELLED', paymentMode: 'SINGLE' });
+    expect(hub.state.paymentOrders.get(ref)?.status).toBe('CANCELLED');
+    // cancelling again: the hub's conflict comes back as the tool's error
+    const again = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref, cancellationType: 'SINGLE' } }, auth);
+    expect(again.body.result.isError).toBe(true);
+    expect(JSON.parse(again.body.result.content[0].text)).toMatchObject({ status: 409, code: 'GC003' });
+  });
+
   it('a failing tool answers isError with the platform error, not a protocol error', async () => {
     const token = await signSandboxToken({ sub: 'alice' });
     const r = await rpc('tools/call', { name: 'screenCustomer', arguments: { customerReference: 'C-1', company: { name: 'ACME Ltd' } } }, { authorization: `Bearer ${token}` });

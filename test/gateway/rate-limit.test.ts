@@ -29,6 +29,43 @@ function expect429(r: { status: number; headers: Headers; body: any }, limit: nu
   expect(r.body).toMatchObject({ status: 429, error: 'rate_limited' });
 }
 
+
+describe('per-subscription quotas from values', () => {
+  let e: GatewayTestEngine;
+  beforeAll(async () => {
+    // the defaults are generous; each subscription's own quota values win over them
+    e = await startGateway({
+      'gateway.rateLimits.anonymous': '1000', 'gateway.rateLimits.user': '1000',
+      'gateway.rateLimits.subscriptionPublic': '50', 'gateway.rateLimits.subscriptionUser': '50',
+      // properties the values file does not have yet: scoped to it with 'file:property'
+      'gateway:gateway.subscriptions.sandbox.fx-only.quota.public': '2',
+      'gateway:gateway.subscriptions.sandbox.demo-agent.quota.user': '3',
+    });
+  });
+  afterAll(async () => { await e?.close(); });
+
+  it('public tools: the fx-only subscription gets exactly its own 2, demo-agent the default 50', async () => {
+    const fxOnly = { 'ocp-gateway-subscription-key': FX_ONLY_KEY };
+    for (let i = 0; i < 2; i++) expect((await e.rpc('tools/call', FX, fxOnly)).body.result.isError).toBe(false);
+    expect429(await e.rpc('tools/call', FX, fxOnly), 2);
+    const r = await e.rpc('tools/call', FX);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('ratelimit-limit')).toBe('50');
+  });
+
+  it('user-scoped tools: the demo-agent subscription\'s own quota of 3 per user', async () => {
+    const call = (t: string) => e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(t));
+    const carol = await e.token('carol');
+    for (let i = 1; i <= 3; i++) {
+      const r = await call(carol);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-remaining')).toBe(String(3 - i));
+    }
+    expect429(await call(carol), 3);
+    expect((await call(await e.token('dave'))).status).toBe(200);
+  });
+});
+
 describe('in memory', () => {
   let e: GatewayTestEngine;
   beforeAll(async () => {
