@@ -98,6 +98,9 @@ export function httpCall(c: HttpCall): Promise<HttpResult> {
   });
 }
 
+/** A vendor answer is held in memory whole: anything bigger is refused rather than exhausting it. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 /** scheme://authority, then path and query */
 const ORIGIN = /^(https?:\/\/[^/?#]+)([^#]*)/i;
 
@@ -108,6 +111,7 @@ class CallHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Record<string, string | string[] | undefined> = {};
   private chunks: Buffer[] = [];
+  private size = 0;
   private requestTimer: NodeJS.Timeout;
   private responseTimer?: NodeJS.Timeout;
   private onSignal?: () => void;
@@ -158,6 +162,13 @@ class CallHandler implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.size > MAX_RESPONSE_BYTES) {
+      const e = new PlatformError({ kind: 'connection', detail: `${hostOf(this.c.url)} answered more than ${MAX_RESPONSE_BYTES} bytes; the answer was dropped` });
+      (e as PlatformError & { notSent?: boolean }).notSent = false;
+      this.fail(e);
+      return false;
+    }
     this.chunks.push(chunk);
     return true;
   }
