@@ -33,7 +33,13 @@ export function rssMiB(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
-export interface LoadResult { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMiB: number; cpuUsPerReq: number }
+export interface LoadResult { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMiB: number; cpuUsPerReq: number; stealPct: number }
+
+/** Time the hypervisor gave to other guests (the `steal` column of /proc/stat), and all time, in ticks. */
+export function cpuTicks(): { steal: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+}
 
 /** user + system CPU time of a process in microseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
 export function cpuMicros(pid: number): number {
@@ -55,8 +61,10 @@ export async function measure(name: string, p: Proc, load: Load): Promise<LoadRe
   };
   await autocannon({ ...opts, duration: load.warmupSeconds });
   const cpu0 = cpuMicros(p.child.pid!);
+  const t0 = cpuTicks();
   const r = await autocannon({ ...opts, duration: load.seconds });
   const cpu = cpuMicros(p.child.pid!) - cpu0;
+  const t1 = cpuTicks();
   return {
     name,
     rps: Math.round(r.requests.average),
@@ -66,11 +74,38 @@ export async function measure(name: string, p: Proc, load: Load): Promise<LoadRe
     non2xx: r.non2xx,
     rssMiB: rssMiB(p.child.pid!),
     cpuUsPerReq: Math.round(cpu / Math.max(1, r.requests.total)),
+    stealPct: Math.round((100 * (t1.steal - t0.steal)) / Math.max(1, t1.total - t0.total)),
   };
 }
 
 export function table(results: LoadResult[], baseline: string): string {
   const base = results.find((r) => r.name === baseline)!;
-  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuUsPerReq} | ${r.rssMiB} | ${r.errors + r.non2xx} | ${(r.rps / base.rps).toFixed(2)} | ${(base.cpuUsPerReq / r.cpuUsPerReq).toFixed(2)} |`);
-  return ['| target | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | errors | throughput ratio | CPU efficiency ratio |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+  const rows = results.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuUsPerReq} | ${r.rssMiB} | ${r.errors + r.non2xx} | ${r.stealPct} | ${(r.rps / base.rps).toFixed(2)} | ${(base.cpuUsPerReq / r.cpuUsPerReq).toFixed(2)} |`);
+  return ['| target | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | errors | steal % | throughput ratio | CPU efficiency ratio |', '|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Measures each target once per round, rounds interleaved, and keeps the best round of each (other
+ * work on a shared machine only ever slows a measurement down) and every round's results.
+ */
+export async function interleaved(targets: [string, Proc, Load][], rounds: number): Promise<{ best: LoadResult[]; perRound: LoadResult[][] }> {
+  const perRound: LoadResult[][] = [];
+  for (let r = 0; r < rounds; r++) {
+    const row: LoadResult[] = [];
+    for (const [name, proc, load] of targets) {
+      const m = await measure(name, proc, load);
+      process.stderr.write(`round ${r + 1}: ${name}: ${m.rps} req/s, ${m.cpuUsPerReq} µs CPU/req, steal ${m.stealPct} %\n`);
+      row.push(m);
+    }
+    perRound.push(row);
+  }
+  const best = targets.map((_, i) => perRound.map((row) => row[i]).reduce((a, b) => (b.rps > a.rps ? b : a)));
+  return { best, perRound };
+}
+
+/** One line per round: each target's req/s (steal %) and the ratio of the last target to the first. */
+export function roundsTable(perRound: LoadResult[][]): string {
+  const names = perRound[0].map((m) => m.name);
+  return [`| round | ${names.map((n) => `${n} req/s (steal %)`).join(' | ')} | throughput ratio | CPU efficiency ratio |`, `|---|${names.map(() => '---|').join('')}---|---|`,
+    ...perRound.map((row, i) => `| ${i + 1} | ${row.map((m) => `${m.rps} (${m.stealPct})`).join(' | ')} | ${(row.at(-1)!.rps / row[0].rps).toFixed(2)} | ${(row[0].cpuUsPerReq / row.at(-1)!.cpuUsPerReq).toFixed(2)} |`)].join('\n');
 }

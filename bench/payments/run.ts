@@ -6,7 +6,7 @@
 //   OUT=docs/benchmarks-payments.md appends the result table there.
 import { appendFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { spawnUrl, stop, measure, table, type LoadResult } from '../lib/harness.ts';
+import { spawnUrl, stop, interleaved, table, roundsTable, type LoadResult } from '../lib/harness.ts';
 
 const seconds = Number(process.env.SECONDS ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 20);
@@ -29,18 +29,22 @@ const load = {
 const tsx = ['--import', 'tsx'];
 
 const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
-const results: LoadResult[] = [];
+const rounds = Number(process.env.ROUNDS ?? 3);
+let results: LoadResult[] = [];
+let perRound: LoadResult[][] = [];
 try {
   const baseline = await spawnUrl([...tsx, 'bench/payments/baseline.ts', sim.url]);
-  results.push(await measure('baseline (node:http + undici + ajv)', baseline, load));
-  await stop(baseline);
   const engine = await spawnUrl(['bin/engine.js', 'run', 'routes/hubvendor-payment', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], { LOG_LEVEL: 'info' });
-  results.push(await measure('engine (initiate-payment-order route)', engine, load));
-  await stop(engine);
+  try {
+    ({ best: results, perRound } = await interleaved([['baseline (node:http + undici + ajv)', baseline, load], ['engine (initiate-payment-order route)', engine, load]], rounds));
+  } finally {
+    await stop(baseline);
+    await stop(engine);
+  }
 } finally {
   await stop(sim);
 }
 const head = `Payment initiation (POST /payments/payment-orders -> POST hubvendor paymentOrders), ${connections} connections, ${seconds} s after 3 s warm-up, ${new Date().toISOString()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`;
-const out = `\n${head}\n\n${table(results, results[0].name)}\n`;
+const out = `\n${head}, ${rounds} interleaved rounds (best of each)\n\n${table(results, results[0].name)}\n\n${roundsTable(perRound)}\n`;
 console.log(out);
 if (process.env.OUT) appendFileSync(process.env.OUT, out);
