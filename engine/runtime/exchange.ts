@@ -78,9 +78,10 @@ class ExchangeRecord implements Exchange {
   responseHeaders: Record<string, string> = {};
   rawBody?: Buffer;
   message?: Record<string, unknown>;
-  stopped?: boolean;
-  error?: unknown;
-  completions?: ((error?: unknown) => void)[];
+  // declared only: set when used, so expressions reading the exchange (`$keys($)`) see no extra keys
+  declare stopped?: boolean;
+  declare error?: unknown;
+  declare completions?: ((error?: unknown) => void)[];
   signal?: AbortSignal;
   // private fields: JSONata sees the exchange as its input, and these are not part of it
   #log: Logger | undefined;

@@ -83,12 +83,12 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
  */
 export function httpCall(c: HttpCall): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const split = ORIGIN.exec(c.url);
-    if (!split) { reject(classify(new Error(`invalid URL ${c.url}`), undefined, c)); return; }
+    const target = splitUrl(c.url);
+    if (!target) { reject(classify(new Error(`invalid URL ${c.url}`), undefined, c)); return; }
     const h = new CallHandler(c, resolve, reject);
     c.dispatcher.dispatch({
-      origin: split[1],
-      path: split[2] || '/',
+      origin: target.origin,
+      path: target.path,
       method: c.method,
       headers: c.headers,
       body: c.body,
@@ -101,8 +101,29 @@ export function httpCall(c: HttpCall): Promise<HttpResult> {
 /** A vendor answer is held in memory whole: anything bigger is refused rather than exhausting it. */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-/** scheme://authority, then path and query */
-const ORIGIN = /^(https?:\/\/[^/?#]+)([^#]*)/i;
+/**
+ * A URL in the common form (http(s), a host name or IPv4 address, an optional port, a path and
+ * query of URL characters only): split without a URL parser. Anything else (IPv6, user info,
+ * characters that need encoding) goes through WHATWG URL, as undici's request() did.
+ */
+const PLAIN_URL = /^(https?):\/\/([A-Za-z0-9.-]+)(?::(\d{1,5}))?(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)?(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/%?]*)?(#.*)?$/;
+
+export function splitUrl(url: string): { origin: string; path: string } | undefined {
+  const m = PLAIN_URL.exec(url);
+  if (m) {
+    const scheme = m[1].toLowerCase();
+    const port = m[3] && m[3] !== (scheme === 'https' ? '443' : '80') ? `:${Number(m[3])}` : '';
+    // the origin is also the pool key: one spelling per vendor
+    return { origin: `${scheme}://${m[2].toLowerCase()}${port}`, path: (m[4] ?? '/') + (m[5] ?? '') };
+  }
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    return { origin: u.origin, path: u.pathname + u.search };
+  } catch {
+    return undefined;
+  }
+}
 
 /** undici's handler interface (the one its core calls directly, so nothing is adapted per call). */
 class CallHandler implements Dispatcher.DispatchHandler {
@@ -136,7 +157,9 @@ class CallHandler implements Dispatcher.DispatchHandler {
   }
 
   onConnect(abort: (err?: Error) => void): void {
-    if (this.settled) { abort(new Error('deadline passed')); return; }
+    // a call whose deadline passed while it waited for a connection: thrown, undici fails just
+    // this request (abort() would destroy the pooled connection it was about to use)
+    if (this.settled) throw new Error('deadline passed');
     this.abort = abort;
     const signal = this.c.signal;
     if (signal) {
@@ -155,8 +178,11 @@ class CallHandler implements Dispatcher.DispatchHandler {
     for (let i = 0; i < raw.length; i += 2) {
       const k = raw[i].toString('latin1').toLowerCase();
       const v = raw[i + 1].toString('latin1');
-      const prev = h[k];
-      h[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      // own properties only: a header named like an Object.prototype member stays a header
+      const prev = Object.hasOwn(h, k) ? h[k] : undefined;
+      const value = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      if (k === '__proto__') Object.defineProperty(h, k, { value, enumerable: true, configurable: true, writable: true });
+      else h[k] = value;
     }
     return true;
   }
@@ -177,9 +203,9 @@ class CallHandler implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settle();
     const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
-    const ct = this.headers['content-type'];
+    const ct = String(this.headers['content-type'] ?? '');
     let body: unknown = text;
-    if (text && ((typeof ct === 'string' && ct.includes('json')) || text[0] === '{' || text[0] === '[')) {
+    if (text && (ct.includes('json') || text[0] === '{' || text[0] === '[')) {
       try { body = JSON.parse(text); } catch { /* keep the text */ }
     } else if (!text) body = undefined;
     this.resolve({ status: this.status, headers: this.headers, body });

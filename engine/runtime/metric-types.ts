@@ -41,9 +41,12 @@ abstract class BoundMetric<L extends string, C> {
     return { name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator };
   }
 
+  /** Zeroes every child in place: children bound by routes keep reporting after a reset. */
   reset(): void {
-    this.children.clear();
+    for (const { child } of this.children.values()) this.zero(child);
   }
+
+  protected abstract zero(child: C): void;
 }
 
 export class CounterChild {
@@ -54,6 +57,7 @@ export class CounterChild {
 export class FastCounter<L extends string> extends BoundMetric<L, CounterChild> {
   readonly type = 'counter';
   protected make(): CounterChild { return new CounterChild(); }
+  protected zero(c: CounterChild): void { c.value = 0; }
   inc(labels: Labels<L>, n = 1): void { this.labels(labels).inc(n); }
   protected values(): MetricValue[] {
     return [...this.children.values()].map((e) => ({ labels: e.labels, value: e.child.value }));
@@ -69,6 +73,8 @@ export class GaugeChild {
 export class FastGauge<L extends string> extends BoundMetric<L, GaugeChild> {
   readonly type = 'gauge';
   protected make(): GaugeChild { return new GaugeChild(); }
+  // a gauge is a current state (exchanges in flight), not a count since the last reset
+  protected zero(): void {}
   inc(labels: Labels<L>): void { this.labels(labels).inc(); }
   dec(labels: Labels<L>): void { this.labels(labels).dec(); }
   protected values(): MetricValue[] {
@@ -100,6 +106,7 @@ export class FastHistogram<L extends string> extends BoundMetric<L, HistogramChi
   }
 
   protected make(): HistogramChild { return new HistogramChild(this.buckets); }
+  protected zero(c: HistogramChild): void { c.counts.fill(0); c.sum = 0; c.count = 0; }
   observe(labels: Labels<L>, v: number): void { this.labels(labels).observe(v); }
 
   protected values(): MetricValue[] {
