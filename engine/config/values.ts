@@ -5,7 +5,7 @@
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
-import { DiagnosticError, type Diagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 import { EnvKeys, isSecretKey } from './env-keys.ts';
 
 export interface PropEntry {
@@ -159,17 +159,29 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
   };
 }
 
-/** Splits `--set` pairs into environmental keys and property overrides (`file:prop` scopes one file). */
-function splitSet(set: Record<string, string>, knownProps: Set<string>): { keys: Record<string, string>; props: [string | undefined, string, string][] } {
+/**
+ * Splits `--set` pairs into environmental keys and property overrides (`file:prop` scopes one
+ * file). An unscoped name that is neither a property of some values file nor an environmental key
+ * some values file refers to would change nothing: a typo, refused rather than ignored.
+ */
+function splitSet(set: Record<string, string>, knownProps: Set<string>, knownKeys: Set<string>): { keys: Record<string, string>; props: [string | undefined, string, string][]; unknown: Diagnostic[] } {
   const keys: Record<string, string> = {};
   const props: [string | undefined, string, string][] = [];
+  const unknown: Diagnostic[] = [];
   for (const [k, v] of Object.entries(set)) {
     const colon = k.indexOf(':');
     if (colon > 0) props.push([k.slice(0, colon), k.slice(colon + 1), v]);
     else if (knownProps.has(k)) props.push([undefined, k, v]);
-    else keys[k] = v;
+    else if (knownKeys.has(k)) keys[k] = v;
+    else {
+      unknown.push({
+        file: '--set', line: 1, col: 1,
+        message: `'${k}' is neither a property of a values file nor an environmental key they use${suggestion(k, [...knownProps, ...knownKeys])}. `
+          + `To add a property a values file does not have, scope it to the file: --set <file>:${k}=VALUE`,
+      });
+    }
   }
-  return { keys, props };
+  return { keys, props, unknown };
 }
 
 /** Coerces `--set` strings the way YAML would (`true`, `12`), so overrides keep their types. */
@@ -193,8 +205,18 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
   }
   if (diags.length) throw new DiagnosticError(diags);
   const known = new Set<string>();
-  for (const [, src] of parsed) for (const [k] of flatten(src.value)) known.add(k);
-  const { keys: setKeys, props: setProps } = splitSet(opts.set ?? {}, known);
+  const referenced = new Set<string>();
+  for (const [, src] of parsed) {
+    for (const [k, v] of flatten(src.value)) {
+      known.add(k);
+      if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) referenced.add(m[1]);
+    }
+  }
+  for (const over of Object.values(environment.properties)) {
+    for (const [, v] of flatten(over)) if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) referenced.add(m[1]);
+  }
+  const { keys: setKeys, props: setProps, unknown } = splitSet(opts.set ?? {}, known, referenced);
+  if (unknown.length) throw new DiagnosticError(unknown);
   const envKeys = new EnvKeys({
     set: setKeys,
     env: opts.processEnv ?? process.env,

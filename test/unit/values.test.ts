@@ -63,6 +63,18 @@ describe('values files', () => {
     expect(set.find('demo-v1')!.get('hub.timeout')).toBe(250);
   });
 
+  it('--set of a name that is neither a property nor an environmental key in use is refused, with a suggestion', () => {
+    const dir = join(project({}), 'values');
+    let err: unknown;
+    try { loadValues({ dir, processEnv: {}, set: { 'hub.timeuot': '250' } }); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(DiagnosticError);
+    expect((err as Error).message).toContain("'hub.timeuot' is neither a property of a values file nor an environmental key they use; did you mean 'hub.timeout'?");
+    expect((err as Error).message).toContain('--set <file>:hub.timeuot=VALUE');
+    expect(() => loadValues({ dir, processEnv: {}, set: { 'hub-base-ulr': 'x' } })).toThrow(/did you mean 'hub-base-url'/);
+    // scoped, a new property is added to that file
+    expect(loadValues({ dir, processEnv: {}, set: { 'demo-v1:hub.extra': '7' } }).find('demo-v1')!.get('hub.extra')).toBe(7);
+  });
+
   it('refuses a secret in an environment file', () => {
     const root = project({ 'values/environments/prod.yaml': 'keys:\n  hub-password: hunter2\n' });
     expect(() => loadValues({ dir: join(root, 'values'), env: 'prod', processEnv: {} })).toThrow(/'hub-password' is a secret/);
