@@ -27,6 +27,7 @@ export const HUB_ERROR_CODES = {
   sepaRule: 'HUB-PO-SEPA',
   pastDate: 'HUB-PO-DATE',
   notModifiable: 'HUB-PO-NOCHANGE',
+  debitAccountNotOwned: 'HUB-PO-ACCOUNT',
   orderNotFound: 'HUB-PO-404',
   orderStateConflict: 'HUB-PO-409',
   duplicateReference: 'HUB-PO-DUP',

@@ -10,6 +10,8 @@ import type { PaymentLifecycle } from './lifecycle.ts';
 import { HUBVENDOR_QUERY } from './paths.ts';
 import { checkPaymentOrder, FieldErrors, type PaymentOrderFields } from './payment-validation.ts';
 import type { HubState, PaymentOrder } from './state.ts';
+import { assertOwnDebitAccount, userOf, visibleTo } from './owner.ts';
+import type { SimRequest } from '../lib/sim-server.ts';
 
 /** Fields a modification may change; the others identify the payment and must stay as they are. */
 const MODIFIABLE = new Set([
@@ -19,7 +21,8 @@ const MODIFIABLE = new Set([
 const FIXED = ['paymentOrderProductId', 'debitAccountId', 'debitAccountIBAN', 'paymentCurrencyId', 'endToEndReference'] as const;
 
 export function orderView(o: PaymentOrder) {
-  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ...fields } = o;
+  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ownerUserId, ...fields } = o;
+  void ownerUserId;
   return {
     paymentInstruction: { instructionId: paymentOrderId, instructionReference },
     paymentStatus: status,
@@ -33,14 +36,15 @@ export function orderView(o: PaymentOrder) {
 }
 
 function fieldsOf(o: PaymentOrder): PaymentOrderFields {
-  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ...fields } = o;
+  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ownerUserId, ...fields } = o;
+  void ownerUserId;
   return fields;
 }
 
 export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycle) {
-  const find = (id: string): PaymentOrder => {
+  const find = (id: string, req: SimRequest): PaymentOrder => {
     const o = state.paymentOrders.get(id);
-    if (!o) throw businessError(404, [{ fieldName: 'paymentOrderId', code: C.orderNotFound, message: `payment order ${id} not found` }], id);
+    if (!o || !visibleTo(req, o.ownerUserId)) throw businessError(404, [{ fieldName: 'paymentOrderId', code: C.orderNotFound, message: `payment order ${id} not found` }], id);
     return o;
   };
 
@@ -55,17 +59,19 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
     const b = requestBody(req);
     if (req.query[HUBVENDOR_QUERY.validateOnly] === 'true') {
       const fields = checkPaymentOrder(b, { debitAccountRequired: true, now: req.receivedAt });
+      assertOwnDebitAccount(req, fields);
       // validation stores nothing
       return success(req, { validationStatus: 'VALID', ...fields, ...priceOrder(fields) }, { transactionStatus: 'Validated' });
     }
 
     const idem = checkIdempotency(req, state, 'po', b, (id) => state.paymentOrders.has(id));
     if (idem.replayOf !== undefined) {
-      const o = find(idem.replayOf);
+      const o = find(idem.replayOf, req);
       return success(req, orderView(o), { id: o.paymentOrderId, transactionStatus: 'Live', headers: { [REPLAYED_HEADER]: 'true' } });
     }
 
     const fields = checkPaymentOrder(b, { debitAccountRequired: true, now: req.receivedAt });
+    assertOwnDebitAccount(req, fields);
     const id = state.newPaymentOrderId(req.receivedAt);
     const order: PaymentOrder = {
       ...fields,
@@ -75,6 +81,7 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
       statusReasonCode: null,
       statusHistory: [],
       createdAt: new Date(req.receivedAt).toISOString(),
+      ...(userOf(req) !== undefined && { ownerUserId: userOf(req) }),
     };
     state.paymentOrders.set(id, order);
     state.paymentOrdersCreated++;
@@ -84,12 +91,12 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
   });
 
   const get: SimHandler = hubRoute((req) => {
-    const o = find(req.params.paymentOrderId!);
+    const o = find(req.params.paymentOrderId!, req);
     return success(req, orderView(o), { id: o.paymentOrderId, transactionStatus: 'Live' });
   });
 
   const modify: SimHandler = hubRoute((req) => {
-    const o = find(req.params.paymentOrderId!);
+    const o = find(req.params.paymentOrderId!, req);
     const b = requestBody(req);
     assertOpen(o);
     const errs = new FieldErrors();
@@ -99,7 +106,7 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
     const merged: Record<string, unknown> = { ...fieldsOf(o) };
     for (const [k, v] of Object.entries(b)) if (MODIFIABLE.has(k)) merged[k] = v;
     const fields = checkPaymentOrder(merged, { debitAccountRequired: true, now: req.receivedAt }, errs);
-    const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt } = o;
+    const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, ownerUserId } = o;
     // replace rather than assign, so a field set to null is really removed
     const updated: PaymentOrder = {
       ...fields,
@@ -110,13 +117,14 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
       statusHistory,
       createdAt,
       modifiedAt: new Date(req.receivedAt).toISOString(),
+      ...(ownerUserId !== undefined && { ownerUserId }),
     };
     state.paymentOrders.set(paymentOrderId, updated);
     return success(req, orderView(updated), { id: paymentOrderId, transactionStatus: 'Live' });
   });
 
   const cancel: SimHandler = hubRoute((req) => {
-    const o = find(req.params.paymentOrderId!);
+    const o = find(req.params.paymentOrderId!, req);
     requestBody(req, false); // a body is optional, but must be an envelope when sent
     assertOpen(o);
     lifecycle.setStatus(o, 'CANCELLED');

@@ -2,6 +2,7 @@
 // `<accountId>.<n>` in paymentInstruction.instructionId; PUT .../{standingOrderId}/cancel ends it.
 // Executions of the schedule are not simulated.
 
+import { assertOwnDebitAccount, userOf, visibleTo } from './owner.ts';
 import type { SimHandler } from '../lib/sim-server.ts';
 import { businessError, HUB_ERROR_CODES as C, hubRoute, requestBody, success } from './envelope.ts';
 import { checkIdempotency, REPLAYED_HEADER } from './idempotency.ts';
@@ -33,7 +34,8 @@ function checkStandingOrder(b: Record<string, unknown>, accountId: string, now: 
 }
 
 export function standingOrderView(s: StandingOrder) {
-  const { standingOrderId, instructionReference, status, executionDate, ...rest } = s;
+  const { standingOrderId, instructionReference, status, executionDate, ownerUserId, ...rest } = s;
+  void ownerUserId;
   return {
     paymentInstruction: { instructionId: standingOrderId, instructionReference },
     standingOrderStatus: status,
@@ -52,6 +54,7 @@ export function standingOrderHandlers(state: HubState) {
       return success(req, standingOrderView(s), { id: s.standingOrderId, transactionStatus: 'Live', headers: { [REPLAYED_HEADER]: 'true' } });
     }
     const fields = checkStandingOrder(b, accountId, req.receivedAt);
+    assertOwnDebitAccount(req, fields);
     const id = state.newStandingOrderId(accountId);
     const so: StandingOrder = {
       ...fields,
@@ -60,6 +63,7 @@ export function standingOrderHandlers(state: HubState) {
       instructionReference: fields.endToEndReference ?? 'NOTPROVIDED',
       status: 'ACTIVE',
       createdAt: new Date(req.receivedAt).toISOString(),
+      ...(userOf(req) !== undefined && { ownerUserId: userOf(req) }),
     };
     state.standingOrders.set(id, so);
     state.standingOrdersCreated++;
@@ -71,7 +75,7 @@ export function standingOrderHandlers(state: HubState) {
     const id = req.params.standingOrderId!;
     requestBody(req, false);
     const so = state.standingOrders.get(id);
-    if (!so) throw businessError(404, [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${id} not found` }], id);
+    if (!so || !visibleTo(req, so.ownerUserId)) throw businessError(404, [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${id} not found` }], id);
     if (so.status === 'CANCELLED') {
       throw businessError(409, [{ fieldName: 'standingOrderId', code: C.standingOrderStateConflict, message: 'standing order already cancelled' }], id);
     }

@@ -22,6 +22,8 @@ export interface PaymentOrder extends PaymentOrderFields {
   statusHistory: StatusChange[];
   createdAt: string;
   modifiedAt?: string;
+  /** the platform user the order was initiated for (X-User-Id), never shown in answers */
+  ownerUserId?: string;
 }
 
 export interface StandingOrderFields extends PaymentOrderFields {
@@ -39,6 +41,8 @@ export interface StandingOrder extends StandingOrderFields {
   status: StandingOrderStatus;
   createdAt: string;
   cancelledAt?: string;
+  /** the platform user the order was initiated for (X-User-Id), never shown in answers */
+  ownerUserId?: string;
 }
 
 interface IdempotencyEntry {

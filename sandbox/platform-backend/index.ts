@@ -89,6 +89,14 @@ function ibanFor(userId: string, i: number): string {
   return `DE${check}${bban}`;
 }
 
+/**
+ * The IBANs of a user's accounts. The data is derived from the user id alone, so the payment hub
+ * simulator asks the same question (whose account is this?) and gets the same answer.
+ */
+export function ibansOfUser(userId: string): string[] {
+  return build(userId).accounts.map((a) => a.iban);
+}
+
 function build(userId: string): { accounts: Account[]; transactions: Transaction[] } {
   const rnd = seeded(userId);
   const plan = FIXED[userId] ?? [{ name: `${userId} current account`, currency: 'EUR', booked: Math.round(rnd() * 500000) / 100 }];

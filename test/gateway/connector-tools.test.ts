@@ -2,6 +2,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
+import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
+
+/** a user pays from one of their own accounts (the sandbox platform backend's) */
+const own = (user: string) => ({ identification: ibansOfUser(user)[0], schemeName: 'IBAN' });
 
 const KEY = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' };
 let e: TestEngine;
@@ -32,7 +36,7 @@ describe('connector tools through the gateway', () => {
     const order = {
       paymentType: 'SEPA',
       requestedExecutionDate: '2030-01-15',
-      originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+      originatorAccount: { name: 'Acme GmbH', identification: own('alice') },
       transferTransactionInformation: {
         endToEndIdentification: `E2E-TOOL-${Date.now()}`,
         instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
@@ -65,7 +69,7 @@ describe('connector tools through the gateway', () => {
 
     const order = {
       paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
-      originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+      originatorAccount: { name: 'Acme GmbH', identification: own('alice') },
       transferTransactionInformation: {
         endToEndIdentification: `E2E-MC-${Date.now()}`, instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
         counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
@@ -101,6 +105,47 @@ describe('connector tools through the gateway', () => {
     const again = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref, cancellationType: 'SINGLE' } }, auth);
     expect(again.body.result.isError).toBe(true);
     expect(JSON.parse(again.body.result.content[0].text)).toMatchObject({ status: 409, code: 'GC003' });
+  });
+
+  it('a user only ever reaches their own payments: another user\'s reference is not found', async () => {
+    const alice = { authorization: `Bearer ${await signSandboxToken({ sub: 'alice' })}` };
+    const mallory = { authorization: `Bearer ${await signSandboxToken({ sub: 'mallory' })}` };
+    const order = {
+      paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
+      originatorAccount: { name: 'Alice', identification: own('alice') },
+      transferTransactionInformation: {
+        endToEndIdentification: `E2E-OWN-${Date.now()}`, instructedAmount: { amount: '10.00', currencyCode: 'EUR' },
+        counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+      },
+    };
+    const hub = e.sandbox.hubvendor;
+    hub.server.clearRequests();
+    const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order }, alice);
+    const ref = created.body.result.structuredContent.bankReferenceId as string;
+    // the hub learns the user (never the token) with the order
+    const [post] = hub.server.requests();
+    expect(post.headers['x-user-id']).toBe('alice');
+    expect(post.headers.authorization).toBeUndefined();
+
+    for (const [name, args] of [['modifyPaymentOrder', { externalReferenceNo: ref, requestedExecutionDate: '2030-03-01' }], ['cancelPayment', { externalReferenceNo: ref }]] as const) {
+      const r = await rpc('tools/call', { name, arguments: args }, mallory);
+      expect(r.body.result.isError).toBe(true);
+      const problem = JSON.parse(r.body.result.content[0].text);
+      expect(problem.status).toBe(404);
+      expect(JSON.stringify(problem)).not.toContain('E2E-OWN');
+    }
+    expect(hub.state.paymentOrders.get(ref)).toMatchObject({ status: 'ACCEPTED', executionDate: '2030-01-15' });
+    // nor can anyone pay from an account that is not theirs
+    const before = hub.state.paymentOrdersCreated;
+    const theft = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: { ...order, transferTransactionInformation: { ...order.transferTransactionInformation, endToEndIdentification: `E2E-THEFT-${Date.now()}` } } }, mallory);
+    expect(theft.body.result.isError).toBe(true);
+    expect(JSON.parse(theft.body.result.content[0].text)).toMatchObject({ status: 400, code: 'GC025', errors: [{ field: '/originatorAccount/identification/identification' }] });
+    expect(hub.state.paymentOrdersCreated).toBe(before);
+    // the owner can, and so can the bank's own HTTP API (no user: the hub checks its Authorization)
+    expect((await rpc('tools/call', { name: 'modifyPaymentOrder', arguments: { externalReferenceNo: ref, requestedExecutionDate: '2030-03-01' } }, alice)).body.result.isError).toBe(false);
+    const direct = await e.request('POST', `/payments/${ref}/cancel`, undefined, { authorization: 'Bearer bank-channel' });
+    expect(direct.status).toBe(200);
+    expect(hub.server.requests().at(-1)!.headers['x-user-id']).toBeUndefined();
   });
 
   it('a failing tool answers isError with the platform error, not a protocol error', async () => {

@@ -1,0 +1,34 @@
+// Orders initiated for a platform user (the gateway's user-scoped tools send X-User-Id): such a
+// request only ever sees that user's orders. Another user's order, or one the bank's own channel
+// placed, answers exactly like an unknown one, so nobody learns which references exist; and such an
+// order is debited only from one of that user's accounts (the sandbox platform backend's data).
+
+import type { SimRequest } from '../lib/sim-server.ts';
+import { ibansOfUser } from '../platform-backend/index.ts';
+import { businessError, HUB_ERROR_CODES as C } from './envelope.ts';
+
+export const USER_ID_HEADER = 'x-user-id';
+
+export function userOf(req: SimRequest): string | undefined {
+  const v = req.headers[USER_ID_HEADER];
+  const id = Array.isArray(v) ? v[0] : v;
+  return id ? id : undefined;
+}
+
+/** True when the request may see an order owned by `owner` (requests without a user: the bank's channel). */
+export function visibleTo(req: SimRequest, owner: string | undefined): boolean {
+  const user = userOf(req);
+  return user === undefined || user === owner;
+}
+
+/** A user may only pay from their own accounts, identified by IBAN. */
+export function assertOwnDebitAccount(req: SimRequest, fields: { debitAccountIBAN?: string }): void {
+  const user = userOf(req);
+  if (user === undefined) return;
+  const iban = fields.debitAccountIBAN?.replace(/\s+/g, '').toUpperCase();
+  if (iban !== undefined && ibansOfUser(user).includes(iban)) return;
+  throw businessError(422, [{
+    fieldName: 'debitAccountIBAN', code: C.debitAccountNotOwned,
+    message: iban === undefined ? 'a payment for a user needs the IBAN of one of their accounts' : 'the debit account is not one of the user\'s accounts',
+  }]);
+}
