@@ -148,6 +148,29 @@ describe('connector tools through the gateway', () => {
     expect(hub.server.requests().at(-1)!.headers['x-user-id']).toBeUndefined();
   });
 
+  it('standing orders too: created from the user\'s own account, cancelled only by that user', async () => {
+    const alice = { authorization: `Bearer ${await signSandboxToken({ sub: 'alice' })}` };
+    const mallory = { authorization: `Bearer ${await signSandboxToken({ sub: 'mallory' })}` };
+    const start = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const recurring = {
+      paymentType: 'SEPA', paymentMode: 'RECURRING',
+      originatorAccount: { name: 'Alice', identification: own('alice') },
+      schedule: { transferFrequency: 'MONTHLY', every: 1, startDate: start },
+      transferTransactionInformation: {
+        endToEndIdentification: `E2E-SO-${Date.now()}`, instructedAmount: { amount: '25.00', currencyCode: 'EUR' },
+        counterparty: { name: 'Landlord' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+      },
+    };
+    const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: recurring }, alice);
+    expect(created.body.result.isError).toBe(false);
+    const ref = created.body.result.structuredContent.bankReferenceId as string;
+    const stolen = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref, cancellationType: 'COMPLETE_SCHEDULE' } }, mallory);
+    expect(JSON.parse(stolen.body.result.content[0].text).status).toBe(404);
+    expect(e.sandbox.hubvendor.state.standingOrders.get(ref)?.status).toBe('ACTIVE');
+    const mine = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref, cancellationType: 'COMPLETE_SCHEDULE' } }, alice);
+    expect(mine.body.result.structuredContent).toMatchObject({ bankReferenceId: ref, bankStatus: 'CANCELLED', paymentMode: 'RECURRING' });
+  });
+
   it('a failing tool answers isError with the platform error, not a protocol error', async () => {
     const token = await signSandboxToken({ sub: 'alice' });
     const r = await rpc('tools/call', { name: 'screenCustomer', arguments: { customerReference: 'C-1', company: { name: 'ACME Ltd' } } }, { authorization: `Bearer ${token}` });
