@@ -12,6 +12,10 @@ import type { Logger } from 'pino';
 import type { JwtSettings } from './config.ts';
 import { Lru } from './lru.ts';
 
+/** Characters of user ids (subjects of common identity providers: ids, UUIDs, emails, `auth0|123`). */
+export const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;
+export const ANONYMOUS = 'anonymous';
+
 export class TokenError extends Error {
   constructor(message: string) {
     super(message);
@@ -166,7 +170,9 @@ export class TokenVerifier {
     } catch (e) {
       throw new TokenError(describe(e));
     }
-    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new TokenError('the token has no usable \'sub\' claim');
+    // the subject becomes the user id sent to backends: one plain token of id characters, and
+    // never the reserved `anonymous` (a " alice" would otherwise reach a backend as "alice")
+    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub) || payload.sub === ANONYMOUS) throw new TokenError('the token has no usable \'sub\' claim');
     const v: VerifiedToken = { sub: payload.sub, exp: payload.exp! * 1000, nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined, generation: this.generation };
     this.cache.set(token, v);
     return v;

@@ -28,6 +28,7 @@ export const HUB_ERROR_CODES = {
   pastDate: 'HUB-PO-DATE',
   notModifiable: 'HUB-PO-NOCHANGE',
   debitAccountNotOwned: 'HUB-PO-ACCOUNT',
+  userNotAllowed: 'HUB-AUTH-403',
   orderNotFound: 'HUB-PO-404',
   orderStateConflict: 'HUB-PO-409',
   duplicateReference: 'HUB-PO-DUP',

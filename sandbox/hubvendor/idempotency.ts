@@ -5,12 +5,15 @@
 
 import type { SimRequest } from '../lib/sim-server.ts';
 import { businessError, HUB_ERROR_CODES } from './envelope.ts';
+import { userOf } from './owner.ts';
 import type { HubState } from './state.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 export interface IdempotencyCheck {
+  /** where the key is remembered: per platform user, so users neither see nor block each other */
+  scope: string;
   key: string | undefined;
   fingerprint: string;
   /** the id made by an earlier identical request */
@@ -22,14 +25,16 @@ export function checkIdempotency(req: SimRequest, state: HubState, scope: string
   const e2e = body.endToEndReference;
   const key = typeof header === 'string' && header !== '' ? header : typeof e2e === 'string' && e2e !== '' ? `e2e:${e2e}` : undefined;
   const fingerprint = JSON.stringify(body);
-  if (key === undefined) return { key, fingerprint, replayOf: undefined };
-  const seen = state.findIdempotent(scope, key);
-  if (!seen || !exists(seen.id)) return { key, fingerprint, replayOf: undefined };
+  const user = userOf(req);
+  const scoped = user === undefined ? scope : `${scope}|user:${user}`;
+  if (key === undefined) return { scope: scoped, key, fingerprint, replayOf: undefined };
+  const seen = state.findIdempotent(scoped, key);
+  if (!seen || !exists(seen.id)) return { scope: scoped, key, fingerprint, replayOf: undefined };
   if (seen.fingerprint !== fingerprint) {
     const field = key.startsWith('e2e:') ? 'endToEndReference' : IDEMPOTENCY_HEADER;
     throw businessError(409, [
       { fieldName: field, code: HUB_ERROR_CODES.duplicateReference, message: `${field} already used by ${seen.id} for a different request` },
     ]);
   }
-  return { key, fingerprint, replayOf: seen.id };
+  return { scope: scoped, key, fingerprint, replayOf: seen.id };
 }

@@ -9,10 +9,17 @@ import { businessError, HUB_ERROR_CODES as C } from './envelope.ts';
 
 export const USER_ID_HEADER = 'x-user-id';
 
+/** The platform's user ids (the gateway refuses tokens whose `sub` is anything else); `anonymous` is no user. */
+const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;
+
 export function userOf(req: SimRequest): string | undefined {
   const v = req.headers[USER_ID_HEADER];
   const id = Array.isArray(v) ? v[0] : v;
-  return id ? id : undefined;
+  if (id === undefined || id === '') return undefined;
+  if (!USER_ID.test(id) || id === 'anonymous') {
+    throw businessError(403, [{ fieldName: 'X-User-Id', code: C.userNotAllowed, message: 'not a user id this hub serves' }]);
+  }
+  return id;
 }
 
 /** True when the request may see an order owned by `owner` (requests without a user: the bank's channel). */

@@ -85,7 +85,7 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
     };
     state.paymentOrders.set(id, order);
     state.paymentOrdersCreated++;
-    if (idem.key !== undefined) state.rememberIdempotent('po', idem.key, id, idem.fingerprint);
+    if (idem.key !== undefined) state.rememberIdempotent(idem.scope, idem.key, id, idem.fingerprint);
     lifecycle.accept(order);
     return success(req, orderView(order), { status: 201, id, transactionStatus: 'Live' });
   });

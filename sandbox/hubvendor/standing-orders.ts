@@ -51,6 +51,7 @@ export function standingOrderHandlers(state: HubState) {
     const idem = checkIdempotency(req, state, `so:${accountId}`, b, (id) => state.standingOrders.has(id));
     if (idem.replayOf !== undefined) {
       const s = state.standingOrders.get(idem.replayOf)!;
+      if (!visibleTo(req, s.ownerUserId)) throw businessError(404, [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${idem.replayOf} not found` }], idem.replayOf);
       return success(req, standingOrderView(s), { id: s.standingOrderId, transactionStatus: 'Live', headers: { [REPLAYED_HEADER]: 'true' } });
     }
     const fields = checkStandingOrder(b, accountId, req.receivedAt);
@@ -67,7 +68,7 @@ export function standingOrderHandlers(state: HubState) {
     };
     state.standingOrders.set(id, so);
     state.standingOrdersCreated++;
-    if (idem.key !== undefined) state.rememberIdempotent(`so:${accountId}`, idem.key, id, idem.fingerprint);
+    if (idem.key !== undefined) state.rememberIdempotent(idem.scope, idem.key, id, idem.fingerprint);
     return success(req, standingOrderView(so), { status: 201, id, transactionStatus: 'Live' });
   });
 

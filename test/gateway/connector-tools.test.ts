@@ -141,6 +141,17 @@ describe('connector tools through the gateway', () => {
     expect(theft.body.result.isError).toBe(true);
     expect(JSON.parse(theft.body.result.content[0].text)).toMatchObject({ status: 400, code: 'GC025', errors: [{ field: '/originatorAccount/identification/identification' }] });
     expect(hub.state.paymentOrdersCreated).toBe(before);
+    // replaying alice's very request (her account, her reference) gives mallory nothing of hers
+    const replay = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order }, mallory);
+    expect(replay.body.result.isError).toBe(true);
+    expect(JSON.parse(replay.body.result.content[0].text)).toMatchObject({ status: 400, errors: [{ field: '/originatorAccount/identification/identification' }] });
+    expect(replay.body.result.content[0].text).not.toContain(ref);
+    // her reference on mallory's own order neither collides with alice's nor names it
+    const mine = { ...order, originatorAccount: { name: 'Mallory', identification: own('mallory') } };
+    const reused = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: mine }, mallory);
+    expect(reused.body.result.isError).toBe(false);
+    expect(reused.body.result.structuredContent.bankReferenceId).not.toBe(ref);
+    expect(hub.state.paymentOrders.get(reused.body.result.structuredContent.bankReferenceId)).toMatchObject({ ownerUserId: 'mallory' });
     // the owner can, and so can the bank's own HTTP API (no user: the hub checks its Authorization)
     expect((await rpc('tools/call', { name: 'modifyPaymentOrder', arguments: { externalReferenceNo: ref, requestedExecutionDate: '2030-03-01' } }, alice)).body.result.isError).toBe(false);
     const direct = await e.request('POST', `/payments/${ref}/cancel`, undefined, { authorization: 'Bearer bank-channel' });
@@ -161,9 +172,18 @@ describe('connector tools through the gateway', () => {
         counterparty: { name: 'Landlord' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
       },
     };
+    // from someone else's account: refused, nothing created
+    const soBefore = e.sandbox.hubvendor.state.standingOrdersCreated;
+    const foreign = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: recurring }, mallory);
+    expect(JSON.parse(foreign.body.result.content[0].text)).toMatchObject({ status: 400, errors: [{ field: '/originatorAccount/identification/identification' }] });
+    expect(e.sandbox.hubvendor.state.standingOrdersCreated).toBe(soBefore);
     const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: recurring }, alice);
     expect(created.body.result.isError).toBe(false);
     const ref = created.body.result.structuredContent.bankReferenceId as string;
+    // alice's very request replayed by mallory: not alice's order
+    const replay = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: recurring }, mallory);
+    expect(replay.body.result.isError).toBe(true);
+    expect(replay.body.result.content[0].text).not.toContain(ref);
     const stolen = await rpc('tools/call', { name: 'cancelPayment', arguments: { externalReferenceNo: ref, cancellationType: 'COMPLETE_SCHEDULE' } }, mallory);
     expect(JSON.parse(stolen.body.result.content[0].text).status).toBe(404);
     expect(e.sandbox.hubvendor.state.standingOrders.get(ref)?.status).toBe('ACTIVE');

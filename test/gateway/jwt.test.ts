@@ -115,6 +115,16 @@ describe('attacks: each answered 401 invalid_token, also on a public tool', () =
     expectInvalidToken(r);
   });
 
+  it('a subject that is no plain user id, or the reserved anonymous, is refused', async () => {
+    for (const sub of ['alice ', ' alice', 'ali ce', 'anonymous', 'x'.repeat(257), 'bob\u00e9']) {
+      expectInvalidToken(await callFx(await signed(claims({ sub }))));
+    }
+    // ids of common providers pass: UUIDs, emails, auth0-style and base64 subjects
+    for (const sub of ['3f0c6a8e-1b7d-4c1e-9d2a-6f5e4b3c2a10', 'alice@example.com', 'auth0|5f7c8ec7c33c6c004bbafe82', 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ=']) {
+      expect((await callFx(await signed(claims({ sub })))).status).toBe(200);
+    }
+  });
+
   it('a user-scoped tool with a bad token is 401 and the backend is never called', async () => {
     e.platform.server.clearRequests();
     const r = await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(await signed(claims({ aud: 'x' }))));
