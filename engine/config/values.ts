@@ -247,5 +247,13 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     }
     set.files.set(name, vf);
   }
+  // a scope naming no values file would change nothing: a typo, refused like an unknown name
+  const names = [...set.files.keys()];
+  const bases = names.map((n) => n.split('/').pop()!);
+  const badScopes = setProps.filter(([scope]) => scope && !names.includes(scope) && !bases.includes(scope)).map(([scope, k]): Diagnostic => ({
+    file: '--set', line: 1, col: 1,
+    message: `'${scope}:${k}': there is no values file '${scope}'${suggestion(scope!, [...names, ...bases])}`,
+  }));
+  if (badScopes.length) throw new DiagnosticError(badScopes);
   return set;
 }

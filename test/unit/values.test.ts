@@ -71,8 +71,9 @@ describe('values files', () => {
     expect((err as Error).message).toContain("'hub.timeuot' is neither a property of a values file nor an environmental key they use; did you mean 'hub.timeout'?");
     expect((err as Error).message).toContain('--set <file>:hub.timeuot=VALUE');
     expect(() => loadValues({ dir, processEnv: {}, set: { 'hub-base-ulr': 'x' } })).toThrow(/did you mean 'hub-base-url'/);
-    // scoped, a new property is added to that file
+    // scoped, a new property is added to that file; a scope naming no file is refused
     expect(loadValues({ dir, processEnv: {}, set: { 'demo-v1:hub.extra': '7' } }).find('demo-v1')!.get('hub.extra')).toBe(7);
+    expect(() => loadValues({ dir, processEnv: {}, set: { 'demo-v2:hub.extra': '7' } })).toThrow(/there is no values file 'demo-v2'; did you mean 'demo-v1'\?/);
   });
 
   it('refuses a secret in an environment file', () => {
