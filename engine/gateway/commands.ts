@@ -3,15 +3,17 @@
 //   engine token --sub alice [--ttl 3600] [--env sandbox]
 //   engine tools list [DIR...] [--env ENV]
 //   engine tools approve NAME... | --all [DIR...] [--env ENV]
+//   engine tools schema [--out schemas/gateway-tools.schema.json]
 
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { lintProject } from '../engine.ts';
 import { formatDiagnostic } from '../dsl/diagnostics.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { loadValues } from '../config/values.ts';
 import { keyEntry, newKey } from './keys.ts';
-import { approvalState, approvalsPath, readApprovals, writeApprovals, type Tool } from './tools.ts';
+import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
 import type { GatewayExtension } from './index.ts';
 
 function fail(msg: string): never {
@@ -110,5 +112,14 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension)
       writeApprovals(resolve(o.values), o.env, chosen, o.by);
       for (const t of chosen) process.stdout.write(`approved ${t.name} for ${o.env}: ${t.digest}\n`);
       process.stdout.write(`wrote ${approvalsPath(o.values)}\n`);
+    });
+
+  tools.command('schema')
+    .description('write the JSON Schema of tools files (for editors)')
+    .option('--out <file>', 'output file', 'schemas/gateway-tools.schema.json')
+    .action((o: { out: string }) => {
+      mkdirSync(dirname(o.out), { recursive: true });
+      writeFileSync(o.out, JSON.stringify(toolsJsonSchema(), null, 2) + '\n');
+      process.stdout.write(`wrote ${o.out}\n`);
     });
 }

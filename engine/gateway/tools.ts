@@ -83,6 +83,16 @@ export const TOOLS_FILE_SCHEMA = {
   },
 };
 
+/** The JSON Schema of tools files for editors (schemas/gateway-tools.schema.json, `engine tools schema`). */
+export function toolsJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'urn:platform:schema:gateway-tools',
+    title: 'Agent tool gateway: tools file (routes/gateway/*.yaml)',
+    ...TOOLS_FILE_SCHEMA,
+  };
+}
+
 /** JSON with sorted keys: the digest does not depend on key order. */
 export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { toolsJsonSchema } from '../../engine/gateway/tools.ts';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -86,6 +87,12 @@ describe('engine lint', () => {
     const clean = execFileSync(process.execPath, [bin, 'lint', 'routes/'], { encoding: 'utf8' });
     expect(clean).toContain('no problems');
   }, 60_000);
+
+  it('schemas/gateway-tools.schema.json is the generated tools file schema', () => {
+    const committed = JSON.parse(readFileSync(join('schemas', 'gateway-tools.schema.json'), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(toolsJsonSchema())));
+    expect(committed.properties.tools.items.properties['path-params']).toBeDefined();
+  });
 
   it('schemas/route.schema.json is the generated DSL schema', () => {
     const committed = JSON.parse(readFileSync(join('schemas', 'route.schema.json'), 'utf8'));
