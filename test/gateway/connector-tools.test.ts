@@ -7,6 +7,18 @@ import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
 /** a user pays from one of their own accounts (the sandbox platform backend's) */
 const own = (user: string) => ({ identification: ibansOfUser(user)[0], schemeName: 'IBAN' });
 
+/** A SEPA payment order from `user`'s first account, with a fresh end-to-end reference. */
+function sepaFrom(user: string, prefix: string, amount = '100.25') {
+  return {
+    paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
+    originatorAccount: { name: `${user} account holder`, identification: own(user) },
+    transferTransactionInformation: {
+      endToEndIdentification: `${prefix}-${Date.now()}`, instructedAmount: { amount, currencyCode: 'EUR' },
+      counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+    },
+  };
+}
+
 const KEY = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' };
 let e: TestEngine;
 let id = 0;
@@ -33,17 +45,7 @@ describe('connector tools through the gateway', () => {
   });
 
   it('a payment needs a bearer token; with one it is initiated at the hub', async () => {
-    const order = {
-      paymentType: 'SEPA',
-      requestedExecutionDate: '2030-01-15',
-      originatorAccount: { name: 'Acme GmbH', identification: own('alice') },
-      transferTransactionInformation: {
-        endToEndIdentification: `E2E-TOOL-${Date.now()}`,
-        instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
-        counterparty: { name: 'Jane Doe' },
-        counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-      },
-    };
+    const order = sepaFrom('alice', 'E2E-TOOL');
     const anonymous = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order });
     expect(anonymous.status).toBe(401);
     const before = e.sandbox.hubvendor.state.paymentOrdersCreated;
@@ -67,14 +69,7 @@ describe('connector tools through the gateway', () => {
     expect(tools.cancelPayment.inputSchema.required).toEqual(['externalReferenceNo']);
     expect(tools.cancelPayment.inputSchema.properties.cancellationType.enum).toEqual(['SINGLE', 'COMPLETE_SCHEDULE']);
 
-    const order = {
-      paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
-      originatorAccount: { name: 'Acme GmbH', identification: own('alice') },
-      transferTransactionInformation: {
-        endToEndIdentification: `E2E-MC-${Date.now()}`, instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
-        counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-      },
-    };
+    const order = sepaFrom('alice', 'E2E-MC');
     const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order }, auth);
     const ref = created.body.result.structuredContent.bankReferenceId as string;
     const hub = e.sandbox.hubvendor;
@@ -110,14 +105,7 @@ describe('connector tools through the gateway', () => {
   it('a user only ever reaches their own payments: another user\'s reference is not found', async () => {
     const alice = { authorization: `Bearer ${await signSandboxToken({ sub: 'alice' })}` };
     const mallory = { authorization: `Bearer ${await signSandboxToken({ sub: 'mallory' })}` };
-    const order = {
-      paymentType: 'SEPA', requestedExecutionDate: '2030-01-15',
-      originatorAccount: { name: 'Alice', identification: own('alice') },
-      transferTransactionInformation: {
-        endToEndIdentification: `E2E-OWN-${Date.now()}`, instructedAmount: { amount: '10.00', currencyCode: 'EUR' },
-        counterparty: { name: 'Jane Doe' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-      },
-    };
+    const order = sepaFrom('alice', 'E2E-OWN', '10.00');
     const hub = e.sandbox.hubvendor;
     hub.server.clearRequests();
     const created = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: order }, alice);
@@ -147,7 +135,7 @@ describe('connector tools through the gateway', () => {
     expect(JSON.parse(replay.body.result.content[0].text)).toMatchObject({ status: 400, errors: [{ field: '/originatorAccount/identification/identification' }] });
     expect(replay.body.result.content[0].text).not.toContain(ref);
     // her reference on mallory's own order neither collides with alice's nor names it
-    const mine = { ...order, originatorAccount: { name: 'Mallory', identification: own('mallory') } };
+    const mine = { ...order, originatorAccount: { name: 'mallory account holder', identification: own('mallory') } };
     const reused = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: mine }, mallory);
     expect(reused.body.result.isError).toBe(false);
     expect(reused.body.result.structuredContent.bankReferenceId).not.toBe(ref);
@@ -163,15 +151,9 @@ describe('connector tools through the gateway', () => {
     const alice = { authorization: `Bearer ${await signSandboxToken({ sub: 'alice' })}` };
     const mallory = { authorization: `Bearer ${await signSandboxToken({ sub: 'mallory' })}` };
     const start = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
-    const recurring = {
-      paymentType: 'SEPA', paymentMode: 'RECURRING',
-      originatorAccount: { name: 'Alice', identification: own('alice') },
-      schedule: { transferFrequency: 'MONTHLY', every: 1, startDate: start },
-      transferTransactionInformation: {
-        endToEndIdentification: `E2E-SO-${Date.now()}`, instructedAmount: { amount: '25.00', currencyCode: 'EUR' },
-        counterparty: { name: 'Landlord' }, counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-      },
-    };
+    const { requestedExecutionDate, ...single } = sepaFrom('alice', 'E2E-SO', '25.00');
+    void requestedExecutionDate;
+    const recurring = { ...single, paymentMode: 'RECURRING', schedule: { transferFrequency: 'MONTHLY', every: 1, startDate: start } };
     // from someone else's account: refused, nothing created
     const soBefore = e.sandbox.hubvendor.state.standingOrdersCreated;
     const foreign = await rpc('tools/call', { name: 'initiatePaymentOrder', arguments: recurring }, mallory);
