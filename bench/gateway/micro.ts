@@ -15,7 +15,7 @@ const sim = await spawnUrl(['--import', 'tsx', 'bench/gateway/hubvendor-sim.ts']
 
 const ext = gatewayExtension();
 const engine = await startEngine({ routes: ['routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange'], env: 'sandbox', port: 0,
-  logger: createLogger('silent'), extensions: [ext], set: { 'hubvendor-base-url': sim.url, 'gateway.rateLimits.user': '1000000000', 'gateway.rateLimits.subscriptionPublic': '1000000000' } } as any);
+  logger: createLogger('silent'), extensions: [ext], set: { 'hubvendor-base-url': sim.url, 'gateway.rateLimits.user': '1000000000', 'gateway.rateLimits.subscriptionPublic': '1000000000' } });
 const r = ext.running!;
 const token = await signSandboxToken({ sub: 'bench-user' });
 const answer = await engine.call('get-exchange-rate', { body: { buyCurrency: 'EUR', sellCurrency: 'USD' } });

@@ -109,3 +109,25 @@ export function roundsTable(perRound: LoadResult[][]): string {
   return [`| round | ${names.map((n) => `${n} req/s (steal %)`).join(' | ')} | throughput ratio | CPU efficiency ratio |`, `|---|${names.map(() => '---|').join('')}---|---|`,
     ...perRound.map((row, i) => `| ${i + 1} | ${row.map((m) => `${m.rps} (${m.stealPct})`).join(' | ')} | ${(row.at(-1)!.rps / row[0].rps).toFixed(2)} | ${(row[0].cpuUsPerReq / row.at(-1)!.cpuUsPerReq).toFixed(2)} |`)].join('\n');
 }
+
+/**
+ * The engine against a hand-written baseline: the simulator, the baseline program and the engine
+ * (running `routesDir`) each in their own process, measured in interleaved rounds.
+ */
+export async function engineVersusBaseline(o: { baseline: [name: string, script: string]; engine: [name: string, routesDir: string]; load: Load; rounds: number }): Promise<{ best: LoadResult[]; perRound: LoadResult[][] }> {
+  const tsx = ['--import', 'tsx'];
+  const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
+  try {
+    const baseline = await spawnUrl([...tsx, o.baseline[1], sim.url]);
+    const engine = await spawnUrl(['bin/engine.js', 'run', o.engine[1], '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], { LOG_LEVEL: 'info' })
+      .catch(async (e) => { await stop(baseline); throw e; });
+    try {
+      return await interleaved([[o.baseline[0], baseline, o.load], [o.engine[0], engine, o.load]], o.rounds);
+    } finally {
+      await stop(baseline);
+      await stop(engine);
+    }
+  } finally {
+    await stop(sim);
+  }
+}

@@ -1,12 +1,12 @@
 // Payment initiation benchmark: POST /payments/payment-orders through the engine (route
 // initiate-payment-order) against the hand-written baseline (bench/payments/baseline.ts), same
-// hubvendor simulator in its own process, same bounded autocannon load, one run. Every request
+// hubvendor simulator in its own process, same bounded autocannon load, interleaved rounds. Every request
 // creates a new payment order (no endToEndIdentification: a fresh idempotency key per request).
-//   node --import tsx bench/payments/run.ts          (SECONDS=10 CONNECTIONS=20 to change)
+//   node --import tsx bench/payments/run.ts          (SECONDS=10 CONNECTIONS=20 ROUNDS=3 to change)
 //   OUT=docs/benchmarks-payments.md appends the result table there.
 import { appendFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { spawnUrl, stop, interleaved, table, roundsTable, type LoadResult } from '../lib/harness.ts';
+import { engineVersusBaseline, table, roundsTable } from '../lib/harness.ts';
 
 const seconds = Number(process.env.SECONDS ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 20);
@@ -26,24 +26,12 @@ const load = {
   headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2ln' },
   connections, seconds, warmupSeconds: 3,
 };
-const tsx = ['--import', 'tsx'];
-
-const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
 const rounds = Number(process.env.ROUNDS ?? 3);
-let results: LoadResult[] = [];
-let perRound: LoadResult[][] = [];
-try {
-  const baseline = await spawnUrl([...tsx, 'bench/payments/baseline.ts', sim.url]);
-  const engine = await spawnUrl(['bin/engine.js', 'run', 'routes/hubvendor-payment', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], { LOG_LEVEL: 'info' });
-  try {
-    ({ best: results, perRound } = await interleaved([['baseline (node:http + undici + ajv)', baseline, load], ['engine (initiate-payment-order route)', engine, load]], rounds));
-  } finally {
-    await stop(baseline);
-    await stop(engine);
-  }
-} finally {
-  await stop(sim);
-}
+const { best: results, perRound } = await engineVersusBaseline({
+  baseline: ['baseline (node:http + undici + ajv)', 'bench/payments/baseline.ts'],
+  engine: ['engine (initiate-payment-order route)', 'routes/hubvendor-payment'],
+  load, rounds,
+});
 const head = `Payment initiation (POST /payments/payment-orders -> POST hubvendor paymentOrders), ${connections} connections, ${seconds} s after 3 s warm-up, ${new Date().toISOString()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`;
 const out = `\n${head}, ${rounds} interleaved rounds (best of each)\n\n${table(results, results[0].name)}\n\n${roundsTable(perRound)}\n`;
 console.log(out);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { Logger } from 'pino';
 import type { JwtSettings } from './config.ts';
-import { Lru } from './lru.ts';
+import { BoundedCache } from './bounded-cache.ts';
 
 /** Characters of user ids (subjects of common identity providers: ids, UUIDs, emails, `auth0|123`). */
 export const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;
@@ -51,7 +51,7 @@ function describe(e: unknown): string {
 }
 
 export class TokenVerifier {
-  private cache: Lru<string, VerifiedToken>;
+  private cache: BoundedCache<string, VerifiedToken>;
   private generation = 0;
   private jwks?: ReturnType<typeof createLocalJWKSet>;
   private jwksFingerprint = '';
@@ -68,7 +68,7 @@ export class TokenVerifier {
    */
   constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch, public now: () => number = Date.now) {
     // first in, first out: a hit is one lookup; an evicted token is verified again once
-    this.cache = new Lru(s.tokenCacheSize, false);
+    this.cache = new BoundedCache(s.tokenCacheSize);
     this.jwksUri = s.jwksUri;
     if (s.publicKeyPem) {
       const pem = s.publicKeyPem.includes('-----BEGIN') ? s.publicKeyPem : readFileSync(s.publicKeyPem, 'utf8');
