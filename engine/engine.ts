@@ -155,8 +155,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const http: HttpServer = new HttpServer({
     logger: services.logger,
     metrics: services.metrics,
-    bodyLimit: Number(services.settings['server.bodyLimit'] ?? (services.settings as any).server?.bodyLimit ?? 1024 * 1024),
-    trustProxy: (services.settings as any).server?.trustProxy,
+    bodyLimit: services.settings.server.bodyLimit,
+    trustProxy: services.settings.server.trustProxy,
     ready: () => {
       const checks: Record<string, boolean> = { started };
       for (const [name, fn] of services.readiness) checks[name] = fn();
@@ -176,7 +176,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     call,
     close: async () => {
       started = false;
-      await http.close(opts.shutdownTimeoutMs ?? 10_000);
+      await http.close(opts.shutdownTimeoutMs ?? services.settings.server.shutdownTimeout);
       await closeAll();
     },
   };
@@ -186,8 +186,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       await sk.start?.(route, route.source.compiled, { http, services });
     }
     for (const x of opts.extensions ?? []) await x.start?.(engine);
-    const port = opts.port ?? Number((services.settings as any).server?.port ?? 8080);
-    const host = opts.host ?? String((services.settings as any).server?.host ?? '127.0.0.1');
+    const port = opts.port ?? services.settings.server.port;
+    const host = opts.host ?? services.settings.server.host;
     const address = await http.listen(port, host);
     engine.url = address;
     engine.port = Number(new URL(address).port);

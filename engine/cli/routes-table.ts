@@ -15,7 +15,7 @@ export async function listRoutes(opts: EngineOptions): Promise<string> {
   values.keys.setSandboxUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
   const services = {
     root, logger: opts.logger!, metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
-    callRoute: async () => { throw new Error('not running'); }, settings: {}, lintOnly: true, onClose: () => {}, readiness: new Map(),
+    callRoute: async () => { throw new Error('not running'); }, settings: values.environment.engine, lintOnly: true, onClose: () => {}, readiness: new Map(),
   };
   const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
   const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);

@@ -7,6 +7,7 @@ import { join, relative, sep } from 'node:path';
 import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
 import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 import { EnvKeys, isSecretKey } from './env-keys.ts';
+import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
 
 export interface PropEntry {
   value: unknown;
@@ -86,8 +87,8 @@ export interface EnvironmentFile {
   properties: Record<string, Record<string, unknown>>;
   /** start the embedded simulators */
   sandbox: boolean;
-  /** engine settings (server.port, ...) */
-  engine: Record<string, unknown>;
+  /** engine settings (`engine:` section, defaults filled in) */
+  engine: EngineSettings;
 }
 
 export class ValuesSet {
@@ -129,7 +130,7 @@ function walk(dir: string, suffix: string, out: string[] = []): string[] {
 }
 
 export function loadEnvironment(dir: string, env: string | undefined): EnvironmentFile {
-  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, sandbox: false, engine: {} };
+  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, sandbox: false, engine: readEngineSettings(undefined).settings };
   if (!env) return empty;
   const file = join(dir, 'environments', `${env}.yaml`);
   if (!existsSync(file)) {
@@ -148,6 +149,8 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
       diags.push(diagAt(src, ['keys', k], `'${k}' is a secret: put it in the --secrets directory or the process environment, not in an environment file`, true));
     }
   }
+  const engine = readEngineSettings(v.engine, src);
+  diags.push(...engine.diagnostics);
   if (diags.length) throw new DiagnosticError(diags);
   return {
     name: env,
@@ -155,7 +158,7 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
     keys: Object.fromEntries(Object.entries(keys).map(([k, val]) => [k, String(val)])),
     properties: (v.properties ?? {}) as Record<string, Record<string, unknown>>,
     sandbox: v.sandbox === true,
-    engine: (v.engine ?? {}) as Record<string, unknown>,
+    engine: engine.settings,
   };
 }
 

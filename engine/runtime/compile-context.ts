@@ -10,6 +10,7 @@ import { ConfigError } from '../dsl/diagnostics.ts';
 import type { YamlPath } from '../dsl/yaml-source.ts';
 import type { ValuesFile } from '../config/values.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
+import type { EngineSettings } from '../config/engine-settings.ts';
 import { compileExpression, type Expression } from './expressions.ts';
 import type { Metrics } from './metrics.ts';
 import type { HttpClients } from './http-client.ts';
@@ -26,7 +27,7 @@ export interface EngineServices {
   /** calls a route in-process (direct routes); filled once all routes are loaded */
   callRoute: (id: string, init: DirectCall) => Promise<DirectResult>;
   /** engine-wide settings from the environment file's `engine:` section */
-  settings: Record<string, unknown>;
+  settings: EngineSettings;
   /** lint mode: compile everything, start nothing */
   lintOnly: boolean;
   /** hooks run at shutdown (sources, pools, timers) */
