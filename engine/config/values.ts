@@ -8,6 +8,7 @@ import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '.
 import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 import { EnvKeys, isSecretKey } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
+import { mapPaths, parentMaps, routePlaceholders, scopedSetProblem } from './scoped-set.ts';
 
 export interface PropEntry {
   value: unknown;
@@ -77,6 +78,8 @@ export interface LoadValuesOptions {
   processEnv?: NodeJS.ProcessEnv;
   /** lint mode: unresolved environmental keys do not fail */
   lenient?: boolean;
+  /** route files or directories: a scoped `--set` of a property their placeholders use is accepted */
+  routes?: string[];
 }
 
 export interface EnvironmentFile {
@@ -227,6 +230,8 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     environmentKeys: environment.keys,
   });
   const set = new ValuesSet(envKeys, environment, opts.dir);
+  const placeholders = routePlaceholders(opts.routes ?? []);
+  const unknownScoped: Diagnostic[] = [];
   for (const [file, src] of parsed) {
     const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');
     const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient);
@@ -243,9 +248,20 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
         vf.set(k, v, { file: environment.file ?? '', line: 1, col: 1, origin: 'environment' });
       }
     }
+    const keys = new Set(vf.keysList());
+    const facts = {
+      keys,
+      maps: parentMaps(keys, mapPaths(src.value)),
+      referenced: new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]),
+    };
     for (const [scope, k, v] of setProps) {
       if (scope && scope !== base && scope !== name) continue;
       if (!scope && !vf.has(k)) continue;
+      const problem = scope ? scopedSetProblem(k, facts) : undefined;
+      if (problem) {
+        unknownScoped.push({ file: '--set', line: 1, col: 1, message: `'${scope}:${k}' would change nothing in ${vf.file}: ${problem}` });
+        continue;
+      }
       vf.set(k, coerce(v), { file: '--set', line: 1, col: 1, origin: 'set' });
     }
     set.files.set(name, vf);
@@ -257,6 +273,6 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     file: '--set', line: 1, col: 1,
     message: `'${scope}:${k}': there is no values file '${scope}'${suggestion(scope!, [...names, ...bases])}`,
   }));
-  if (badScopes.length) throw new DiagnosticError(badScopes);
+  if (badScopes.length || unknownScoped.length) throw new DiagnosticError([...badScopes, ...unknownScoped]);
   return set;
 }

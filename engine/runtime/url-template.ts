@@ -6,10 +6,14 @@ export interface UrlTemplate {
   expand(values: Record<string, unknown>): string;
 }
 
-/** Encodes one path segment; `.` and `..` are encoded too so they cannot walk up the path. */
-export function encodeSegment(v: unknown): string {
+/**
+ * Encodes one path segment. A `.` or `..` value is refused, not encoded: WHATWG URL parsing and
+ * servers that normalize paths (RFC 3986 6.2.2.2) read `%2E%2E` as `..` and would walk up the path.
+ */
+export function encodeSegment(v: unknown, name = 'value'): string {
   const s = encodeURIComponent(String(v));
-  return s === '.' ? '%2E' : s === '..' ? '%2E%2E' : s;
+  if (s === '.' || s === '..') throw new Error(`path parameter '${name}' must not be '${s}'`);
+  return s;
 }
 
 export function compileUrlTemplate(url: string): UrlTemplate {
@@ -34,7 +38,7 @@ export function compileUrlTemplate(url: string): UrlTemplate {
         else {
           const v = values[p.name];
           if (v === undefined || v === null || v === '') throw new Error(`path parameter '${p.name}' has no value`);
-          out += encodeSegment(v);
+          out += encodeSegment(v, p.name);
         }
       }
       return out;

@@ -5,6 +5,5 @@ import http from './http.ts';
 import direct from './direct.ts';
 import cron from './cron.ts';
 import amqp from './amqp.ts';
-// [sources:amqp] import line here
 
-export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron, amqp /* [sources:list] */].map((k) => [k.kind, k as SourceKind]));
+export const SOURCE_KINDS: ReadonlyMap<string, SourceKind> = new Map([http, direct, cron, amqp].map((k) => [k.kind, k as SourceKind]));

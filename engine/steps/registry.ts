@@ -14,12 +14,9 @@ import toDirect from './to-direct.ts';
 import verifySignature from './verify-signature.ts';
 import dedupe from './dedupe.ts';
 import loop from './loop.ts';
-// [steps:imports] add one import line per new kind above this line
 
 export const STEP_KINDS: ReadonlyMap<string, StepKind> = new Map(
   [
-    validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe,
-    loop,
-    // [steps:list] add new kinds on the line above
+    validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe, loop,
   ].map((k) => [k.kind, k as StepKind]),
 );

@@ -19,7 +19,7 @@ const post = async (path: string, body: unknown, h = headers()) => {
   const r = await fetch(ach.url + path, { method: 'POST', headers: h, body: JSON.stringify(body) });
   return { status: r.status, body: await r.json() as any, headers: r.headers };
 };
-const vb = (over = {}) => ({ ...batch(over), originating_dfi: '021000021' });
+const vb = (over = {}): Record<string, any> => ({ ...batch(over), originating_dfi: '021000021' });
 
 describe('achvendor simulator', () => {
   it('checks the headers with its error body', async () => {

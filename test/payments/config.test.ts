@@ -13,6 +13,9 @@ import { HUBVENDOR_PATH_DEFAULTS } from '../../sandbox/hubvendor/paths.ts';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { ROUTES, recurringOrder, sepaOrder } from './fixtures.ts';
 
+/** hubvendor requests carry their payload in a `body` envelope */
+type HubEnvelope = { body: Record<string, unknown> };
+
 const run = promisify(execFile);
 
 /** The properties of the specification's table "Payment hub outbound connector". */
@@ -146,7 +149,7 @@ describe('values change behaviour', () => {
     const r = await engine.request('POST', '/payments/payment-orders', recurringOrder());
     expect(r.status).toBe(201);
     const call = engine.sandbox.hubvendor.server.requests().at(-1)!;
-    expect(call.body.body.suppressFT).toBe('NONE');
+    expect((call.body as HubEnvelope).body.suppressFT).toBe('NONE');
   });
 
   it('retryFlag=false: a retryable status is not retried', async () => {

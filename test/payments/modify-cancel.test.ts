@@ -3,6 +3,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import type { RecordedRequest } from '../../sandbox/lib/recorder.ts';
 import { BEARER, ROUTES, day, recurringOrder, sepaOrder } from './fixtures.ts';
 
 let engine: TestEngine;
@@ -17,7 +18,9 @@ afterEach(() => {
 });
 
 const hub = () => engine.sandbox.hubvendor;
-const vendorCalls = () => hub().server.requests();
+/** hubvendor requests carry their payload in a `body` envelope */
+type VendorCall = RecordedRequest & { body: { body: Record<string, unknown> } };
+const vendorCalls = () => hub().server.requests() as VendorCall[];
 
 async function newOrder(over: Record<string, unknown> = {}) {
   const order = sepaOrder(over);

@@ -1,0 +1,92 @@
+// `--set <file>:<prop>=value` may add a property the values file does not have (a new
+// subscription of the gateway, say), so "not in the file" alone cannot mean "typo". A scoped name
+// is accepted when the file has it, when a route's {{placeholder}} refers to it, or when it adds a
+// new entry to a map-valued property of the file; a name that exists nowhere, goes through a
+// plain value, or differs from an existing entry by a typo is refused with a suggestion.
+
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { didYouMean } from '../dsl/diagnostics.ts';
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+
+/** Dotted paths of the map-valued properties of a values tree, empty maps included. */
+export function mapPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
+  if (prefix) addWithParents(prefix, out);
+  for (const [k, v] of Object.entries(value)) mapPaths(v, prefix ? `${prefix}.${k}` : k, out);
+  return out;
+}
+
+/** A dotted key `a.b.c` (YAML `a: {b.c: 1}` too) makes `a` and `a.b` maps. */
+function addWithParents(path: string, out: Set<string>): void {
+  const parts = path.split('.');
+  for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('.'));
+}
+
+export function parentMaps(keys: Iterable<string>, out = new Set<string>()): Set<string> {
+  for (const k of keys) {
+    const i = k.lastIndexOf('.');
+    if (i > 0) addWithParents(k.slice(0, i), out);
+  }
+  return out;
+}
+
+/**
+ * The `{{placeholder}}` keys of route files, by the values file their `values:` names (as
+ * written: full or base name). Unparsable files are skipped: loading the routes reports them.
+ */
+export function routePlaceholders(paths: string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const visit = (p: string): void => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) { for (const e of readdirSync(p)) visit(join(p, e)); return; }
+    if (!/\.ya?ml$/.test(p)) return;
+    const text = readFileSync(p, 'utf8');
+    let doc: unknown;
+    try { doc = parse(text); } catch { return; }
+    const name = (doc as { values?: unknown } | null)?.values;
+    if (typeof name !== 'string') return;
+    const key = name.replace(/\.values\.yaml$/, '');
+    const set = out.get(key) ?? new Set<string>();
+    for (const m of text.matchAll(PLACEHOLDER)) set.add(m[1]);
+    out.set(key, set);
+  };
+  for (const p of paths) visit(p);
+  return out;
+}
+
+export interface ScopeFacts {
+  /** the file's properties (with the environment's overrides) */
+  keys: Set<string>;
+  /** its map-valued properties */
+  maps: Set<string>;
+  /** properties routes using the file refer to */
+  referenced: Set<string>;
+}
+
+/** Why `--set <file>:<key>` would change nothing the file or its routes know, or undefined. */
+export function scopedSetProblem(key: string, f: ScopeFacts): string | undefined {
+  if (f.keys.has(key) || f.referenced.has(key)) return undefined;
+  if (f.maps.has(key)) {
+    const children = [...f.keys].filter((k) => k.startsWith(key + '.')).slice(0, 3);
+    return `'${key}' is a group of properties (${children.join(', ')}${children.length === 3 ? ', ...' : ''}): set one of them`;
+  }
+  const parts = key.split('.');
+  let i = parts.length - 1;
+  while (i > 0 && !f.maps.has(parts.slice(0, i).join('.'))) i--;
+  const known = [...f.keys, ...f.referenced];
+  const near = didYouMean(key, known);
+  const hint = near ? `; did you mean '${near}'?` : '';
+  if (i === 0) return `no property '${key}'${hint}`;
+  const parent = parts.slice(0, i).join('.');
+  const child = `${parent}.${parts[i]}`;
+  if (f.keys.has(child)) return `'${child}' is a value, not a map: '${key}' cannot be added below it${hint}`;
+  // a new entry of the map `parent`, unless its name is a typo of an existing entry
+  const siblings = new Set<string>();
+  for (const k of [...f.keys, ...f.maps]) if (k.startsWith(parent + '.')) siblings.add(k.slice(parent.length + 1).split('.')[0]);
+  const typo = didYouMean(parts[i], [...siblings].filter((s) => s !== parts[i]));
+  if (!typo) return undefined;
+  return `no property '${key}'; did you mean '${[parent, typo, ...parts.slice(i + 1)].join('.')}'?`;
+}

@@ -1,0 +1,73 @@
+// The `engine:` section of an environment file: unknown keys and wrong types are diagnostics
+// with file:line:col (lint and `engine run` refuse them), and omitted settings take defaults.
+
+import { describe, it, expect } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join, resolve } from 'node:path';
+import { loadValues } from '../../engine/config/values.ts';
+import { ENGINE_DEFAULTS } from '../../engine/config/engine-settings.ts';
+import { DiagnosticError } from '../../engine/dsl/diagnostics.ts';
+import { tmpProject } from '../helpers/tmp-project.ts';
+
+const run = promisify(execFile);
+
+function project(envFile: string): string {
+  return tmpProject({
+    'values/demo-v1.values.yaml': 'hub:\n  timeout: 5000\n',
+    'values/environments/dev.yaml': envFile,
+    'routes/r.yaml': 'id: r\nvalues: demo-v1\nfrom:\n  http: { method: GET, path: /r }\nsteps:\n  - set: { vars.t: "{{hub.timeout}}" }\n',
+  });
+}
+
+function diagnostics(envFile: string): DiagnosticError {
+  const root = project(envFile);
+  try {
+    loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} });
+  } catch (e) {
+    expect(e).toBeInstanceOf(DiagnosticError);
+    return e as DiagnosticError;
+  }
+  throw new Error('the environment file was accepted');
+}
+
+describe('engine settings', () => {
+  it('an unknown key is named at file:line:col with a suggestion', () => {
+    const err = diagnostics('keys: {}\nengine:\n  server:\n    prot: 8080\n');
+    expect(err.diagnostics).toHaveLength(1);
+    expect(err.diagnostics[0]).toMatchObject({ line: 4, col: 5 });
+    expect(err.diagnostics[0].file).toMatch(/values\/environments\/dev\.yaml$/);
+    expect(err.diagnostics[0].message).toBe("unknown key 'prot' in engine settings; did you mean 'port'?");
+  });
+
+  it('a wrong type is named at its line', () => {
+    const err = diagnostics('engine:\n  server:\n    port: eighty\n  expressions:\n    timeout: 0\n');
+    expect(err.diagnostics.map((d) => [d.line, d.col, d.message])).toEqual([
+      [3, 11, "'port' must be integer"],
+      [5, 14, "'timeout' must be >= 1"],
+    ]);
+  });
+
+  it('settings left out take their defaults', () => {
+    const root = project('engine:\n  server:\n    port: 9090\n    trustProxy: [10.0.0.0/8]\n');
+    const env = loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine;
+    expect(env).toEqual({
+      server: { ...ENGINE_DEFAULTS.server, port: 9090, trustProxy: ['10.0.0.0/8'] },
+      expressions: ENGINE_DEFAULTS.expressions,
+    });
+    expect(env.server).toMatchObject({ host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, shutdownTimeout: 10_000 });
+    expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500 });
+    // no environment at all: every default
+    expect(loadValues({ dir: join(root, 'values'), processEnv: {} }).environment.engine).toEqual(ENGINE_DEFAULTS);
+  });
+
+  it('`engine run` refuses to start on it and prints the diagnostic', async () => {
+    const root = project('engine:\n  server:\n    prot: 8080\n');
+    const args = [resolve('bin/engine.js'), 'run', 'routes', '--env', 'dev', '--port', '0'];
+    const err = await run(process.execPath, args, { cwd: root, timeout: 30_000 }).then(() => undefined, (e) => e);
+    expect(err, 'engine run started').toBeDefined();
+    expect(err.code).toBe(1);
+    expect(err.stderr).toMatch(/values\/environments\/dev\.yaml:3:5 unknown key 'prot' in engine settings; did you mean 'port'\?/);
+    expect(err.stderr).toContain('not starting');
+  }, 60_000);
+});
