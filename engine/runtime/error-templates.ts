@@ -10,6 +10,7 @@
 import { PlatformError, type ErrorKind } from './errors.ts';
 import { compileExpression, isPromise, type Expression } from './expressions.ts';
 import { ConfigError } from '../dsl/diagnostics.ts';
+import { maskDeep, maskText } from './mask.ts';
 
 export interface Match {
   kind?: ErrorKind[];
@@ -133,21 +134,24 @@ export function compileProblem(spec: ProblemSpec, where: (string | number)[]): C
       const hdrs: Record<string, string> = { ...e.headers };
       for (const [h, expr] of headers) {
         const v = await ev(expr, view);
-        if (v !== undefined && v !== null && v !== '') hdrs[h] = String(v);
+        if (v !== undefined && v !== null && v !== '') hdrs[h] = maskText(String(v));
       }
+      // template output relays vendor text to the caller and the log line: masked and bounded here
+      // too, whatever the template did with the (already masked) vendor body
       return new PlatformError({
         kind: e.kind,
         status: spec.status ?? e.status,
         code: spec.code ?? e.code,
         title: spec.title ?? e.title,
-        detail: d !== undefined && d !== null ? String(d) : e.detail,
+        detail: d !== undefined && d !== null ? maskText(String(d)) : e.detail,
         errors: spec.keepErrors === false ? undefined : e.errors,
         vendorStatus: e.vendorStatus,
         vendorCode: e.vendorCode,
         vendorBody: e.vendorBody,
         headers: Object.keys(hdrs).length ? hdrs : undefined,
         transient: e.transient,
-        extensions: ext && typeof ext === 'object' ? ext : undefined,
+        notSent: e.notSent,
+        extensions: ext && typeof ext === 'object' ? maskDeep(ext) as Record<string, unknown> : undefined,
         cause: e,
       });
     },

@@ -43,6 +43,12 @@ export interface PlatformErrorInit {
   headers?: Record<string, string>;
   /** a later attempt may succeed (5xx, timeout, connection): message sources release instead of reject */
   transient?: boolean;
+  /**
+   * whether the request reached the vendor: true when it provably was not sent (connection
+   * refused, no such host), so even a non-idempotent call may be repeated; false when the vendor
+   * may have processed it (timeout or reset after sending); undefined when not a call failure
+   */
+  notSent?: boolean;
   /** extra members of the problem body */
   extensions?: Record<string, unknown>;
   cause?: unknown;
@@ -94,6 +100,7 @@ export class PlatformError extends Error {
   vendorBody?: unknown;
   headers?: Record<string, string>;
   transient: boolean;
+  readonly notSent?: boolean;
   extensions?: Record<string, unknown>;
 
   constructor(init: PlatformErrorInit) {
@@ -110,6 +117,7 @@ export class PlatformError extends Error {
     this.vendorBody = init.vendorBody;
     this.headers = init.headers;
     this.extensions = init.extensions;
+    if (init.notSent !== undefined) this.notSent = init.notSent;
     this.transient = init.transient ?? (init.kind === 'timeout' || init.kind === 'connection' || init.kind === 'eventhub' || init.kind === 'rate-limited'
       || (init.kind === 'vendor' && (init.vendorStatus ?? 0) >= 500));
   }

@@ -4,6 +4,7 @@
 
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { PlatformError } from './errors.ts';
+import { maskText } from './mask.ts';
 
 /**
  * Timeouts of a vendor call, in the meaning of the connector properties
@@ -190,9 +191,7 @@ class CallHandler implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     this.size += chunk.length;
     if (this.size > MAX_RESPONSE_BYTES) {
-      const e = new PlatformError({ kind: 'connection', detail: `${hostOf(this.c.url)} answered more than ${MAX_RESPONSE_BYTES} bytes; the answer was dropped` });
-      (e as PlatformError & { notSent?: boolean }).notSent = false;
-      this.fail(e);
+      this.fail(new PlatformError({ kind: 'connection', notSent: false, detail: `${hostOf(this.c.url)} answered more than ${MAX_RESPONSE_BYTES} bytes; the answer was dropped` }));
       return false;
     }
     this.chunks.push(chunk);
@@ -219,24 +218,18 @@ class CallHandler implements Dispatcher.DispatchHandler {
 function classify(err: any, deadline: 'request' | 'response' | undefined, c: HttpCall): PlatformError {
   if (deadline) {
     const ms = deadline === 'request' ? c.timeouts.request + c.timeouts.response : c.timeouts.response;
-    const e = new PlatformError({ kind: 'timeout', detail: `${deadline} timeout calling ${hostOf(c.url)} (${ms} ms)` });
-    (e as PlatformError & { notSent?: boolean }).notSent = false;
-    return e;
+    return new PlatformError({ kind: 'timeout', notSent: false, detail: `${deadline} timeout calling ${hostOf(c.url)} (${ms} ms)` });
   }
   const code: string = err?.code ?? err?.cause?.code ?? '';
   const target = hostOf(c.url);
   const notSent = NOT_SENT.has(code);
-  let e: PlatformError;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     const which = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response' : 'socket';
-    e = new PlatformError({ kind: 'timeout', detail: `${which} timeout calling ${target} (${c.timeouts[which]} ms)`, cause: err });
-  } else if (err?.name === 'AbortError') {
-    e = new PlatformError({ kind: 'connection', detail: `call to ${target} aborted`, cause: err });
-  } else {
-    e = new PlatformError({ kind: 'connection', detail: `cannot reach ${target}: ${code || err?.message || 'connection failed'}`, cause: err });
+    return new PlatformError({ kind: 'timeout', notSent, detail: `${which} timeout calling ${target} (${c.timeouts[which]} ms)`, cause: err });
   }
-  (e as PlatformError & { notSent?: boolean }).notSent = notSent;
-  return e;
+  if (err?.name === 'AbortError') return new PlatformError({ kind: 'connection', notSent, detail: `call to ${target} aborted`, cause: err });
+  // the low-level error text names hosts and codes, never request content; masked and bounded all the same
+  return new PlatformError({ kind: 'connection', notSent, detail: `cannot reach ${target}: ${maskText(String(code || err?.message || 'connection failed'))}`, cause: err });
 }
 
 function hostOf(url: string): string {

@@ -33,13 +33,25 @@ export function parseStatuses(v: unknown): number[] {
  */
 export function isRetryable(err: unknown, s: RetrySettings, idempotent: boolean): boolean {
   if (!(err instanceof PlatformError)) return false;
-  const notSent = (err as PlatformError & { notSent?: boolean }).notSent === true;
+  const notSent = err.notSent === true;
   if (err.vendorStatus !== undefined) {
     if (!s.statuses.includes(err.vendorStatus)) return false;
     return idempotent || err.vendorStatus === 429;
   }
   if (err.kind === 'connection' || err.kind === 'timeout' || (err.kind === 'eventhub' && err.transient)) return idempotent || notSent;
   return false;
+}
+
+/**
+ * Whether a failed attempt may have been processed by the vendor all the same: a timeout or a
+ * connection lost after the request was sent, or a 5xx (a gateway in front of the vendor may
+ * lose the answer of a committed call). A refused connection or a 429 proves it was not.
+ * A later "already in that state" answer of a retry then means the first attempt did the work.
+ */
+export function mayHaveBeenProcessed(err: unknown): boolean {
+  if (!(err instanceof PlatformError)) return false;
+  if (err.vendorStatus !== undefined) return err.vendorStatus >= 500;
+  return (err.kind === 'timeout' || err.kind === 'connection') && err.notSent !== true;
 }
 
 /** A cockatiel policy, or undefined when retries are off. */

@@ -2,12 +2,14 @@
 
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../runtime/expressions.ts';
+import { configuredSecrets, maskDeep } from '../runtime/mask.ts';
+import type { Exchange } from '../runtime/exchange.ts';
 
 interface LogConfig { level?: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: string }
 
 export default defineStep<LogConfig>({
   kind: 'log',
-  description: 'Logs a message; `fields` is JSONata giving an object of extra fields (secrets are masked by the logger).',
+  description: 'Logs a message; `fields` is JSONata giving an object of extra fields (credentials and configured secrets are masked, texts bounded).',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -21,11 +23,17 @@ export default defineStep<LogConfig>({
   compile(cfg, ctx) {
     const level = cfg.level ?? 'info';
     const fields = cfg.fields ? ctx.expr(cfg.fields, ['fields']) : undefined;
+    // fields may quote vendor answers: the logger masks credential shapes, only the step knows the
+    // connector's configured secret values
+    const secrets = configuredSecrets(ctx.values);
+    const write = (ex: Exchange, r: unknown): void => {
+      ex.log[level]((r === undefined || r === null ? {} : maskDeep(r, secrets)) as object, cfg.message);
+    };
     return (ex) => {
       if (!ex.log.isLevelEnabled(level)) return;
       const f = fields?.evaluate(ex);
-      if (isPromise(f)) return f.then((r) => { ex.log[level]((r ?? {}) as object, cfg.message); });
-      ex.log[level]((f ?? {}) as object, cfg.message);
+      if (isPromise(f)) return f.then((r) => write(ex, r));
+      write(ex, f);
     };
   },
 });

@@ -1,14 +1,17 @@
 // to-http: calls a vendor over HTTP (undici, pooled keep-alive) with timeouts, retries from
 // values and a safe URL template. The vendor's answer goes to the body (or `into`); an error
-// status becomes a `vendor` PlatformError that on-exception maps to a platform code.
+// status becomes a `vendor` PlatformError that on-exception maps to a platform code, with the
+// vendor's text masked (credentials) and bounded before any template or log line sees it.
 
 import { defineStep } from './step-kind.ts';
+import { truthy } from './choice.ts';
 import { PlatformError } from '../runtime/errors.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
 import { httpCall, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
-import { retryPolicy, type RetrySettings } from '../runtime/retry.ts';
+import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
+import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
@@ -32,7 +35,15 @@ interface ToHttpConfig {
   into?: string;
   'accept-statuses'?: number[];
   'error-code'?: string;
+  'already-done'?: AlreadyDoneConfig;
 }
+
+interface AlreadyDoneConfig { statuses: number[]; when: string; answer?: string; flag?: string }
+
+/** Per call: whether an earlier attempt failed in a way the vendor may have processed it. */
+interface CallState { ambiguous: boolean }
+
+interface Outcome { r: HttpResult; alreadyDone: boolean }
 
 type Pairs = [string, Expression][];
 
@@ -84,6 +95,18 @@ export default defineStep<ToHttpConfig>({
       into: { type: 'string', pattern: TARGET_PATTERN, default: 'body' },
       'accept-statuses': { type: 'array', items: { type: 'integer' }, description: 'non-2xx statuses treated as an answer, not an error' },
       'error-code': { type: 'string', description: 'JSONata over the vendor error body giving the vendor code' },
+      'already-done': {
+        type: 'object',
+        additionalProperties: false,
+        required: ['statuses', 'when'],
+        description: 'a state change (cancel) retried after an ambiguous failure (timeout, reset after sending, 5xx: the vendor may have done it) whose retry is answered "already in that state" (e.g. 409 order already cancelled): that answer counts as success. Never on a first attempt, nor after a failure that proves the vendor did nothing (refused connection, 429).',
+        properties: {
+          statuses: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 300, maximum: 599 }, description: 'vendor statuses that may mean "already done"' },
+          when: { type: 'string', description: 'JSONata over {status, body, headers} of the vendor answer: truthy when it means "already done"' },
+          answer: { type: 'string', description: 'JSONata over the exchange giving the result stored in `into` (default: the vendor answer body)' },
+          flag: { type: 'string', pattern: TARGET_PATTERN, description: 'set to true when the answer counted as already done (e.g. vars.alreadyDone, to read the state back)' },
+        },
+      },
     },
   },
   compile(cfg, ctx) {
@@ -128,8 +151,24 @@ export default defineStep<ToHttpConfig>({
     const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfg.url));
     const set = compileTarget(cfg.into);
     const tm = ctx.services.metrics.target(ctx.route.id, target);
+    // secrets known at load time (secret environmental keys of the values file, secret static
+    // headers) are masked in vendor text beside the shapes mask.ts recognises
+    const loadSecrets = [...new Set([...configuredSecrets(ctx.values), ...fixed.filter(([k, v]) => isSecretHeader(k) && v.length >= 6).map(([, v]) => v)])];
+    const done = cfg['already-done'];
+    const doneStatuses = new Set(done?.statuses ?? []);
+    const doneWhen = done ? ctx.expr(done.when, ['already-done', 'when']) : undefined;
+    const doneAnswer = done?.answer !== undefined ? ctx.expr(done.answer, ['already-done', 'answer']) : undefined;
+    const doneFlag = done?.flag !== undefined ? compileTarget(done.flag) : undefined;
+    if (done && !policy) ctx.log.debug({ route: ctx.route.id, target }, 'to-http: already-done has no effect without retries');
 
-    const vendorError = async (ex: Exchange, r: HttpResult): Promise<PlatformError> => {
+    /** The credentials this call sent (configured or forwarded from the caller): a vendor may echo them. */
+    const sentSecrets = (h: Record<string, string>): string[] => {
+      const out = [...loadSecrets];
+      for (const k in h) if (isSecretHeader(k) && h[k].length >= 6) out.push(h[k], credentialOf(h[k]));
+      return out;
+    };
+
+    const vendorError = async (r: HttpResult, h: Record<string, string>): Promise<PlatformError> => {
       let code: unknown;
       if (errorCode) {
         try {
@@ -137,18 +176,31 @@ export default defineStep<ToHttpConfig>({
           if (isPromise(code)) code = await code;
         } catch { code = undefined; }
       }
+      const secrets = sentSecrets(h);
       return new PlatformError({
         kind: 'vendor',
         vendorStatus: r.status,
-        vendorCode: code === undefined || code === null ? undefined : String(code),
-        vendorBody: r.body,
+        vendorCode: code === undefined || code === null ? undefined : maskText(String(code), secrets),
+        vendorBody: maskDeep(r.body, secrets),
         detail: `${target} answered ${r.status}`,
         extensions: { vendorHeaders: pickHeaders(r.headers) },
       });
     };
 
+    /** A retry after an ambiguous failure answered "already in that state". */
+    const isAlreadyDone = async (r: HttpResult, call: CallState | undefined): Promise<boolean> => {
+      if (!call?.ambiguous || !doneStatuses.has(r.status)) return false;
+      try {
+        let v = doneWhen!.evaluate({ status: r.status, body: r.body, headers: r.headers });
+        if (isPromise(v)) v = await v;
+        return truthy(v);
+      } catch {
+        return false;
+      }
+    };
+
     // one attempt of the call (made once per step, not per exchange)
-    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number): Promise<HttpResult> => {
+    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState): Promise<Outcome> => {
       if (attempt > 0) {
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
@@ -159,11 +211,18 @@ export default defineStep<ToHttpConfig>({
         r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
       } catch (e) {
         tm.call(0, (performance.now() - started) / 1000);
+        if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
         throw e;
       }
       tm.call(r.status, (performance.now() - started) / 1000);
-      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return r;
-      throw await vendorError(ex, r);
+      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return { r, alreadyDone: false };
+      if (await isAlreadyDone(r, call)) {
+        ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');
+        return { r, alreadyDone: true };
+      }
+      const err = await vendorError(r, h);
+      if (call && mayHaveBeenProcessed(err)) call.ambiguous = true;
+      throw err;
     };
 
     return async (ex) => {
@@ -195,9 +254,14 @@ export default defineStep<ToHttpConfig>({
         if (isPromise(k)) k = await k;
         if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
       }
-      const r = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt)) : await once(ex, url, h, body, 0);
+      const call: CallState | undefined = done ? { ambiguous: false } : undefined;
+      const { r, alreadyDone } = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt, call)) : await once(ex, url, h, body, 0, call);
       ex.vars.lastStatus = r.status;
-      set(ex, r.body);
+      if (!alreadyDone) { set(ex, r.body); return; }
+      if (doneFlag) doneFlag(ex, true);
+      let v = doneAnswer ? doneAnswer.evaluate(ex) : r.body;
+      if (isPromise(v)) v = await v;
+      set(ex, v);
     };
   },
 });

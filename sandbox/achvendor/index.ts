@@ -34,6 +34,11 @@ export interface AchvendorOptions {
   /** redeliveries of a webhook the engine did not answer 2xx (default 3; 200 ms first delay, doubling) */
   webhookRetries?: number;
   maxRecords?: number;
+  /**
+   * a cancel of a cancelled batch: 'answer' CANCELLED again (default), or 'refuse' with 409
+   * RSK-30-3003, as some ACH vendors do
+   */
+  repeatedCancel?: 'answer' | 'refuse';
 }
 
 export interface WebhookDelivery {
@@ -54,6 +59,8 @@ export interface Achvendor {
   setWebhookBaseUrl(url: string | null): void;
   /** automatic lifecycle step delay; null: manual (advance) */
   setStepDelay(ms: number | null): void;
+  /** how a cancel of a cancelled batch is answered (AchvendorOptions.repeatedCancel) */
+  setRepeatedCancel(mode: 'answer' | 'refuse'): void;
   /** moves a batch one lifecycle step and sends its webhooks; returns the new status */
   advance(batchId: string): BatchStatus;
   /**
@@ -102,6 +109,7 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
   const retries = opts.webhookRetries ?? 3;
   let webhookBase: string | null = opts.webhookBaseUrl === undefined ? 'http://127.0.0.1:8080' : opts.webhookBaseUrl;
   let stepDelay: number | null = opts.stepDelayMs === undefined ? 1000 : opts.stepDelayMs;
+  let repeatedCancel = opts.repeatedCancel ?? 'answer';
   const max = opts.maxRecords ?? 100_000;
   const batches = new BoundedMap<string, Batch>(max);
   const byReference = new BoundedMap<string, string>(max);
@@ -339,6 +347,7 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
     const b = batches.get(id);
     if (!b) return achError(404, E.batchNotFound, `Batch ${id} not found`, 'body.batch_id');
     if (b.status === 'CANCELLED') {
+      if (repeatedCancel === 'refuse') return achError(409, E.alreadyCancelled, `Batch ${id} is already CANCELLED`, 'body.batch_id');
       return { status: 200, body: { batch_id: id, status: 'CANCELLED', previous_status: b.history.at(-2)?.status ?? 'CANCELLED' } };
     }
     if (!CANCELLABLE.has(b.status)) {
@@ -392,6 +401,7 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
       stepDelay = ms;
       for (const b of batches.values()) schedule(b);
     },
+    setRepeatedCancel(mode) { repeatedCancel = mode; },
     advance,
     failAfterAccept(times, status = 503) { failAfterAccept(times, status); },
     deliveries: () => [...deliveries],

@@ -41,6 +41,8 @@ export const ACH_ERROR_CODES = {
   invalidReceivingDfi: 'RSK-20-2007',
   batchNotFound: 'RSK-30-3001',
   notCancellable: 'RSK-30-3002',
+  /** a cancelled batch cancelled again, at vendors that refuse it (AchvendorOptions.repeatedCancel) */
+  alreadyCancelled: 'RSK-30-3003',
   entryRejected: 'RSK-40-4001',
   batchRejected: 'RSK-40-4002',
   unavailable: 'RSK-90-9503',

@@ -1,7 +1,7 @@
 // The hubvendor simulator: a payment hub (release R25 style) on a real HTTP port.
 // Paths: ./paths.ts; behaviour of each area in its own file; README: sandbox/README.md.
 
-import { type ActiveFault, createSimServer, type FaultRule, type SimLog, type SimServer } from '../lib/sim-server.ts';
+import { type ActiveFault, createSimServer, type FaultRule, type SimHandler, type SimLog, type SimServer } from '../lib/sim-server.ts';
 import { byBicHandler, byBranchCodeHandler, byIbanHandler } from './bank-directory.ts';
 import { forexRatesHandler } from './forex.ts';
 import { ibanValidationHandler } from './iban-validation.ts';
@@ -33,6 +33,8 @@ export interface HubvendorOptions {
   record?: boolean;
   /** orders kept per kind before the oldest are forgotten (default 100,000) */
   maxRecords?: number;
+  /** see Hubvendor.setEchoHeader (default: none) */
+  echoHeader?: string | null;
 }
 
 export interface Hubvendor {
@@ -47,6 +49,11 @@ export interface Hubvendor {
    * connection is reset. Lets tests prove that a connector's retry does not duplicate the payment.
    */
   addFaultAfterHandler(rule: FaultRule): ActiveFault;
+  /**
+   * an echo fault: error answers copy the value of this request header (e.g. authorization) into
+   * their messages, as a careless vendor does; null turns it off. Tests prove the engine masks it.
+   */
+  setEchoHeader(name: string | null): void;
   close(): Promise<void>;
 }
 
@@ -62,19 +69,27 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
   const server = createSimServer({ name: 'hubvendor', port: opts.port, host: opts.host, log, record: opts.record });
   const po = paymentOrderHandlers(state, lifecycle);
   const so = standingOrderHandlers(state);
+  let echoHeader = opts.echoHeader?.toLowerCase() ?? null;
+  const echoing = (h: SimHandler): SimHandler => async (req) => {
+    const r = await h(req);
+    const v = echoHeader === null ? undefined : req.headers[echoHeader];
+    const details = (r.body as { error?: { errorDetails?: { message: string }[] } } | undefined)?.error?.errorDetails;
+    if (r.status >= 400 && v !== undefined && details) for (const d of details) d.message += ` (request ${echoHeader}: ${String(v)})`;
+    return r;
+  };
 
   server
-    .route('GET', P.FOREX_EXCHANGE_RATES_PATH, forexRatesHandler)
-    .route('POST', P.PAYMENT_ORDERS_PATH, po.create)
-    .route('GET', P.PAYMENT_ORDER_UPDATE_PATH, po.get)
-    .route('PUT', P.PAYMENT_ORDER_UPDATE_PATH, po.modify)
-    .route('PUT', P.PAYMENT_ORDER_CANCEL_PATH, po.cancel)
-    .route('POST', P.STANDING_ORDERS_PATH, so.create)
-    .route('PUT', P.STANDING_ORDER_CANCEL_PATH, so.cancel)
-    .route('GET', P.BANK_DIRECTORY_BY_BIC_PATH, byBicHandler)
-    .route('GET', P.BANK_DIRECTORY_BY_IBAN_PATH, byIbanHandler)
-    .route('GET', P.BANK_DIRECTORY_BY_BRANCH_CODE_PATH, byBranchCodeHandler)
-    .route('GET', P.IBAN_VALIDATION_PATH, ibanValidationHandler);
+    .route('GET', P.FOREX_EXCHANGE_RATES_PATH, echoing(forexRatesHandler))
+    .route('POST', P.PAYMENT_ORDERS_PATH, echoing(po.create))
+    .route('GET', P.PAYMENT_ORDER_UPDATE_PATH, echoing(po.get))
+    .route('PUT', P.PAYMENT_ORDER_UPDATE_PATH, echoing(po.modify))
+    .route('PUT', P.PAYMENT_ORDER_CANCEL_PATH, echoing(po.cancel))
+    .route('POST', P.STANDING_ORDERS_PATH, echoing(so.create))
+    .route('PUT', P.STANDING_ORDER_CANCEL_PATH, echoing(so.cancel))
+    .route('GET', P.BANK_DIRECTORY_BY_BIC_PATH, echoing(byBicHandler))
+    .route('GET', P.BANK_DIRECTORY_BY_IBAN_PATH, echoing(byIbanHandler))
+    .route('GET', P.BANK_DIRECTORY_BY_BRANCH_CODE_PATH, echoing(byBranchCodeHandler))
+    .route('GET', P.IBAN_VALIDATION_PATH, echoing(ibanValidationHandler));
 
   const url = await server.start();
   return {
@@ -87,6 +102,7 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
       lifecycle.setStatus(order, status, reason);
     },
     addFaultAfterHandler: (rule) => server.addFault({ ...rule, after: true }),
+    setEchoHeader(name) { echoHeader = name?.toLowerCase() ?? null; },
     async close() {
       lifecycle.close();
       await server.close();
