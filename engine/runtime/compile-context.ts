@@ -7,7 +7,7 @@ import { resolve, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
 import { ConfigError } from '../dsl/diagnostics.ts';
-import type { YamlPath } from '../dsl/yaml-source.ts';
+import { formatPath, type YamlPath } from '../dsl/yaml-source.ts';
 import type { ValuesFile } from '../config/values.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
@@ -87,7 +87,9 @@ export class CompileContext {
   expr(source: unknown, path: YamlPath): Expression {
     if (typeof source !== 'string') this.fail(`expected a JSONata expression (a string), got ${JSON.stringify(source)}`, path);
     try {
-      return compileExpression(source as string);
+      // the engine's limits bound every evaluation; a limit error names the route and step
+      const where = `route ${this.route.id}, ${formatPath([...this.base, ...path])}`;
+      return compileExpression(source as string, [], { ...this.services.settings?.expressions, where });
     } catch (e) {
       if (e instanceof ConfigError) this.fail(e.message, path);
       throw e;

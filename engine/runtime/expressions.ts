@@ -1,10 +1,16 @@
 // JSONata expressions, compiled once when a route loads. `evaluate` returns a value, or a
 // promise for expressions that need JSONata's asynchronous evaluator.
+//
+// A route expression must not freeze the process: JSONata's own guardrails (its `timeout` and
+// `stack` options, checked on every node it evaluates) bound each evaluation on the fallback path,
+// and a value nested deeper than the call stack fails the evaluation instead of the process. The
+// fast path cannot recurse (it has no function values), so it is not timed.
 
 import jsonata from 'jsonata';
 import { FUNCTIONS } from './functions.ts';
 import { ConfigError } from '../dsl/diagnostics.ts';
 import { compileFast } from './fast-jsonata.ts';
+import { ENGINE_DEFAULTS, type ExpressionSettings } from '../config/engine-settings.ts';
 
 export interface Expression {
   readonly source: string;
@@ -13,24 +19,70 @@ export interface Expression {
   evaluate(input: unknown, bindings?: Record<string, unknown>): unknown | Promise<unknown>;
 }
 
-export function compileExpression(source: string, path: (string | number)[] = []): Expression {
+export interface ExpressionOptions extends Partial<ExpressionSettings> {
+  /** where the expression is (route and YAML path), named when an evaluation exceeds a limit */
+  where?: string;
+}
+
+/**
+ * An evaluation went over a limit (time, depth, call stack). Not a PlatformError: the caller gets
+ * the generic 500 of an internal error, the log gets this message naming the route and step.
+ */
+export class ExpressionLimitError extends Error {
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+    cause?: unknown,
+  ) {
+    super(`expression at ${where}: ${reason}`, { cause });
+    this.name = 'ExpressionLimitError';
+  }
+}
+
+export function compileExpression(source: string, path: (string | number)[] = [], options: ExpressionOptions = {}): Expression {
+  const timeout = options.timeout ?? ENGINE_DEFAULTS.expressions.timeout;
+  const maxDepth = options.maxDepth ?? ENGINE_DEFAULTS.expressions.maxDepth;
+  const where = options.where ?? 'an expression';
   let expr: jsonata.Expression;
   try {
-    expr = jsonata(source);
+    expr = jsonata(source, { timeout, stack: maxDepth });
   } catch (e: any) {
-    const where = typeof e?.position === 'number' ? ` at character ${e.position}` : '';
+    const pos = typeof e?.position === 'number' ? ` at character ${e.position}` : '';
     // the expression text is not quoted: placeholders may have put a resolved value in it
-    throw new ConfigError(`JSONata: ${e?.message ?? e}${where}`, path);
+    throw new ConfigError(`JSONata: ${e?.message ?? e}${pos}`, path);
   }
   for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
+
+  /** The limit an error reports, as an ExpressionLimitError; any other error as it is. */
+  const relabel = (err: any): unknown => {
+    let reason: string | undefined;
+    if (err?.code === 'D1012') reason = `evaluation ran longer than ${timeout} ms (engine.expressions.timeout)`;
+    else if (err?.code === 'D1011') reason = `evaluation nested deeper than ${maxDepth} (engine.expressions.maxDepth)`;
+    else if (err instanceof RangeError && /call stack/i.test(err.message)) reason = 'a value is nested too deeply to evaluate (call stack exhausted)';
+    return reason ? new ExpressionLimitError(where, reason, err) : err;
+  };
+  const rethrow = (err: unknown): never => {
+    throw relabel(err);
+  };
+
   const fast = compileFast(expr.ast() as any, FUNCTIONS);
   if (fast) {
-    return { source, fast: true, evaluate: fast };
+    return {
+      source,
+      fast: true,
+      evaluate: (input, bindings) => {
+        try {
+          return fast(input, bindings);
+        } catch (err) {
+          throw relabel(err);
+        }
+      },
+    };
   }
   return {
     source,
     fast: false,
-    evaluate: (input, bindings) => expr.evaluate(input, bindings),
+    evaluate: (input, bindings) => expr.evaluate(input, bindings).then(undefined, rethrow),
   };
 }
 

@@ -1,12 +1,87 @@
 // One Ajv (JSON Schema 2020-12, ajv-formats, banking formats) shared by all routes; schema files
-// compiled once and cached by path.
+// compiled once and cached by path. Beside the schema, one text rule holds for every string a
+// validate step checks (see unsafeTextErrors): no schema has to repeat it.
 
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { FieldError } from './errors.ts';
 import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from './functions.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Schema keyword that lets a field (and everything below it) carry the characters the text rule refuses. */
+export const RAW_TEXT_KEYWORD = 'x-raw-text';
+
+/**
+ * What no text field may carry: C0 and C1 controls and DEL (a NUL truncates, a CR/LF breaks or
+ * injects records of line-based vendor formats), bidi overrides and isolates (they make a name
+ * display as another), and unpaired surrogates (not text; encoders replace or reject them).
+ */
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const UNSAFE_TEXT_MESSAGE = 'must not contain control characters, bidirectional overrides or unpaired surrogates';
+
+/** True when a string or object key anywhere in `value` breaks the text rule (no allocation per string). */
+export function hasUnsafeText(value: unknown): boolean {
+  if (typeof value === 'string') return UNSAFE_TEXT.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  // an explicit stack: the value may come from a source without a JSON depth limit
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop() as any;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (typeof x === 'string') {
+          if (UNSAFE_TEXT.test(x)) return true;
+        } else if (x !== null && typeof x === 'object') stack.push(x);
+      }
+    } else {
+      for (const k in v) {
+        if (UNSAFE_TEXT.test(k)) return true;
+        const x = v[k];
+        if (typeof x === 'string') {
+          if (UNSAFE_TEXT.test(x)) return true;
+        } else if (x !== null && typeof x === 'object') stack.push(x);
+      }
+    }
+  }
+  return false;
+}
+
+/** A path as a linked list from the leaf, so walking a deep value does not copy paths. */
+interface PathNode { key: string; parent: PathNode | undefined }
+
+function segments(node: PathNode | undefined): string[] {
+  const out: string[] = [];
+  for (let n = node; n; n = n.parent) out.push(n.key);
+  return out.reverse();
+}
+
+/** The path segments of every string or key breaking the text rule. */
+function unsafeTextPaths(value: unknown): string[][] {
+  const found: string[][] = [];
+  const stack: [unknown, PathNode | undefined][] = [[value, undefined]];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (UNSAFE_TEXT.test(v)) found.push(segments(at));
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], { key: String(i), parent: at }]);
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const node = { key: keys[i], parent: at };
+        if (UNSAFE_TEXT.test(keys[i])) found.push(segments(node));
+        else stack.push([(v as Record<string, unknown>)[keys[i]], node]);
+      }
+    }
+  }
+  return found;
+}
+
+const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
@@ -17,6 +92,9 @@ export function createAjv(): Ajv2020 {
   ajv.addFormat('aba-routing', { type: 'string', validate: abaValid });
   ajv.addFormat('decimal-amount', { type: 'string', validate: (s: string) => amountValid(s) });
   ajv.addFormat('not-past-date', { type: 'string', validate: notPast });
+  // NACHA alphanumeric fields: ASCII above 0x1F (printable ASCII); anything else breaks the fixed-width record
+  ajv.addFormat('nacha-alphanumeric', { type: 'string', validate: /^[\x20-\x7e]*$/ });
+  ajv.addKeyword({ keyword: RAW_TEXT_KEYWORD, schemaType: 'boolean' });
   return ajv;
 }
 
@@ -39,4 +117,89 @@ export class SchemaStore {
   compileInline(schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown> } {
     return { validate: this.ajv.compile(schema), schema };
   }
+
+  /**
+   * The text rule for data validated against `schema`: one error per string (or key) with a
+   * refused character, unless the schema marks that field or a parent with `x-raw-text: true`.
+   * Clean data (the normal case) costs one regular expression test per string and key.
+   */
+  unsafeTextErrors(data: unknown, schema: Record<string, unknown>, prefix = ''): FieldError[] | undefined {
+    if (!hasUnsafeText(data)) return undefined;
+    const errors: FieldError[] = [];
+    for (const path of unsafeTextPaths(data)) {
+      if (!this.rawTextAt(schema, path)) errors.push({ field: prefix + pointer(path) || '/', message: UNSAFE_TEXT_MESSAGE });
+    }
+    return errors.length > 0 ? errors : undefined;
+  }
+
+  /** True when a subschema that applies at `path` (or above it) says `x-raw-text: true`. */
+  private rawTextAt(root: Record<string, unknown>, path: string[]): boolean {
+    let current: Applied[] = [[root, root]];
+    for (let depth = 0; ; depth++) {
+      const applied = this.applicators(current);
+      if (applied.some(([s]) => s[RAW_TEXT_KEYWORD] === true)) return true;
+      if (depth === path.length || applied.length === 0) return false;
+      const seg = path[depth];
+      const next: Applied[] = [];
+      for (const [s, res] of applied) {
+        const props = s.properties as Record<string, unknown> | undefined;
+        let named = !!props && Object.prototype.hasOwnProperty.call(props, seg);
+        if (named) next.push([props![seg] as Schema, res]);
+        for (const [re, sub] of Object.entries((s.patternProperties ?? {}) as Record<string, Schema>)) {
+          if (new RegExp(re, 'u').test(seg)) { next.push([sub, res]); named = true; }
+        }
+        if (!named && isSchema(s.additionalProperties)) next.push([s.additionalProperties, res]);
+        if (/^\d+$/.test(seg)) {
+          const prefixItems = Array.isArray(s.prefixItems) ? (s.prefixItems as Schema[]) : [];
+          if (Number(seg) < prefixItems.length) next.push([prefixItems[Number(seg)], res]);
+          else if (isSchema(s.items)) next.push([s.items, res]);
+        }
+      }
+      current = next;
+    }
+  }
+
+  /** The subschemas that apply along with these: through $ref, allOf/anyOf/oneOf and if/then/else. */
+  private applicators(start: Applied[]): Applied[] {
+    const out: Applied[] = [];
+    const seen = new Set<Schema>();
+    const queue = [...start];
+    while (queue.length > 0 && out.length < 1000) {
+      const [s, resource] = queue.shift()!;
+      if (!isSchema(s) || seen.has(s)) continue;
+      seen.add(s);
+      out.push([s, resource]);
+      const res = typeof s.$id === 'string' ? s : resource;
+      for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const x of s[k] as Schema[]) queue.push([x, res]);
+      for (const k of ['if', 'then', 'else']) if (isSchema(s[k])) queue.push([s[k] as Schema, res]);
+      if (typeof s.$ref === 'string') {
+        const target = this.resolveRef(s.$ref, res);
+        if (target) queue.push(target);
+      }
+    }
+    return out;
+  }
+
+  private resolveRef(ref: string, resource: Schema): Applied | undefined {
+    const hash = ref.indexOf('#');
+    const base = hash < 0 ? ref : ref.slice(0, hash);
+    const fragment = hash < 0 ? '' : ref.slice(hash + 1);
+    let res = resource;
+    if (base) {
+      const other = this.ajv.getSchema(base)?.schema;
+      if (!isSchema(other)) return undefined;
+      res = other;
+    }
+    let target: unknown = res;
+    for (const seg of fragment.split('/').slice(1)) {
+      target = isSchema(target) || Array.isArray(target) ? (target as any)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    return isSchema(target) ? [target, res] : undefined;
+  }
 }
+
+type Schema = Record<string, unknown>;
+/** a subschema and the schema resource its local `$ref`s resolve against */
+type Applied = [Schema, Schema];
+
+const isSchema = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);

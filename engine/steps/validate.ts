@@ -1,5 +1,6 @@
 // validate: checks a part of the exchange against a JSON Schema (2020-12) and JSONata rules
 // before anything reaches a vendor. Every violation is reported at once, each naming its field.
+// With a schema, the engine's text rule also holds for every string (engine/runtime/schemas.ts).
 
 import type { ErrorObject } from 'ajv';
 import { defineStep } from './step-kind.ts';
@@ -29,6 +30,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
   'aba-routing': 'is not a valid ABA routing number (check digit)',
   'decimal-amount': 'must be a positive decimal amount as a string, e.g. "100.25"',
   'not-past-date': 'must be today or later (YYYY-MM-DD)',
+  'nacha-alphanumeric': 'must contain only NACHA alphanumeric characters (printable ASCII, no controls or accents)',
   date: 'must be a date (YYYY-MM-DD)',
   'date-time': 'must be a date-time (RFC 3339)',
   email: 'must be an e-mail address',
@@ -63,6 +65,13 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = '
     out.push({ field: field || '/', message });
   }
   return out;
+}
+
+/** Adds the text rule's errors for fields the schema did not already name. */
+function withTextErrors(errors: FieldError[], text: FieldError[] | undefined): FieldError[] {
+  if (!text) return errors;
+  const named = new Set(errors.map((e) => e.field));
+  return [...errors, ...text.filter((e) => !named.has(e.field))];
 }
 
 function describe(errors: FieldError[]): string {
@@ -144,11 +153,18 @@ export default defineStep<ValidateConfig>({
       if (errors) fail(errors);
     };
 
+    const schemas = ctx.services.schemas;
+    // header values cannot carry CR/LF/NUL (the HTTP parser refuses them) and may carry TAB and
+    // Latin-1 bytes unrelated to the route, so the text rule checks the body, query and params
+    const textRule = compiled !== undefined && target !== 'headers';
+
     return (ex) => {
       if (compiled) {
         const data = (ex as any)[target];
         if (target === 'body' && data === undefined) fail([{ field: '/', message: 'a JSON body is required' }]);
-        if (!compiled.validate(data)) fail(fieldErrors(compiled.validate.errors, prefix));
+        const valid = compiled.validate(data);
+        const text = textRule ? schemas.unsafeTextErrors(data, compiled.schema, prefix) : undefined;
+        if (!valid || text) fail(withTextErrors(valid ? [] : fieldErrors(compiled.validate.errors, prefix), text));
       }
       if (rules.length) return runRules(ex);
     };

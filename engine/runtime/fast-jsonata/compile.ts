@@ -421,9 +421,9 @@ function compileBinary(node: any, c: Ctx): Ev {
   const rhs = compileNode(node.rhs, c);
   switch (op) {
     case 'and':
-      return (input, frame) => boolize(lhs(input, frame)) && boolize(rhs(input, frame));
+      return (input, frame) => boolize(lhs(input, frame)) && boolize(booleanRhs(rhs, input, frame, node.position, op));
     case 'or':
-      return (input, frame) => boolize(lhs(input, frame)) || boolize(rhs(input, frame));
+      return (input, frame) => boolize(lhs(input, frame)) || boolize(booleanRhs(rhs, input, frame, node.position, op));
   }
   const apply = BINARY_OPS[op];
   if (!apply) throw new Unsupported(`operator ${op}`);
@@ -437,6 +437,16 @@ function compileBinary(node: any, c: Ctx): Ev {
       throw err;
     }
   };
+}
+
+/** evaluateBinary: an error of the right operand of `and`/`or` takes the operator's position and token. */
+function booleanRhs(rhs: Ev, input: any, frame: Frame, position: number, op: string): unknown {
+  try {
+    return rhs(input, frame);
+  } catch (err) {
+    if (err instanceof FastJsonataError) err.locate(position, op, true);
+    throw err;
+  }
 }
 
 type BinaryOp = (lhs: any, rhs: any, op: string) => unknown;

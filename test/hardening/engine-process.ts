@@ -1,0 +1,41 @@
+// Runs an engine in a child process, so a test can see from outside whether its event loop is
+// frozen (in-process, a frozen loop would freeze the test as well). The child logs JSON lines
+// (level `warn` and up) on stdout; `logs` holds them.
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface EngineProcess {
+  url: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+const SERVE = fileURLToPath(new URL('./serve-engine.ts', import.meta.url));
+
+export function startEngineProcess(root: string, env: string): Promise<EngineProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVE, root, env], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: string[] = [];
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    const lines = out.split('\n');
+    out = lines.pop()!;
+    logs.push(...lines);
+  });
+  const close = async (): Promise<void> => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      const m = /READY (\S+)/.exec(err);
+      if (m) resolve({ url: m[1], logs, close });
+    });
+    child.once('exit', (code) => reject(new Error(`engine process exited (${code}): ${err}`)));
+  });
+}

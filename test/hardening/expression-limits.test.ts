@@ -1,0 +1,83 @@
+// Route expressions cannot freeze the process: a runaway JSONata expression (a recursive function,
+// evaluated by JSONata itself, not the fast path) fails its exchange with a 500 once it goes over
+// engine.expressions.timeout or .maxDepth, the log names the route, the step and the limit, and
+// the engine answers the next request. The engine runs in a child process: were its event loop
+// frozen, the test would see a timeout instead of freezing too.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpProject } from '../helpers/tmp-project.ts';
+import { startEngineProcess, type EngineProcess } from './engine-process.ts';
+
+const route = (id: string, expression: string) => `id: ${id}
+from:
+  http:
+    method: POST
+    path: /${id}
+steps:
+  - transform:
+      expression: ${JSON.stringify(expression)}
+`;
+
+const root = tmpProject({
+  'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
+  // a tail call: JSONata's trampoline loops forever without growing the stack, only the clock stops it
+  'routes/spin.yaml': route('spin', '($f := function($x){ $f($x + 1) }; $f(0))'),
+  // no base case and not a tail call: the nesting grows until the depth limit
+  'routes/dive.yaml': route('dive', '($f := function($x){ 1 + $f($x) }; $f(0))'),
+  'routes/ok.yaml': route('ok', '{"ok": true, "n": $count(body.items)}'),
+});
+
+let engine: EngineProcess;
+beforeAll(async () => {
+  engine = await startEngineProcess(root, 'test');
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+const post = async (path: string, body: unknown = {}) => {
+  const started = Date.now();
+  const res = await fetch(engine.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    // a frozen engine never answers: fail instead of waiting for ever
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json()) as any, ms: Date.now() - started };
+};
+
+// the answer can arrive before the child's log line has been read from its stdout: wait a little
+const logLine = async (needle: string) => {
+  for (let i = 0; i < 100; i++) {
+    const line = engine.logs.find((l) => l.includes(needle));
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+};
+
+describe('runaway expressions', () => {
+  it('an endless tail recursion fails its exchange at the time limit; the next request is served', async () => {
+    const [runaway, next] = await Promise.all([post('/spin'), new Promise((r) => setTimeout(r, 50)).then(() => post('/ok', { items: [1, 2] }))]);
+    expect(runaway.status).toBe(500);
+    expect(runaway.ms).toBeLessThan(5_000);
+    // the caller gets a generic problem: no expression text, no limit, no internals
+    expect(runaway.body.detail).not.toMatch(/expression|timeout|function/i);
+    expect(next.status).toBe(200);
+    expect(next.body).toEqual({ ok: true, n: 2 });
+    const line = await logLine('route spin, steps[0].transform.expression');
+    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line).toMatch(/longer than 300 ms \(engine\.expressions\.timeout\)/);
+  });
+
+  it('a recursion without a base case fails its exchange at the depth limit', async () => {
+    const r = await post('/dive');
+    expect(r.status).toBe(500);
+    expect(r.ms).toBeLessThan(5_000);
+    const line = await logLine('route dive, steps[0].transform.expression');
+    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line).toMatch(/deeper than 200 \(engine\.expressions\.maxDepth\)/);
+    expect((await post('/ok', { items: [] })).body).toEqual({ ok: true, n: 0 });
+  });
+});
