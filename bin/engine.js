@@ -5,4 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../engine/cli/main.ts');
-await main(process.argv);
+// the product: the engine library plus the embedded sandbox, which plugs in as an extension
+const { sandboxExtension } = await import('../sandbox/extension.ts');
+await main(process.argv, [sandboxExtension()]);

@@ -31,20 +31,36 @@ export interface EngineOptions {
   root?: string;
   logger?: Logger;
   processEnv?: NodeJS.ProcessEnv;
-  /** start the embedded simulators (default: the environment file's `sandbox: true`) */
+  /** run the environment on embedded simulators (default: the environment file's `sandbox: true`) */
   sandbox?: boolean;
-  /** record requests on the simulators (default true; benchmarks turn it off) */
-  sandboxRecord?: boolean;
   /** time allowed to in-flight exchanges at shutdown, ms */
   shutdownTimeoutMs?: number;
-  /** extensions started after the routes (the gateway) */
+  /** extensions (the sandbox, the gateway), in the order their hooks run */
   extensions?: EngineExtension[];
+}
+
+export interface PrepareContext {
+  values: ValuesSet;
+  services: EngineServices;
+  /** lint, `engine routes`: nothing may be started */
+  lintOnly: boolean;
+  /** the environment runs on embedded simulators (`sandbox: true` or the `sandbox` option) */
+  sandbox: boolean;
 }
 
 export interface EngineExtension {
   name: string;
+  /**
+   * Runs first, before the routes load. May start what the routes reach and return the base URLs
+   * that `sandbox:NAME` references resolve to. Closes what it starts through `services.onClose`.
+   */
+  prepare?(ctx: PrepareContext): Promise<{ sandboxUrls?: Record<string, string> } | void> | { sandboxUrls?: Record<string, string> } | void;
+  /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
+  /** after the routes are registered, before the listener accepts connections */
   start?(engine: RunningEngine): Promise<void> | void;
+  /** once the listener accepts connections: `engine.url` is known */
+  listening?(engine: RunningEngine): Promise<void> | void;
 }
 
 export interface RunningEngine {
@@ -54,9 +70,8 @@ export interface RunningEngine {
   services: EngineServices;
   values: ValuesSet;
   http: HttpServer;
+  /** the URLs `sandbox:NAME` references resolved to (empty unless an extension supplied them) */
   sandboxUrls: Record<string, string>;
-  /** the embedded simulators, when the environment runs the sandbox */
-  sandbox?: import('../sandbox/index.ts').Sandbox;
   call(routeId: string, init: DirectCall): Promise<DirectResult>;
   close(): Promise<void>;
 }
@@ -68,7 +83,6 @@ interface Prepared {
   diagnostics: Diagnostic[];
   closers: (() => Promise<void> | void)[];
   sandboxUrls: Record<string, string>;
-  sandbox?: import('../sandbox/index.ts').Sandbox;
 }
 
 async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
@@ -81,6 +95,8 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     secretsDir: opts.secretsDir,
     processEnv: opts.processEnv,
     lenient: lintOnly,
+    // a scoped --set may name a property only a route placeholder uses
+    routes: opts.routes.map((r) => resolve(root, r)),
   });
   const closers: (() => Promise<void> | void)[] = [];
   const services: EngineServices = {
@@ -95,23 +111,35 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     onClose: (fn) => { closers.push(fn); },
     readiness: new Map(),
   };
-  let sandboxUrls: Record<string, string> = {};
-  let sandbox: import('../sandbox/index.ts').Sandbox | undefined;
-  const wantSandbox = opts.sandbox ?? values.environment.sandbox;
-  if (wantSandbox && !lintOnly) {
-    const { startSandbox } = await import('../sandbox/index.ts');
-    sandbox = await startSandbox({ logger: logger.child({ component: 'sandbox' }), record: opts.sandboxRecord });
-    sandboxUrls = sandbox.urls;
-    closers.push(() => sandbox!.close());
-  } else if (wantSandbox || lintOnly) {
-    // lint resolves sandbox references without starting anything
-    sandboxUrls = new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }) as Record<string, string>;
+  try {
+    const sandbox = opts.sandbox ?? values.environment.sandbox;
+    let supplied: Record<string, string> | undefined;
+    for (const x of opts.extensions ?? []) {
+      const out = await x.prepare?.({ values, services, lintOnly, sandbox });
+      if (out?.sandboxUrls) supplied = { ...supplied, ...out.sandboxUrls };
+    }
+    const diagnostics: Diagnostic[] = [];
+    if (!lintOnly && sandbox && !supplied) {
+      diagnostics.push({
+        file: values.environment.file ?? resolve(root, opts.valuesDir ?? 'values'), line: 1, col: 1,
+        message: `environment '${values.environment.name}' runs on the sandbox (sandbox: true) but no extension starts the simulators; register the sandbox extension (sandbox/extension.ts), as the engine CLI does`,
+      });
+    }
+    // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
+    // sandbox references to stand-ins without starting anything
+    values.keys.setSandboxUrls(lintOnly || (sandbox && !supplied) ? STAND_INS : supplied ?? {});
+    const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
+    const loaded = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+    return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, sandboxUrls: supplied ?? {} };
+  } catch (e) {
+    // whatever an extension started (the simulators) stops again
+    for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => {});
+    await services.http.close();
+    throw e;
   }
-  values.keys.setSandboxUrls(sandboxUrls);
-  const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
-  const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
-  return { values, services, routes, diagnostics, closers, sandboxUrls, sandbox };
 }
+
+const STAND_INS = new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }) as Record<string, string>;
 
 /** Compiles every route and document; returns all diagnostics. Starts nothing. */
 export async function lintProject(opts: EngineOptions): Promise<Diagnostic[]> {
@@ -156,13 +184,16 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     logger: services.logger,
     metrics: services.metrics,
     bodyLimit: services.settings.server.bodyLimit,
-    trustProxy: services.settings.server.trustProxy,
+    jsonDepthLimit: services.settings.server.jsonDepthLimit,
     ready: () => {
       const checks: Record<string, boolean> = { started };
       for (const [name, fn] of services.readiness) checks[name] = fn();
       return { ready: Object.values(checks).every(Boolean), checks };
     },
-    openapi: (): unknown => openApiDocument(http.httpRoutes() as any, { title: 'Integration platform unified API', version: '1.0.0' }),
+    openapi: (): unknown => openApiDocument(http.httpRoutes(), { title: 'Integration platform unified API', version: '1.0.0' }, {
+      serverUrl: engine.url || undefined,
+      mcp: http.serves('POST', '/mcp'),
+    }),
   });
   const engine: RunningEngine = {
     url: '',
@@ -172,7 +203,6 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     values: p.values,
     http,
     sandboxUrls: p.sandboxUrls,
-    sandbox: p.sandbox,
     call,
     close: async () => {
       started = false;
@@ -191,6 +221,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     const address = await http.listen(port, host);
     engine.url = address;
     engine.port = Number(new URL(address).port);
+    for (const x of opts.extensions ?? []) await x.listening?.(engine);
     started = true;
   } catch (e) {
     await engine.close();

@@ -67,10 +67,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       urls.screenvendor = screenvendor.url;
       services.screenvendor = screenvendor;
     }
-    // [sandbox:batch] achvendor simulator
+    // [sandbox:batch] achvendor simulator; it sends webhooks once the engine listens (extension.ts)
     {
       const { startAchvendor } = await import('./achvendor/index.ts');
-      const achvendor = await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: process.env.ACHVENDOR_WEBHOOK_BASE_URL ?? 'http://127.0.0.1:8080' });
+      const achvendor = await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: null });
       closers.push(() => achvendor.close());
       urls.achvendor = achvendor.url;
       services.achvendor = achvendor;

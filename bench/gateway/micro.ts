@@ -8,6 +8,7 @@ import { createLogger } from '../../engine/runtime/logger.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import { McpGateway } from '../../engine/gateway/mcp.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
+import { sandboxExtension } from '../../sandbox/extension.ts';
 import { spawnUrl, stop } from '../lib/harness.ts';
 
 // the vendor simulator in its own process: the CPU measured here is the engine's only
@@ -15,7 +16,7 @@ const sim = await spawnUrl(['--import', 'tsx', 'bench/gateway/hubvendor-sim.ts']
 
 const ext = gatewayExtension();
 const engine = await startEngine({ routes: ['routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange'], env: 'sandbox', port: 0,
-  logger: createLogger('silent'), extensions: [ext], set: { 'hubvendor-base-url': sim.url, 'gateway.rateLimits.user': '1000000000', 'gateway.rateLimits.subscriptionPublic': '1000000000' } });
+  logger: createLogger('silent'), extensions: [sandboxExtension({ record: false }), ext], set: { 'hubvendor-base-url': sim.url, 'gateway.rateLimits.user': '1000000000', 'gateway.rateLimits.subscriptionPublic': '1000000000' } });
 const r = ext.running!;
 const token = await signSandboxToken({ sub: 'bench-user' });
 const answer = await engine.call('get-exchange-rate', { body: { buyCurrency: 'EUR', sellCurrency: 'USD' } });

@@ -1,4 +1,6 @@
-// Extensions of the engine (the agent tool gateway) and their CLI commands, in one place.
+// The extensions the `engine` command registers and their CLI commands, in one place: the ones
+// the program passes in (bin/engine.js adds the embedded sandbox, which the engine library does
+// not know: test/engine/layering.test.ts), then the agent tool gateway.
 
 import type { Command } from 'commander';
 import type { EngineExtension } from '../engine.ts';
@@ -7,11 +9,9 @@ export interface CliExtension extends EngineExtension {
   commands?(program: Command): void;
 }
 
-export async function loadExtensions(): Promise<CliExtension[]> {
-  const list: CliExtension[] = [];
-  // [extensions:gateway] push the gateway extension here
-  list.push((await import('../gateway/index.ts')).gatewayExtension());
-  return list;
+export async function loadExtensions(plugins: CliExtension[] = []): Promise<CliExtension[]> {
+  // plugins first: the sandbox's simulators are up before other extensions prepare
+  return [...plugins, (await import('../gateway/index.ts')).gatewayExtension()];
 }
 
 export function registerCommands(program: Command, extensions: CliExtension[]): void {

@@ -1,19 +1,30 @@
-// The `engine` command: run, lint, routes, schema (and the gateway's keys, token, tools).
+// The `engine` command: run, lint, routes, schema, --version (and the extensions' commands:
+// the sandbox's token, the gateway's keys and tools).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { startEngine, lintProject, type EngineOptions, type EngineExtension } from '../engine.ts';
 import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
 import { routeJsonSchema } from '../dsl/route-schema.ts';
 import { updateDoc } from '../dsl/reference.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { loadExtensions, registerCommands } from './extensions.ts';
+import { loadExtensions, registerCommands, type CliExtension } from './extensions.ts';
 
 function collect(v: string, prev: Record<string, string>): Record<string, string> {
   const i = v.indexOf('=');
   if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
   return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+}
+
+/** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    if (dirname(dir) === dir) return 'unknown';
+  }
 }
 
 interface CommonOpts { env?: string; values: string; secrets?: string; set: Record<string, string> }
@@ -30,9 +41,12 @@ function common(cmd: Command): Command {
     .option('--set <key=value>', 'set an environmental key or a property (repeatable; file:prop scopes one values file)', collect, {});
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const program = new Command('engine').description('Declarative YAML route engine for bank integrations');
-  const extensions = await loadExtensions();
+/** `plugins`: extensions the program composes in (bin/engine.js registers the sandbox), first. */
+export async function main(argv: string[], plugins: CliExtension[] = []): Promise<void> {
+  const program = new Command('engine')
+    .description('Declarative YAML route engine for bank integrations')
+    .version(packageVersion(), '-V, --version', 'print the engine version');
+  const extensions = await loadExtensions(plugins);
 
   common(program.command('run').argument('[dirs...]', 'route files or directories', ['routes']))
     .description('lint the routes, then serve them')

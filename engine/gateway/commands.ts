@@ -1,6 +1,5 @@
 // CLI commands of the gateway:
 //   engine keys create [--name NAME] [--env ENV] [--tools a,b] [--secondary]
-//   engine token --sub alice [--ttl 3600] [--env sandbox]
 //   engine tools list [DIR...] [--env ENV]
 //   engine tools approve NAME... | --all [DIR...] [--env ENV]
 //   engine tools schema [--out schemas/gateway-tools.schema.json]
@@ -11,7 +10,6 @@ import { dirname, resolve } from 'node:path';
 import { lintProject } from '../engine.ts';
 import { formatDiagnostic } from '../dsl/diagnostics.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { loadValues } from '../config/values.ts';
 import { keyEntry, newKey } from './keys.ts';
 import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
 import type { GatewayExtension } from './index.ts';
@@ -60,24 +58,6 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension)
         ...(o.secondary ? [] : [`        tools: [${tools.map((t) => (t === '*' ? "'*'" : t)).join(', ')}]`]),
         '',
       ].join('\n'));
-    });
-
-  program.command('token')
-    .description('mint a sandbox access token (signed with the sandbox identity provider key) for a user')
-    .requiredOption('--sub <user>', 'user id (the subject claim)')
-    .option('--ttl <seconds>', 'lifetime', '3600')
-    .option('--env <name>', 'environment (sandbox only)', 'sandbox')
-    .option('--values <dir>', 'values directory', 'values')
-    .action(async (o: { sub: string; ttl: string; env: string; values: string }) => {
-      if (!/^[A-Za-z0-9._@-]{1,128}$/.test(o.sub)) fail('--sub: 1-128 characters [A-Za-z0-9._@-]');
-      const ttl = Number(o.ttl);
-      if (!Number.isInteger(ttl) || ttl <= 0 || ttl > 86_400) fail('--ttl: whole seconds, 1 to 86400');
-      const values = loadValues({ dir: resolve(o.values), env: o.env, lenient: true });
-      if (!values.environment.sandbox) fail(`'${o.env}' is not a sandbox environment: real tokens come from your identity provider`);
-      const { signSandboxToken, SANDBOX_ISSUER, SANDBOX_AUDIENCE } = await import('../../sandbox/idp/index.ts');
-      const issuer = values.keys.resolve('gateway-jwt-issuer')?.value ?? SANDBOX_ISSUER;
-      const audience = values.keys.resolve('gateway-jwt-audience')?.value ?? SANDBOX_AUDIENCE;
-      process.stdout.write(await signSandboxToken({ sub: o.sub, ttl, issuer, audience }) + '\n');
     });
 
   const tools = program.command('tools').description('gateway tools and their approvals');

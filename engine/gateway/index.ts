@@ -1,6 +1,6 @@
 // The agent tool gateway as an engine extension: loads `tools:` files from the route folders,
 // checks them against the loaded routes and the approvals (lint), serves POST /mcp on the
-// engine's listener, and adds the `engine keys`, `engine token` and `engine tools` commands.
+// engine's listener, and adds the `engine keys` and `engine tools` commands.
 
 import type { Command } from 'commander';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -89,7 +89,10 @@ export function gatewayExtension(): GatewayExtension {
         ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log, settings.redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
-      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log });
+      // the listener's trusted proxies (engine.server.trustProxy) count for client addresses too
+      const server = engine.services.settings.server;
+      settings.trustedProxies = [...new Set([...settings.trustedProxies, ...server.trustProxy])];
+      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: server.jsonDepthLimit });
       running = { gateway, verifier, limiter, settings, served };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw

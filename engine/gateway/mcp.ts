@@ -14,6 +14,7 @@ import { KEY_HEADER, KeyRing } from './keys.ts';
 import { TokenError, type TokenVerifier } from './jwt.ts';
 import type { LimitCheck, Limiter, LimitResult } from './rate-limit.ts';
 import { ClientIp } from './client-ip.ts';
+import { jsonDeeperThan } from '../http/json-depth.ts';
 import type { Tool } from './tools.ts';
 
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -85,6 +86,8 @@ export interface GatewayDeps {
   limiter: Limiter;
   call: (routeId: string, init: DirectCall) => Promise<DirectResult>;
   log: Logger;
+  /** deepest nesting of a JSON-RPC body (engine.server.jsonDepthLimit; default 64) */
+  jsonDepthLimit?: number;
 }
 
 interface SubView {
@@ -202,6 +205,8 @@ export class McpGateway {
 
     // JSON-RPC shape
     let msg: any;
+    const depth = this.d.jsonDepthLimit ?? 64;
+    if (jsonDeeperThan(req.body, depth)) return rpcError(null, INVALID_REQUEST, `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`, 400);
     try {
       msg = JSON.parse(req.body);
     } catch {

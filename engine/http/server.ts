@@ -1,101 +1,63 @@
-// The engine's one HTTP listener (fastify): the unified API routes, webhooks, the gateway and
-// the operations endpoints. Errors are RFC 9457 problem details with a correlation id.
+// The engine's one HTTP listener: node:http and one find-my-way router serve the unified API
+// routes, webhooks, extensions (the gateway's /mcp) and the operations endpoints. Everything the
+// server answers itself is an RFC 9457 problem written by answers.ts.
 
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import FindMyWay, { type HTTPVersion, type Instance as Router } from 'find-my-way';
-import { routeHandler, correlationIdFrom, readBody, writeProblem, type RouteHandlerConfig } from './route-handler.ts';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import FindMyWay, { type HTTPMethod, type HTTPVersion, type Instance as Router } from 'find-my-way';
 import type { Logger } from 'pino';
+import { routeHandler, readBody, type RouteHandlerConfig } from './route-handler.ts';
+import { correlationIdFrom, shownPath, writeBody, writeProblem } from './answers.ts';
+import { operations, type OperationsOptions } from './operations.ts';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
-import type { Metrics } from '../runtime/metrics.ts';
 
-export interface HttpServerOptions {
+export interface HttpServerOptions extends OperationsOptions {
   logger: Logger;
-  metrics: Metrics;
   bodyLimit?: number;
-  /** proxies whose X-Forwarded-For is trusted (addresses or CIDRs) */
-  trustProxy?: string[];
-  ready: () => { ready: boolean; checks: Record<string, boolean> };
-  openapi: () => unknown;
+  /** deepest nesting of a JSON request body (default 64) */
+  jsonDepthLimit?: number;
 }
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
 
-declare module 'fastify' {
-  interface FastifyRequest { correlationId: string }
-}
+/** Marks the router's own routes, so a lookup for the Allow header tells them from onBadUrl's answer. */
+const ROUTE = Object.freeze({ route: true });
 
-export function correlationIdOf(req: FastifyRequest): string {
-  return correlationIdFrom(req.headers['x-correlation-id']);
-}
-
-export function sendProblem(reply: FastifyReply, err: PlatformError, correlationId: string, instance?: string): FastifyReply {
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply
-    .code(err.status)
-    .header('content-type', 'application/problem+json')
-    .header('x-correlation-id', correlationId)
-    .send(JSON.stringify(problemOf(err, correlationId, instance)));
-}
+const shuttingDown = () => new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: 'the engine is shutting down' });
 
 export class HttpServer {
-  readonly app: FastifyInstance;
+  readonly server: Server;
+  private router: Router<HTTPVersion.V1>;
+  private methods = new Set<HTTPMethod>();
   private inFlight = 0;
   private closing = false;
   private routes: { route: CompiledRoute; cfg: RouteHandlerConfig }[] = [];
-  /** engine routes, served before fastify; anything else falls through to it */
-  private router: Router<HTTPVersion.V1>;
-  private fastifyHandler?: (req: IncomingMessage, res: ServerResponse) => void;
+  private bodyLimit: number;
 
   constructor(private opts: HttpServerOptions) {
+    this.bodyLimit = opts.bodyLimit ?? 1024 * 1024;
     this.router = FindMyWay({
       ignoreTrailingSlash: true,
-      defaultRoute: (req, res) => this.fastifyHandler!(req, res),
-    });
-    this.app = Fastify({
-      serverFactory: (handler) => {
-        this.fastifyHandler = handler;
-        return createServer((req, res) => this.router.lookup(req, res));
+      defaultRoute: (req, res) => this.noRoute(req, res),
+      onBadUrl: (path, req, res) => {
+        writeProblem(res, new PlatformError({ kind: 'validation', code: 'GC025', detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
       },
-      logger: false,
-      bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-      trustProxy: opts.trustProxy?.length ? opts.trustProxy : false,
-      return503OnClosing: true,
-      forceCloseConnections: 'idle',
-      routerOptions: { ignoreTrailingSlash: true },
     });
-    const app = this.app;
-    app.decorateRequest('correlationId', '');
-    app.addHook('onRequest', (req, _reply, done) => { req.correlationId = correlationIdOf(req); done(); });
-    // answers sent while closing tell keep-alive clients to go away
-    app.addHook('onSend', (_req, reply, _payload, done) => { if (this.closing) reply.header('connection', 'close'); done(); });
-    // fastify serves only the operations endpoints and unknown paths (engine routes and /mcp run
-    // on the front router): a body sent to an unknown path is not parsed, it gets a plain 404
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-    app.setNotFoundHandler((req, reply) => {
-      sendProblem(reply, new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${req.url.split('?')[0]}` }), req.correlationId, req.url.split('?')[0]);
+    // keep-alive longer than the usual 60 s idle timeout of load balancers in front
+    this.server = createServer({ keepAliveTimeout: 72_000 }, (req, res) => {
+      if (this.closing) return writeProblem(res, shuttingDown(), correlationIdFrom(req.headers['x-correlation-id']), undefined, true);
+      this.router.lookup(req, res);
     });
-    app.setErrorHandler((err: any, req, reply) => {
-      const id = req.correlationId || randomUUID();
-      if (err instanceof PlatformError) return sendProblem(reply, err, id);
-      const code = err?.code as string | undefined;
-      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${req.routeOptions.bodyLimit ?? opts.bodyLimit} bytes` }), id);
-      if (code?.startsWith('FST_ERR_CTP') || err?.statusCode === 400) return sendProblem(reply, new PlatformError({ kind: 'validation', code: 'GC025', detail: err.message }), id);
-      opts.logger.error({ err, correlationId: id }, 'unhandled HTTP error');
-      return sendProblem(reply, toPlatformError(err), id);
-    });
-    app.get('/health/live', (_req, reply) => { reply.send({ status: 'UP' }); });
-    app.get('/health/ready', (_req, reply) => {
-      const r = opts.ready();
-      reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'UP' : 'DOWN', checks: r.checks });
-    });
-    app.get('/metrics', async (_req, reply) => {
-      reply.header('content-type', opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
-    });
-    app.get('/openapi.json', (_req, reply) => { reply.send(opts.openapi()); });
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.clientError(err, socket));
+    for (const [path, fn] of Object.entries(operations(opts))) {
+      this.on(['GET', 'HEAD'], path, (req, res) => {
+        Promise.resolve()
+          .then(() => fn(req, res))
+          .then((a) => writeBody(res, a.status, a.type, a.payload, this.closing))
+          .catch((err) => this.failed(err, req, res, path));
+      });
+    }
   }
 
   httpRoutes(): { route: CompiledRoute; cfg: RouteHandlerConfig }[] {
@@ -107,35 +69,39 @@ export class HttpServer {
     const handler = routeHandler(route, cfg, {
       logger: this.opts.logger,
       metrics: this.opts.metrics,
-      bodyLimit: this.opts.bodyLimit ?? 1024 * 1024,
+      bodyLimit: this.bodyLimit,
+      jsonDepthLimit: this.opts.jsonDepthLimit ?? 64,
       closing: () => this.closing,
       enter: () => { this.inFlight++; },
       leave: () => { this.inFlight--; },
     });
     const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    this.router.on(cfg.method as any, url, (req, res, params) => handler(req, res, params));
+    this.on(cfg.method as HTTPMethod, url, (req, res, params) => handler(req, res, params));
   }
 
   /**
-   * Serves a path on node:http directly (like engine routes) for extensions that need no
-   * fastify features: the handler gets the body as text, read within the body limit.
+   * Serves a path for an extension that parses the body itself (the gateway's /mcp): the handler
+   * gets the body as text, read within the body limit, and counts as an in-flight exchange.
    */
-  addRaw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RawHandler, bodyLimit = this.opts.bodyLimit ?? 1024 * 1024): void {
-    this.router.on(method, path, (req, res) => {
+  addRaw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RawHandler, bodyLimit = this.bodyLimit): void {
+    this.on(method, path, (req, res) => {
       const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
+      this.inFlight++;
       readBody(req, bodyLimit, (raw) => {
-        this.inFlight++;
         Promise.resolve()
           .then(() => handler(req, res, raw ? raw.toString('utf8') : '', correlationId))
-          .catch((err) => {
-            this.opts.logger.error({ err, path, correlationId }, 'unhandled error');
-            if (!res.headersSent) writeProblem(res, toPlatformError(err), correlationId);
-          })
+          .catch((err) => this.failed(err, req, res, path, correlationId))
           .finally(() => { this.inFlight--; });
       }, () => {
+        this.inFlight--;
         writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${bodyLimit} bytes` }), correlationId, undefined, true);
-      });
+      }, () => { this.inFlight--; });
     });
+  }
+
+  /** Whether a route (of the engine or an extension) answers this method and path. */
+  serves(method: HTTPMethod, path: string): boolean {
+    return this.router.find(method, path)?.store === ROUTE;
   }
 
   /** True once close() started: extensions answer with `connection: close`. */
@@ -143,15 +109,28 @@ export class HttpServer {
     return this.closing;
   }
 
-  async listen(port: number, host: string): Promise<string> {
-    return this.app.listen({ port, host });
+  /** Listens; resolves with the URL to reach the engine (a wildcard address becomes loopback). */
+  listen(port: number, host: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const a = this.server.address() as AddressInfo;
+        const addr = a.address === '0.0.0.0' ? '127.0.0.1' : a.address === '::' ? '::1' : a.address;
+        resolve(`http://${a.family === 'IPv6' ? `[${addr}]` : addr}:${a.port}`);
+      });
+    });
   }
 
-  /** Stops accepting, waits for in-flight exchanges up to `timeoutMs`, then closes. */
+  /**
+   * Stops accepting connections; new exchanges on open ones get 503, answers carry
+   * `connection: close`. Waits for in-flight exchanges up to `timeoutMs`, closing connections as
+   * they go idle, then cuts the rest. Resolves true when nothing was cut short.
+   */
   async close(timeoutMs: number): Promise<boolean> {
-    const server = this.app.server;
+    const server = this.server;
     this.closing = true;
-    const closing = this.app.close();
+    const closed = new Promise<void>((r) => server.close(() => r()));
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight > 0 && Date.now() < deadline) {
       server.closeIdleConnections();
@@ -161,8 +140,45 @@ export class HttpServer {
     // connections that finished their last exchange are idle now; anything left is cut
     server.closeIdleConnections();
     const rest = setTimeout(() => server.closeAllConnections(), clean ? 200 : 0);
-    await closing;
+    await closed;
     clearTimeout(rest);
     return clean;
+  }
+
+  private on(method: HTTPMethod | HTTPMethod[], path: string, handler: (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>) => void): void {
+    for (const m of Array.isArray(method) ? method : [method]) this.methods.add(m);
+    this.router.on(method, path, handler, ROUTE);
+  }
+
+  /** No route for this method and path: 405 with Allow when the path exists, else 404. */
+  private noRoute(req: IncomingMessage, res: ServerResponse): void {
+    const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
+    const path = shownPath(req.url);
+    const allow = [...this.methods].filter((m) => m !== req.method && this.serves(m, req.url ?? '/'));
+    if (allow.length) {
+      writeProblem(res, new PlatformError({ kind: 'not-found', status: 405, title: 'Method not allowed', detail: `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, headers: { allow: allow.join(', ') } }), correlationId, path, this.closing);
+      return;
+    }
+    writeProblem(res, new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${path}` }), correlationId, path, this.closing);
+  }
+
+  private failed(err: unknown, req: IncomingMessage, res: ServerResponse, path: string, correlationId = correlationIdFrom(req.headers['x-correlation-id'])): void {
+    this.opts.logger.error({ err, path, correlationId }, 'unhandled error');
+    if (!res.headersSent) writeProblem(res, toPlatformError(err), correlationId, undefined, this.closing);
+    else res.destroy();
+  }
+
+  /** Malformed HTTP: answer 400 (431 for oversized headers, 408 on timeout) and close; no crash. */
+  private clientError(err: NodeJS.ErrnoException, socket: Socket): void {
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const detail = status === 431 ? 'the request headers are too large' : status === 408 ? 'the request was not received in time' : 'the request is not well-formed HTTP';
+    const correlationId = correlationIdFrom(undefined);
+    const payload = JSON.stringify(problemOf(new PlatformError({ kind: 'validation', status, title: STATUS_CODES[status], detail }), correlationId));
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nx-correlation-id: ${correlationId}\r\nconnection: close\r\n\r\n${payload}`);
   }
 }

@@ -41,8 +41,10 @@ describe('operations endpoints', () => {
     expect(api.openapi).toBe('3.1.0');
     const op = api.paths[FX].post;
     expect(op.operationId).toBe('get-exchange-rate');
-    expect(op.requestBody.content['application/json'].schema.required).toEqual(['buyCurrency', 'sellCurrency']);
-    expect(op.responses['200'].content['application/json'].schema.properties.middleRate).toBeDefined();
+    // request and response schemas are named components
+    const schema = (s: { $ref: string }) => api.components.schemas[s.$ref.replace('#/components/schemas/', '')];
+    expect(schema(op.requestBody.content['application/json'].schema).required).toEqual(['buyCurrency', 'sellCurrency']);
+    expect(schema(op.responses['200'].content['application/json'].schema).properties.middleRate).toBeDefined();
   });
 
   it('an unknown path is a 404 problem', async () => {

@@ -4,24 +4,28 @@
 import { startEngine, type EngineOptions, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
+import { sandboxExtension } from '../../sandbox/extension.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 
 export interface TestEngine extends RunningEngine {
+  /** the embedded simulators (undefined when the environment does not run the sandbox) */
   sandbox: Sandbox;
   /** POST/PUT/GET JSON to the engine; returns status, headers and parsed body */
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
 }
 
 export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promise<TestEngine> {
+  // the sandbox extension always comes first, as the CLI registers it; `extensions` adds to it
+  const sandbox = sandboxExtension();
   const engine = await startEngine({
     routes: ['routes'],
     env: 'sandbox',
     port: 0,
     logger: createLogger((process.env.LOG_LEVEL as any) ?? 'silent'),
     shutdownTimeoutMs: 2000,
-    // the gateway reads the tool files under routes/gateway, so the default project loads whole
-    extensions: [gatewayExtension()],
     ...opts,
+    // the gateway reads the tool files under routes/gateway, so the default project loads whole
+    extensions: [sandbox, ...(opts.extensions ?? [gatewayExtension()])],
   });
   const request: TestEngine['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(engine.url + path, {
@@ -34,5 +38,5 @@ export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promis
     try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
     return { status: res.status, headers: res.headers, body: parsed };
   };
-  return Object.assign(engine, { request }) as TestEngine;
+  return Object.assign(engine, { sandbox: sandbox.sandbox as Sandbox, request });
 }

@@ -173,7 +173,8 @@ describe('values change behaviour', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
       '/payments/payment-orders', '/payments/{externalReferenceNo}', '/payments/{externalReferenceNo}/cancel', '/payments/bank-directory',
     ]));
-    expect(doc.paths['/payments/payment-orders'].post.requestBody.content['application/json'].schema.required).toContain('transferTransactionInformation');
+    const body = doc.paths['/payments/payment-orders'].post.requestBody.content['application/json'].schema;
+    expect(doc.components.schemas[body.$ref.split('/').pop()].required).toContain('transferTransactionInformation');
     expect(doc.paths['/payments/{externalReferenceNo}'].put.parameters[0]).toMatchObject({ name: 'externalReferenceNo', in: 'path' });
     expect(doc.paths['/payments/payment-orders'].post.responses['201']).toBeDefined();
   });

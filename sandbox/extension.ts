@@ -1,0 +1,52 @@
+// The sandbox as an engine extension, registered by the CLI (engine/cli/extensions.ts) and the
+// test helper: in an environment with `sandbox: true` it starts the simulators before the routes
+// load (their URLs resolve `sandbox:NAME` references), points the simulators' webhooks at the
+// engine once it listens (its real port, --port or 0), and adds `engine token`.
+
+import type { Command } from 'commander';
+import type { CliExtension } from '../engine/cli/extensions.ts';
+import type { RunningEngine } from '../engine/engine.ts';
+import { startSandbox, type Sandbox } from './index.ts';
+import { registerTokenCommand } from './token-command.ts';
+import type { Achvendor } from './achvendor/index.ts';
+import type { Screenvendor } from './screenvendor/index.ts';
+
+export interface SandboxExtensionOptions {
+  /** record requests on the simulators (default true; benchmarks turn it off) */
+  record?: boolean;
+}
+
+export interface SandboxExtension extends CliExtension {
+  /** the running simulators (after the engine prepared an environment with `sandbox: true`) */
+  readonly sandbox?: Sandbox;
+}
+
+/** Where the screening webhook route listens (routes/screenvendor-screening/screening-webhook.yaml). */
+export const SCREENING_WEBHOOK_PATH = '/webhooks/screening';
+
+export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExtension {
+  let sandbox: Sandbox | undefined;
+  return {
+    name: 'sandbox',
+    get sandbox() { return sandbox; },
+
+    async prepare({ services, lintOnly, sandbox: wanted }) {
+      if (!wanted || lintOnly) return;
+      const sb = await startSandbox({ logger: services.logger.child({ component: 'sandbox' }), record: opts.record });
+      sandbox = sb;
+      services.onClose(() => sb.close());
+      return { sandboxUrls: sb.urls };
+    },
+
+    listening(engine: RunningEngine) {
+      if (!sandbox) return;
+      // ACHVENDOR_WEBHOOK_BASE_URL still wins: the engine may be reached through a proxy
+      (sandbox.services.achvendor as Achvendor | undefined)?.setWebhookBaseUrl(process.env.ACHVENDOR_WEBHOOK_BASE_URL || engine.url);
+      (sandbox.services.screenvendor as Screenvendor | undefined)?.setWebhookUrl(engine.url + SCREENING_WEBHOOK_PATH);
+    },
+
+    commands(program: Command) {
+      registerTokenCommand(program);
+    },
+  };
+}
