@@ -53,7 +53,12 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
     .addOption(new Option('--port <n>', 'HTTP port').argParser(Number))
     .option('--host <addr>', 'listen address')
     .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string }) => {
-      const logger = createLogger();
+      let logger: ReturnType<typeof createLogger>;
+      try { logger = createLogger(); } catch (e) {
+        // a wrong LOG_LEVEL: one line, not a stack trace
+        process.stderr.write(`engine: ${(e as Error).message}\n`);
+        process.exit(1);
+      }
       const opts = { ...engineOptions(dirs, o, extensions), port: o.port, host: o.host, logger };
       const diags = await lintProject({ ...opts, logger: createLogger('silent') });
       if (diags.length) {

@@ -29,7 +29,22 @@ function maskFields(v: unknown, depth: number): unknown {
   return out;
 }
 
-export function createLogger(level: LevelWithSilent = (process.env.LOG_LEVEL as LevelWithSilent) ?? 'info', destination?: pino.DestinationStream): Logger {
+export const LOG_LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** The level LOG_LEVEL names: unset or empty (`LOG_LEVEL=` in a manifest) is `info`; case and spaces do not matter. */
+export function parseLogLevel(value: string | undefined): LevelWithSilent {
+  const v = (value ?? '').trim().toLowerCase();
+  if (!v) return 'info';
+  if ((LOG_LEVELS as string[]).includes(v)) return v as LevelWithSilent;
+  throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(value)})`);
+}
+
+/** LOG_LEVEL is the operator's setting for the whole process; a wrong one throws one clear line (the CLI prints it and exits). */
+function levelFromEnv(): LevelWithSilent {
+  return parseLogLevel(process.env.LOG_LEVEL);
+}
+
+export function createLogger(level: LevelWithSilent = levelFromEnv(), destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
