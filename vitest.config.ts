@@ -8,6 +8,9 @@ export default defineConfig({
     // the machine has 2 cores; route tests start real servers, so keep the pool small
     pool: 'forks',
     maxWorkers: 2,
-    reporters: ['default'],
+    // CI asks for a JSON report beside the default one (npm test runs `engine test` after vitest,
+    // so reporter flags cannot be appended to the npm script)
+    reporters: process.env.VITEST_JSON_REPORT ? ['default', 'json'] : ['default'],
+    outputFile: process.env.VITEST_JSON_REPORT ? { json: process.env.VITEST_JSON_REPORT } : undefined,
   },
 });

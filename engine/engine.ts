@@ -1,6 +1,8 @@
 // The engine: values, routes, services and the HTTP listener wired together. `lintProject`
-// compiles everything and starts nothing; `startEngine` refuses to start on any diagnostic.
+// compiles everything and starts nothing; `startEngine` refuses to start on any diagnostic;
+// `RunningEngine.reload` serves an edited project without a restart (runtime/reload.ts).
 
+import { routeTestDocuments } from './testing/documents.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -15,8 +17,9 @@ import { createExchange } from './runtime/exchange.ts';
 import { runRoute, type CompiledRoute } from './runtime/route.ts';
 import { PlatformError } from './runtime/errors.ts';
 import type { DirectCall, DirectResult, EngineServices } from './runtime/compile-context.ts';
-import { SOURCE_KINDS } from './sources/registry.ts';
 import { HttpServer } from './http/server.ts';
+import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './runtime/reload.ts';
+import { fingerprintRoutes } from './runtime/reload-diff.ts';
 import { openApiDocument } from './http/openapi.ts';
 
 export interface EngineOptions {
@@ -61,6 +64,11 @@ export interface EngineExtension {
   start?(engine: RunningEngine): Promise<void> | void;
   /** once the listener accepts connections: `engine.url` is known */
   listening?(engine: RunningEngine): Promise<void> | void;
+  /**
+   * After a reload swapped in new routes (`engine.routes`, `engine.values` and `engine.services`
+   * are the new ones; `documents()` ran for this load): follow them (the gateway's tools).
+   */
+  reload?(engine: RunningEngine): Promise<void> | void;
 }
 
 export interface RunningEngine {
@@ -73,6 +81,12 @@ export interface RunningEngine {
   /** the URLs `sandbox:NAME` references resolved to (empty unless an extension supplied them) */
   sandboxUrls: Record<string, string>;
   call(routeId: string, init: DirectCall): Promise<DirectResult>;
+  /**
+   * Lints the project again and, when clean, serves its routes without a restart; otherwise
+   * keeps the last good ones. Reloads run one at a time; concurrent requests share one.
+   * `reason` goes to the reload's log line (a signal, the files that changed).
+   */
+  reload(reason?: string): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
@@ -85,10 +99,8 @@ interface Prepared {
   sandboxUrls: Record<string, string>;
 }
 
-async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
-  const root = resolve(opts.root ?? process.cwd());
-  const logger = opts.logger ?? createLogger();
-  const values = loadValues({
+function readValues(opts: EngineOptions, root: string, lintOnly: boolean): ValuesSet {
+  return loadValues({
     dir: resolve(root, opts.valuesDir ?? 'values'),
     env: opts.env,
     set: opts.set,
@@ -98,6 +110,18 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     // a scoped --set may name a property only a route placeholder uses
     routes: opts.routes.map((r) => resolve(root, r)),
   });
+}
+
+function loadProject(opts: EngineOptions, root: string, values: ValuesSet, services: EngineServices) {
+  // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
+  const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];
+  return loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+}
+
+async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
+  const root = resolve(opts.root ?? process.cwd());
+  const logger = opts.logger ?? createLogger();
+  const values = readValues(opts, root, lintOnly);
   const closers: (() => Promise<void> | void)[] = [];
   const services: EngineServices = {
     root,
@@ -128,8 +152,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
     // sandbox references to stand-ins without starting anything
     values.keys.setSandboxUrls(lintOnly || (sandbox && !supplied) ? STAND_INS : supplied ?? {});
-    const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
-    const loaded = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+    const loaded = loadProject(opts, root, values, services);
     return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, sandboxUrls: supplied ?? {} };
   } catch (e) {
     // whatever an extension started (the simulators) stops again
@@ -156,7 +179,9 @@ export async function lintProject(opts: EngineOptions): Promise<Diagnostic[]> {
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   const p = await prepare(opts, false);
   const { services, routes } = p;
+  let live: LiveRoutes = { routes, byId: new Map(routes.map((r) => [r.id, r])), handles: new Map(), fingerprints: new Map() };
   const closeAll = async () => {
+    await Promise.allSettled([...live.handles.values()].map((h) => h.stop()));
     for (const c of p.closers.reverse()) await c();
     await services.http.close();
   };
@@ -164,9 +189,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     await closeAll();
     throw new DiagnosticError(p.diagnostics);
   }
-  const byId = new Map(routes.map((r) => [r.id, r]));
   const call = async (id: string, init: DirectCall): Promise<DirectResult> => {
-    const route = byId.get(id);
+    const route = live.byId.get(id);
     if (!route) throw new PlatformError({ kind: 'config', detail: `no route '${id}'` });
     const correlationId = init.correlationId ?? randomUUID();
     const ex = createExchange({
@@ -195,6 +219,35 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       mcp: http.serves('POST', '/mcp'),
     }),
   });
+  let closed = false;
+  const reloads = new ReloadQueue((reason) => reloadRoutes({
+    root: services.root,
+    logger: services.logger,
+    http,
+    live: () => live,
+    lint: async () => closed ? [{ file: services.root, line: 1, col: 1, message: 'the engine is shutting down' }] : lintProject({ ...opts, logger: createLogger('silent') }),
+    load: async () => {
+      const values = readValues(opts, services.root, false);
+      values.keys.setSandboxUrls(p.sandboxUrls);
+      // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
+      const next: EngineServices = { ...services, schemas: new SchemaStore(), settings: values.environment.engine, callRoute: call };
+      return { values, services: next, ...loadProject(opts, services.root, values, next) };
+    },
+    commit: async (next, values, nextServices) => {
+      live = next;
+      engine.routes = next.routes;
+      engine.values = values;
+      engine.services = nextServices;
+      const was = services.settings.server;
+      const now = nextServices.settings.server;
+      if (was.port !== now.port || was.host !== now.host) services.logger.warn({ port: now.port, host: now.host }, 'reload: engine.server port and host apply at the next restart');
+      for (const x of opts.extensions ?? []) {
+        try { await x.reload?.(engine); } catch (err) {
+          services.logger.error({ err, extension: x.name }, `reload: extension '${x.name}' could not follow the new routes`);
+        }
+      }
+    },
+  }, reason));
   const engine: RunningEngine = {
     url: '',
     port: 0,
@@ -204,17 +257,18 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     http,
     sandboxUrls: p.sandboxUrls,
     call,
+    reload: (reason = 'requested') => reloads.request(reason),
     close: async () => {
       started = false;
+      closed = true;
+      await reloads.idle();
       await http.close(opts.shutdownTimeoutMs ?? services.settings.server.shutdownTimeout);
       await closeAll();
     },
   };
   try {
-    for (const route of routes) {
-      const sk = SOURCE_KINDS.get(route.source.kind)!;
-      await sk.start?.(route, route.source.compiled, { http, services });
-    }
+    const { handles } = await startSources(routes, http, services);
+    live = { ...live, handles, fingerprints: fingerprintRoutes(routes, p.values, services.root) };
     for (const x of opts.extensions ?? []) await x.start?.(engine);
     const port = opts.port ?? services.settings.server.port;
     const host = opts.host ?? services.settings.server.host;

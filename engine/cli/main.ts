@@ -11,6 +11,9 @@ import { routeJsonSchema } from '../dsl/route-schema.ts';
 import { updateDoc } from '../dsl/reference.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { loadExtensions, registerCommands, type CliExtension } from './extensions.ts';
+import { registerTestCommand } from './test-command.ts';
+import { registerEvalCommand } from './eval-command.ts';
+import { registerClientsCommand } from './clients-command.ts';
 
 function collect(v: string, prev: Record<string, string>): Record<string, string> {
   const i = v.indexOf('=');
@@ -52,7 +55,8 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
     .description('lint the routes, then serve them')
     .addOption(new Option('--port <n>', 'HTTP port').argParser(Number))
     .option('--host <addr>', 'listen address')
-    .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string }) => {
+    .option('--dev', 'watch routes, transforms, schemas and values; lint and reload on every change (SIGHUP reloads in any mode)')
+    .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string; dev?: boolean }) => {
       let logger: ReturnType<typeof createLogger>;
       try { logger = createLogger(); } catch (e) {
         // a wrong LOG_LEVEL: one line, not a stack trace
@@ -76,12 +80,16 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
         }
         throw e;
       }
+      // SIGHUP reloads from the moment the engine says it started
+      const { installReloadTriggers } = await import('./dev-reload.ts');
+      const triggers = installReloadTriggers(engine, { dev: o.dev === true, opts, logger });
       logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', sandbox: engine.sandboxUrls }, 'engine started');
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'shutting down');
+        triggers.close();
         await engine!.close();
         logger.flush?.();
         process.exit(0);
@@ -121,6 +129,9 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       process.stdout.write(`wrote ${o.out} and ${o.docs}\n`);
     });
 
+  registerTestCommand(program, extensions);
+  registerEvalCommand(program);
+  registerClientsCommand(program);
   registerCommands(program, extensions);
   await program.parseAsync(argv);
 }

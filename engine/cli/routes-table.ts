@@ -1,5 +1,6 @@
 // `engine routes`: a table of the loaded routes.
 
+import { routeTestDocuments } from '../testing/documents.ts';
 import { loadValues } from '../config/values.ts';
 import { loadRoutes } from '../dsl/route-loader.ts';
 import { formatDiagnostic } from '../dsl/diagnostics.ts';
@@ -17,7 +18,8 @@ export async function listRoutes(opts: EngineOptions): Promise<string> {
     root, logger: opts.logger!, metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
     callRoute: async () => { throw new Error('not running'); }, settings: values.environment.engine, lintOnly: true, onClose: () => {}, readiness: new Map(),
   };
-  const docs = (opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []);
+  // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
+  const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];
   const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
   const rows = routes.map((r) => {
     const c = r.source.config as { method?: string; path?: string; schedule?: string; queue?: string };

@@ -1,12 +1,14 @@
 // Loads route files: YAML with positions, structure checked against the step and source
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
-// problems of all files are collected, so one lint run shows everything.
+// problems of all files are collected, so one lint run shows everything. `clients:` documents
+// (HTTP client profiles, clients.ts) load first, so a to-http step can name one from any file.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, dirname } from 'node:path';
 import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { checkConfig } from './config-check.ts';
+import { ClientRegistry } from './clients.ts';
 import { ROUTE_KEYS, HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
@@ -50,16 +52,42 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const files = findYamlFiles(paths);
   const ids = new Map<string, string>();
   const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
+  const parsed: YamlSource[] = [];
   for (const file of files) {
     const rel = relative(process.cwd(), file) || file;
-    let src: YamlSource;
     try {
-      src = parseYamlFile(rel);
+      parsed.push(parseYamlFile(rel));
     } catch (e) {
       if (e instanceof DiagnosticError) { diagnostics.push(...e.diagnostics); continue; }
       throw e;
     }
+  }
+  // client profiles first: routes name them whatever the order of the files
+  const clients = new ClientRegistry();
+  const isClients = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v) && 'clients' in v;
+  const loaded = new Set<string>();
+  for (const src of parsed.filter((x) => isClients(x.value))) {
+    loaded.add(src.file);
+    diagnostics.push(...clients.load(src, values));
+  }
+  // a route file given alone still sees the clients.yaml beside it
+  for (const src of parsed) {
+    const beside = join(dirname(src.file), 'clients.yaml');
+    if (isClients(src.value) || loaded.has(beside) || !existsSync(beside)) continue;
+    loaded.add(beside);
+    try {
+      const c = parseYamlFile(beside);
+      if (isClients(c.value)) diagnostics.push(...clients.load(c, values, false));
+    } catch (e) {
+      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
+      else throw e;
+    }
+  }
+  diagnostics.push(...clients.link());
+  for (const src of parsed) {
+    const rel = src.file;
     const v = src.value;
+    if (isClients(v)) continue;
     if (!v || typeof v !== 'object' || Array.isArray(v)) {
       diagnostics.push({ file: rel, line: 1, col: 1, message: 'a route file holds a mapping with `id`, `from` and `steps`' });
       continue;
@@ -67,8 +95,9 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     const doc = docs.find((d) => d.key in (v as object));
     if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
     for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
+    for (const name of findClientRefs(src.value)) clients.markUsed(rel, name);
     try {
-      const route = compileRoute(src, values, services);
+      const route = compileRoute(src, values, services, clients);
       const prev = ids.get(route.id);
       if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
       else { ids.set(route.id, rel); routes.push(route); }
@@ -77,6 +106,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       else throw e;
     }
   }
+  diagnostics.push(...clients.unused());
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
   for (const c of directCalls) {
     if (ids.has(c.target) || !c.target) continue;
@@ -84,6 +114,18 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     diagnostics.push(diagAt(c.src, c.path, `to-direct: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
   return { routes, diagnostics, files };
+}
+
+/** The client names of the `to-http` steps of a route file, however deeply nested. */
+function findClientRefs(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) for (const x of v) findClientRefs(x, out);
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'to-http' && x && typeof x === 'object' && typeof (x as { client?: unknown }).client === 'string') out.push((x as { client: string }).client);
+      else findClientRefs(x, out);
+    }
+  }
+  return out;
 }
 
 /** Every `to-direct` step of a route file, however deeply nested (choice, split, loop, on-exception). */
@@ -99,7 +141,7 @@ function findDirectCalls(v: unknown, path: YamlPath = [], out: { path: YamlPath;
   return out;
 }
 
-function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices): CompiledRoute {
+function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry): CompiledRoute {
   const raw = src.value as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   // top-level keys
@@ -137,7 +179,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     list.forEach((item, i) => {
       const p = [...path, i];
       try {
-        out.push(compileStep(item, p, parent, src, meta));
+        out.push(compileStep(item, p, parent, src, meta, clients));
       } catch (e) {
         if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
         else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
@@ -185,16 +227,24 @@ function oneKey(item: unknown, path: YamlPath, src: YamlSource, what: string, ki
   return [k, v];
 }
 
-function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta): Step {
+function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta, clients: ClientRegistry): Step {
   const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
   const sk = STEP_KINDS.get(kind);
   if (!sk) {
     const s = didYouMean(kind, STEP_KINDS.keys());
     throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
   }
-  const config = cfg ?? {};
+  let config = cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
+  if (kind === 'to-http') {
+    try {
+      config = clients.expand(config as Record<string, unknown>, src.file);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, [...path, kind, ...e.path], e.message)]);
+      throw e;
+    }
+  }
   const ctx = parent.rebase([...path, kind]);
   const step = sk.compile(config, ctx);
   // the first body schema of the top-level steps describes the route's input (OpenAPI, MCP)

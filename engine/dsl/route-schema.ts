@@ -1,30 +1,49 @@
 // The JSON Schema of the route DSL, generated from the step and source registries. `engine lint`
-// checks each part against the same schemas; editors use schemas/route.schema.json.
+// checks each part against the same schemas after resolving {{placeholders}}; editors use
+// schemas/route.schema.json on the file as written, so that one also accepts placeholders.
 
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
 import { MATCH_SCHEMA, PROBLEM_SCHEMA } from '../runtime/error-templates.ts';
+import { configWithPlaceholders } from './placeholder-schema.ts';
 
 export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'unique route id (kebab-case)' },
-  description: { type: 'string' },
+  description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
   connector: { type: 'string', description: 'connector id, e.g. gc-hubvendor-foreign-exchange-connector' },
   values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1' },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
-  steps: { type: 'array', items: { $ref: '#/$defs/step' } },
-  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' } },
+  steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
+  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: 'error handlers, tried in order; the first whose `when` matches maps the error' },
   'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema)' },
 };
+
+/** Adds descriptions to the keys of a schema owned elsewhere (annotations only). */
+function described(s: { properties: Record<string, object> }, description: string, keys: Record<string, string>) {
+  return { ...s, description, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, keys[k] ? { description: keys[k], ...v } : v])) };
+}
 
 export const HANDLER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    when: MATCH_SCHEMA,
+    when: described(MATCH_SCHEMA, 'which errors the handler takes: every listed key must match (all errors when absent)', {
+      kind: 'error kinds, e.g. [vendor, timeout, connection]',
+      status: 'HTTP statuses of the error',
+      vendorStatus: 'statuses the vendor answered',
+      vendorCode: 'vendor error codes, exactly',
+      vendorCodePrefix: 'vendor error codes starting with one of these',
+    }),
     template: { type: 'string', description: 'error template file (transforms/<vendor>/...json)' },
-    problem: PROBLEM_SCHEMA,
-    steps: { type: 'array', items: { $ref: '#/$defs/step' } },
-    log: { enum: ['debug', 'info', 'warn', 'error'] },
+    problem: described(PROBLEM_SCHEMA, 'the problem answered, written inline', {
+      status: 'HTTP status (default: the status of the error)',
+      code: 'platform code, e.g. GC031 (default: the code of the error)',
+      title: 'short, human-readable summary (default: the title of the error)',
+      detail: 'JSONata for the detail text',
+      keepErrors: 'false drops the errors[] (failing fields) of the error from the answer',
+    }),
+    steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run after the error is mapped, before the answer (e.g. publish a failure event); an error they raise becomes the answer' },
+    log: { enum: ['debug', 'info', 'warn', 'error'], description: 'level of the "exchange failed" log line (default: error for a 5xx answer, warn otherwise)' },
   },
 };
 
@@ -34,7 +53,7 @@ function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Re
       type: 'object',
       additionalProperties: false,
       required: [k.kind],
-      properties: { [k.kind]: { description: k.description, ...k.schema } },
+      properties: { [k.kind]: { description: k.description, ...configWithPlaceholders(k.schema) } },
     })),
   };
 }
@@ -51,7 +70,7 @@ export function routeJsonSchema(): Record<string, unknown> {
     properties: { ...ROUTE_KEYS, from: { ...ROUTE_KEYS.from, ...oneKind(SOURCE_KINDS.values()) } },
     $defs: {
       step: oneKind(STEP_KINDS.values()),
-      handler: HANDLER_SCHEMA,
+      handler: configWithPlaceholders(HANDLER_SCHEMA),
     },
   };
 }

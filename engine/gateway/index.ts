@@ -1,6 +1,8 @@
 // The agent tool gateway as an engine extension: loads `tools:` files from the route folders,
 // checks them against the loaded routes and the approvals (lint), serves POST /mcp on the
-// engine's listener, and adds the `engine keys` and `engine tools` commands.
+// engine's listener, and adds the `engine keys` and `engine tools` commands. After a reload it
+// serves the tools of the new load (their schemas, approvals and subscriptions); tool calls
+// always reach the engine's current routes.
 
 import type { Command } from 'commander';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -72,27 +74,14 @@ export function gatewayExtension(): GatewayExtension {
     async start(engine: RunningEngine) {
       if (!collector?.tools.length || !valuesSet) return;
       const log = engine.services.logger.child({ component: 'gateway' });
-      const settings = readSettings(valuesSet);
-      const approvals = readApprovals(valuesSet.dir);
-      const served: Tool[] = [];
-      for (const name of collector.unserved) log.info({ tool: name }, 'gateway: tool not served: its route is not loaded in this run');
-      for (const t of collector.tools) {
-        const st = approvalState(t, approvals, settings.env);
-        if (st === 'approved') served.push(t);
-        else log.warn({ tool: t.name, env: settings.env, state: st }, st === 'changed'
-          ? 'gateway: tool changed since its approval; not served until approved again (engine tools approve)'
-          : 'gateway: tool not approved for this environment; not served (engine tools approve)');
-      }
+      const { settings, served } = serving(engine, collector, valuesSet, log);
       const verifier = new TokenVerifier(settings.jwt, log);
       await verifier.init();
       const limiter: Limiter = settings.redis
         ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log, settings.redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
-      // the listener's trusted proxies (engine.server.trustProxy) count for client addresses too
-      const server = engine.services.settings.server;
-      settings.trustedProxies = [...new Set([...settings.trustedProxies, ...server.trustProxy])];
-      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: server.jsonDepthLimit });
+      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit });
       running = { gateway, verifier, limiter, settings, served };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
@@ -102,7 +91,8 @@ export function gatewayExtension(): GatewayExtension {
         res.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'content-length': Buffer.byteLength(NOT_ALLOWED) }).end(NOT_ALLOWED);
       };
       engine.http.addRaw('POST', MCP_PATH, async (req, res, body, correlationId) => {
-        const out = await gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
+        // the gateway of the last load (reload() replaces it)
+        const out = await running!.gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
         if (engine.http.isClosing) out.headers.connection = 'close';
         // a length, not chunked framing: one buffer less per answer, and clients read it at once
         if (out.body !== undefined) out.headers['content-length'] = String(Buffer.byteLength(out.body));
@@ -113,9 +103,42 @@ export function gatewayExtension(): GatewayExtension {
       log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: settings.redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
     },
 
+    async reload(engine: RunningEngine) {
+      if (!collector || !valuesSet) return;
+      if (!running) return ext.start!(engine);
+      const prev = running;
+      const log = engine.services.logger.child({ component: 'gateway' });
+      const { settings, served } = serving(engine, collector, valuesSet, log);
+      // the token verifier and the rate limiter (and their counters) stay as they started
+      if (JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) || JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)) {
+        log.warn('gateway: jwt and redis settings apply at the next restart');
+      }
+      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit });
+      running = { ...prev, gateway, settings, served };
+      log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
+    },
+
     commands(program: Command) {
       registerGatewayCommands(program, ext);
     },
   };
   return ext;
+}
+
+/** The gateway settings of a load and the tools it serves (approved for the environment). */
+function serving(engine: RunningEngine, collector: ToolCollector, values: ValuesSet, log: RunningEngine['services']['logger']): { settings: GatewaySettings; served: Tool[] } {
+  const settings = readSettings(values);
+  const approvals = readApprovals(values.dir);
+  const served: Tool[] = [];
+  for (const name of collector.unserved) log.info({ tool: name }, 'gateway: tool not served: its route is not loaded in this run');
+  for (const t of collector.tools) {
+    const st = approvalState(t, approvals, settings.env);
+    if (st === 'approved') served.push(t);
+    else log.warn({ tool: t.name, env: settings.env, state: st }, st === 'changed'
+      ? 'gateway: tool changed since its approval; not served until approved again (engine tools approve)'
+      : 'gateway: tool not approved for this environment; not served (engine tools approve)');
+  }
+  // the listener's trusted proxies (engine.server.trustProxy) count for client addresses too
+  settings.trustedProxies = [...new Set([...settings.trustedProxies, ...engine.services.settings.server.trustProxy])];
+  return { settings, served };
 }

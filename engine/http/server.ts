@@ -1,6 +1,7 @@
 // The engine's one HTTP listener: node:http and one find-my-way router serve the unified API
 // routes, webhooks, extensions (the gateway's /mcp) and the operations endpoints. Everything the
-// server answers itself is an RFC 9457 problem written by answers.ts.
+// server answers itself is an RFC 9457 problem written by answers.ts. A reload builds a new
+// router beside the served one and swaps the reference (see stage()): requests read one field.
 
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -21,29 +22,43 @@ export interface HttpServerOptions extends OperationsOptions {
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
 
+/** What an `http` source registers its route on: the served router, or a stage being built. */
+export interface RouteRegistrar {
+  addRoute(route: CompiledRoute, cfg: RouteHandlerConfig): void;
+}
+
+/** A set of routes built beside the served one; `commit()` serves it in one step. */
+export interface RouteStage extends RouteRegistrar {
+  commit(): void;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>) => void;
+
+/** A router and the methods it serves (for Allow), swapped together. */
+interface Table { router: Router<HTTPVersion.V1>; methods: Set<HTTPMethod> }
+
 /** Marks the router's own routes, so a lookup for the Allow header tells them from onBadUrl's answer. */
 const ROUTE = Object.freeze({ route: true });
 
 const shuttingDown = () => new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: 'the engine is shutting down' });
 
-export class HttpServer {
+export class HttpServer implements RouteRegistrar {
   readonly server: Server;
+  // read by every request; a reload replaces both at once (stage().commit())
   private router: Router<HTTPVersion.V1>;
-  private methods = new Set<HTTPMethod>();
+  private methods: Set<HTTPMethod>;
+  /** operations endpoints and extension paths: carried into every new router */
+  private fixed: { method: HTTPMethod | HTTPMethod[]; path: string; handler: Handler }[] = [];
   private inFlight = 0;
   private closing = false;
   private routes: { route: CompiledRoute; cfg: RouteHandlerConfig }[] = [];
   private bodyLimit: number;
+  private jsonDepthLimit: number;
 
   constructor(private opts: HttpServerOptions) {
     this.bodyLimit = opts.bodyLimit ?? 1024 * 1024;
-    this.router = FindMyWay({
-      ignoreTrailingSlash: true,
-      defaultRoute: (req, res) => this.noRoute(req, res),
-      onBadUrl: (path, req, res) => {
-        writeProblem(res, new PlatformError({ kind: 'validation', code: 'GC025', detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
-      },
-    });
+    this.jsonDepthLimit = opts.jsonDepthLimit ?? 64;
+    ({ router: this.router, methods: this.methods } = this.newTable());
     // keep-alive longer than the usual 60 s idle timeout of load balancers in front
     this.server = createServer({ keepAliveTimeout: 72_000 }, (req, res) => {
       if (this.closing) return writeProblem(res, shuttingDown(), correlationIdFrom(req.headers['x-correlation-id']), undefined, true);
@@ -66,17 +81,65 @@ export class HttpServer {
 
   addRoute(route: CompiledRoute, cfg: RouteHandlerConfig): void {
     this.routes.push({ route, cfg });
+    this.register({ router: this.router, methods: this.methods }, route, cfg);
+  }
+
+  /**
+   * Starts a new set of routes on a router of its own (operations and extension paths carry
+   * over). Nothing changes for clients until `commit()`, which swaps the router in one
+   * assignment: exchanges in flight finish on the handlers they started with, the next request
+   * gets the new ones. Two routes on one method and path throw from `addRoute`, before any swap.
+   */
+  stage(): RouteStage {
+    const next = this.newTable();
+    const routes: { route: CompiledRoute; cfg: RouteHandlerConfig }[] = [];
+    return {
+      addRoute: (route, cfg) => {
+        this.register(next, route, cfg);
+        routes.push({ route, cfg });
+      },
+      commit: () => {
+        this.router = next.router;
+        this.methods = next.methods;
+        this.routes = routes;
+      },
+    };
+  }
+
+  /** New request limits (engine.server settings) for the routes registered from now on. */
+  setLimits(limits: { bodyLimit: number; jsonDepthLimit: number }): void {
+    this.bodyLimit = limits.bodyLimit;
+    this.jsonDepthLimit = limits.jsonDepthLimit;
+  }
+
+  private register(t: Table, route: CompiledRoute, cfg: RouteHandlerConfig): void {
     const handler = routeHandler(route, cfg, {
       logger: this.opts.logger,
       metrics: this.opts.metrics,
       bodyLimit: this.bodyLimit,
-      jsonDepthLimit: this.opts.jsonDepthLimit ?? 64,
+      jsonDepthLimit: this.jsonDepthLimit,
       closing: () => this.closing,
       enter: () => { this.inFlight++; },
       leave: () => { this.inFlight--; },
     });
     const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    this.on(cfg.method as HTTPMethod, url, (req, res, params) => handler(req, res, params));
+    add(t, cfg.method as HTTPMethod, url, (req, res, params) => handler(req, res, params));
+  }
+
+  /** A router with the operations endpoints and extension paths registered so far. */
+  private newTable(): Table {
+    const t: Table = {
+      methods: new Set(),
+      router: FindMyWay({
+        ignoreTrailingSlash: true,
+        defaultRoute: (req, res) => this.noRoute(req, res),
+        onBadUrl: (path, req, res) => {
+          writeProblem(res, new PlatformError({ kind: 'validation', code: 'GC025', detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
+        },
+      }),
+    };
+    for (const f of this.fixed) add(t, f.method, f.path, f.handler);
+    return t;
   }
 
   /**
@@ -145,9 +208,10 @@ export class HttpServer {
     return clean;
   }
 
-  private on(method: HTTPMethod | HTTPMethod[], path: string, handler: (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>) => void): void {
-    for (const m of Array.isArray(method) ? method : [method]) this.methods.add(m);
-    this.router.on(method, path, handler, ROUTE);
+  /** Registers an operations endpoint or an extension path: it stays through reloads. */
+  private on(method: HTTPMethod | HTTPMethod[], path: string, handler: Handler): void {
+    this.fixed.push({ method, path, handler });
+    add({ router: this.router, methods: this.methods }, method, path, handler);
   }
 
   /** No route for this method and path: 405 with Allow when the path exists, else 404. */
@@ -181,4 +245,9 @@ export class HttpServer {
     const payload = JSON.stringify(problemOf(new PlatformError({ kind: 'validation', status, title: STATUS_CODES[status], detail }), correlationId));
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nx-correlation-id: ${correlationId}\r\nconnection: close\r\n\r\n${payload}`);
   }
+}
+
+function add(t: Table, method: HTTPMethod | HTTPMethod[], path: string, handler: Handler): void {
+  t.router.on(method, path, handler, ROUTE);
+  for (const m of Array.isArray(method) ? method : [method]) t.methods.add(m);
 }

@@ -34,6 +34,13 @@ export interface DispatcherSettings {
 export class HttpClients {
   private pools = new Map<string, Dispatcher>();
 
+  /**
+   * Set by the route test runner to point a target at its stub: called once per to-http call
+   * with the target name and the origin it would call; a returned origin replaces it (same path
+   * and query). Unset in production, where it costs one property check per call.
+   */
+  redirect?: (target: string, origin: string) => string | undefined;
+
   get(s: DispatcherSettings): Dispatcher {
     const key = `${s.connections}|${s.connectTimeout}|${s.proxy}`;
     let d = this.pools.get(key);
@@ -51,6 +58,14 @@ export class HttpClients {
     this.pools.clear();
     await Promise.allSettled(all.map((d) => d.close()));
   }
+}
+
+/** `url` with its origin replaced by what `redirect` answers for this target, or as it is. */
+export function redirectUrl(url: string, target: string, redirect: (target: string, origin: string) => string | undefined): string {
+  const parts = splitUrl(url);
+  if (!parts) return url;
+  const to = redirect(target, parts.origin);
+  return to ? to.replace(/\/+$/, '') + parts.path : url;
 }
 
 export interface HttpCall {

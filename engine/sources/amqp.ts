@@ -13,6 +13,8 @@
 //
 // The connection is re-established for ever with exponential backoff; `/health/ready` is false
 // while it is down, and each failed attempt logs one warning. Credentials are never logged.
+// A reload that changes the route stops this consumer (messages in flight finish and are
+// settled) and starts a new one; an unchanged route keeps its connection.
 
 import { randomUUID } from 'node:crypto';
 import rhea from 'rhea';
@@ -61,11 +63,15 @@ interface Compiled {
 
 const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
 const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
-const backoffSchema = (what: string) => ({
+const backoffSchema = (what: string, d: Backoff) => ({
   type: 'object',
   additionalProperties: false,
-  description: `${what}: exponential backoff, milliseconds`,
-  properties: { delay: num, 'max-delay': num, multiplier: num },
+  description: `${what}: exponential backoff`,
+  properties: {
+    delay: { ...num, default: d.delay, description: 'first pause, ms' },
+    'max-delay': { ...num, default: d.maxDelay, description: 'longest pause, ms' },
+    multiplier: { ...num, default: d.multiplier, description: 'factor between one pause and the next' },
+  },
 });
 
 const toBool = (v: Bool | undefined, d: boolean) => (v === undefined ? d : v === true || v === 'true');
@@ -96,7 +102,7 @@ export default defineSource<AmqpConfig>({
     additionalProperties: false,
     required: ['url', 'mapping'],
     properties: {
-      provider: { const: 'amqp', description: "listener provider (source.provider); only 'amqp' (AMQP 1.0)" },
+      provider: { const: 'amqp', default: 'amqp', description: "listener provider (source.provider); only 'amqp' (AMQP 1.0)" },
       url: { type: 'string', description: 'broker URL, amqp://host[:port] or amqps://host[:port] (amqp.connection.url)' },
       username: { type: 'string', description: 'SASL PLAIN user name (amqp.connection.username); anonymous when absent' },
       password: { type: 'string', description: 'SASL PLAIN password (amqp.connection.password); never logged' },
@@ -104,13 +110,13 @@ export default defineSource<AmqpConfig>({
         anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
         description: '<queue_name>><route_identifier> entries, comma separated (source.queue.route.mapping); this route consumes the queues mapped to its id',
       },
-      consumers: { ...num, description: 'receiver links per queue (source.concurrent.threads), default 1' },
-      prefetch: { ...num, description: 'credit per receiver link: messages in flight per consumer, default 1' },
-      transacted: { ...bool, description: 'accept only after the route succeeded (inbound.listener.transacted), default true' },
-      content: { enum: ['json', 'text'], description: 'json (default): the body is parsed and a message that is not JSON is rejected; text: the body is a string' },
-      reconnect: backoffSchema('between connection attempts (default 1000, max 30000, x2)'),
-      'release-backoff': backoffSchema('pause of a consumer after a release (default 500, max 15000, x2)'),
-      'drain-timeout': { ...num, description: 'at shutdown, time given to messages in flight to finish, ms (default 10000)' },
+      consumers: { ...num, default: 1, description: 'receiver links per queue (source.concurrent.threads)' },
+      prefetch: { ...num, default: 1, description: 'credit per receiver link: messages in flight per consumer' },
+      transacted: { ...bool, default: true, description: 'accept only after the route succeeded (inbound.listener.transacted); false accepts on arrival (at most once)' },
+      content: { enum: ['json', 'text'], default: 'json', description: 'json: the body is parsed and a message that is not JSON is rejected; text: the body is a string' },
+      reconnect: backoffSchema('pause between connection attempts', { delay: 1000, maxDelay: 30_000, multiplier: 2 }),
+      'release-backoff': backoffSchema('pause of a consumer after a release', { delay: 500, maxDelay: 15_000, multiplier: 2 }),
+      'drain-timeout': { ...num, default: 10_000, description: 'at shutdown, time given to messages in flight to finish, ms' },
     },
   },
   compile(cfg, ctx) {
@@ -161,9 +167,18 @@ export default defineSource<AmqpConfig>({
   start(route, compiled, host) {
     const c = compiled as Compiled;
     const consumer = new AmqpConsumer(route, c, host);
-    host.services.readiness.set(`amqp:${route.id}`, () => consumer.ready);
-    host.services.onClose(() => consumer.close());
+    const key = `amqp:${route.id}`;
+    const ready = () => consumer.ready;
+    host.services.readiness.set(key, ready);
     consumer.start();
+    return {
+      stop: async () => {
+        await consumer.close();
+        // a reload's new consumer of the same route may hold the key by now
+        if (host.services.readiness.get(key) === ready) host.services.readiness.delete(key);
+      },
+      retarget: (r) => consumer.retarget(r),
+    };
   },
 });
 
@@ -197,7 +212,7 @@ export class AmqpConsumer {
   private readonly abort = new AbortController();
   private readonly where: string;
 
-  constructor(private readonly route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost) {
+  constructor(private route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost) {
     this.container = rhea.create_container({ id: `engine-${route.id}-${process.pid}` });
     // errors are handled per connection; never let rhea throw an unhandled 'error' event
     this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));
@@ -212,6 +227,11 @@ export class AmqpConsumer {
 
   start(): void {
     this.connect();
+  }
+
+  /** Later messages run this copy of the route (same id and source config, newly compiled). */
+  retarget(route: CompiledRoute): void {
+    this.route = route;
   }
 
   private connect(): void {

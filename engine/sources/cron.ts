@@ -1,5 +1,6 @@
 // from: cron — runs the route on a schedule (node-cron syntax, seconds optional), e.g. the
-// sandbox's demo traffic. A run still in progress is not started twice.
+// sandbox's demo traffic. A run still in progress is not started twice. The handle stops the
+// schedule (at close, or when a reload changes the route).
 
 import cron from 'node-cron';
 import { randomUUID } from 'node:crypto';
@@ -18,9 +19,9 @@ export default defineSource<CronConfig>({
     required: ['schedule'],
     properties: {
       schedule: { type: 'string', description: 'cron expression, e.g. "*/30 * * * * *" (every 30 s)' },
-      timezone: { type: 'string' },
+      timezone: { type: 'string', description: 'IANA time zone the schedule is read in, e.g. Europe/Amsterdam (default: the process time zone)' },
       body: { description: 'body of each run' },
-      enabled: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], default: true },
+      enabled: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], default: true, description: 'false: the route loads but never runs (e.g. switched off per environment from values)' },
     },
   },
   compile(cfg, ctx) {
@@ -32,18 +33,23 @@ export default defineSource<CronConfig>({
     if (cfg.enabled === false || cfg.enabled === 'false') return;
     const { logger, metrics } = host.services;
     let running = false;
+    let current = route;
     const task = cron.schedule(cfg.schedule, async () => {
       if (running) return;
       running = true;
+      const r = current;
       const correlationId = randomUUID();
-      const ex = createExchange({ routeId: route.id, correlationId, body: structuredClone(cfg.body), log: logger.child({ route: route.id, correlationId }) });
+      const ex = createExchange({ routeId: r.id, correlationId, body: structuredClone(cfg.body), log: logger.child({ route: r.id, correlationId }) });
       try {
-        const out = await runRoute(route, ex, metrics);
-        metrics.requests.inc({ route: route.id, status: String(out.error ? out.error.status : ex.status) });
+        const out = await runRoute(r, ex, metrics);
+        metrics.requests.inc({ route: r.id, status: String(out.error ? out.error.status : ex.status) });
       } finally {
         running = false;
       }
     }, { timezone: cfg.timezone });
-    host.services.onClose(() => { task.stop(); });
+    return {
+      stop: () => { task.stop(); },
+      retarget: (r) => { current = r; },
+    };
   },
 });

@@ -22,18 +22,19 @@ export default defineStep<ChoiceConfig>({
       when: {
         type: 'array',
         minItems: 1,
+        description: 'branches, tried in order; the first whose condition is truthy runs',
         items: {
           type: 'object',
           additionalProperties: false,
           required: ['condition', 'steps'],
           properties: {
             condition: { type: 'string', description: 'JSONata; truthy selects the branch' },
-            steps: stepsRef,
-            stop: { type: 'boolean', description: 'end the route after this branch' },
+            steps: { ...stepsRef, description: 'run when the condition is truthy' },
+            stop: { type: 'boolean', default: false, description: 'end the route after this branch: the exchange answers with what it has' },
           },
         },
       },
-      otherwise: stepsRef,
+      otherwise: { ...stepsRef, description: 'run when no condition is truthy (nothing when absent)' },
     },
   },
   compile(cfg, ctx) {

@@ -21,8 +21,8 @@ export default defineStep<DedupeConfig>({
     properties: {
       key: { type: 'string', description: 'JSONata giving the deduplication key' },
       ttl: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 86400, description: 'seconds a processed key is remembered' },
-      'max-keys': { type: 'integer', minimum: 1, default: 100000 },
-      reply: { description: 'body answered for a duplicate (default {"status": "duplicate"})' },
+      'max-keys': { type: 'integer', minimum: 1, default: 100000, description: 'most keys this step remembers; past it, the oldest are forgotten first' },
+      reply: { default: { status: 'duplicate' }, description: 'body answered for a duplicate' },
     },
   },
   compile(cfg, ctx) {

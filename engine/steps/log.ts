@@ -15,9 +15,9 @@ export default defineStep<LogConfig>({
     additionalProperties: false,
     required: ['message'],
     properties: {
-      level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info' },
-      message: { type: 'string' },
-      fields: { type: 'string', description: 'JSONata' },
+      level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info', description: 'log level of the line' },
+      message: { type: 'string', description: 'literal text of the log line (not an expression)' },
+      fields: { type: 'string', description: 'JSONata giving an object of extra fields; evaluated only when the level is enabled' },
     },
   },
   compile(cfg, ctx) {

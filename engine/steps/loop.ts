@@ -26,7 +26,7 @@ export default defineStep<LoopConfig>({
     required: ['while', 'steps'],
     properties: {
       while: { type: 'string', description: 'JSONata checked before each pass; vars.iteration is the number of passes done (0 before the first)' },
-      steps: { type: 'array', items: { $ref: '#/$defs/step' } },
+      steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run on the same exchange in each pass' },
       'max-iterations': {
         anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9]\\d*$' }],
         default: 100,

@@ -17,8 +17,8 @@ export default defineStep<SetConfig>({
     type: 'object',
     additionalProperties: false,
     properties: {
-      values: { type: 'object', propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target: JSONata' },
-      'response-headers': { type: 'object', additionalProperties: { type: 'string' }, description: 'header name: JSONata' },
+      values: { type: 'object', propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target (body, status or vars.<name>): JSONata giving its new value' },
+      'response-headers': { type: 'object', additionalProperties: { type: 'string' }, description: 'header name: JSONata giving the value of that header in the answer' },
     },
   },
   compile(cfg, ctx) {

@@ -4,6 +4,9 @@
 import { parseStatuses, type RetrySettings } from '../runtime/retry.ts';
 import type { Timeouts } from '../runtime/http-client.ts';
 
+/** On a to-http config merged from a client profile: the properties its base-url came from (for messages). */
+export const BASE_URL_PROPERTIES = Symbol('base-url properties');
+
 const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
 const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
 
@@ -11,7 +14,12 @@ export const timeoutsSchema = {
   type: 'object',
   additionalProperties: false,
   description: 'milliseconds',
-  properties: { connect: num, request: num, response: num, socket: num },
+  properties: {
+    connect: { ...num, default: 5000, description: 'TCP/TLS connect, ms (http.client.connect.timeout)' },
+    request: { ...num, default: 10000, description: 'leasing a pooled connection and sending the request, ms (http.client.request.timeout)' },
+    response: { ...num, default: 15000, description: 'from the start of the call until the response headers arrive, ms (http.client.response.timeout)' },
+    socket: { ...num, default: 10000, description: 'idle time between chunks of the body, ms (http.client.socket.timeout)' },
+  },
 };
 
 export const retrySchema = {
@@ -19,12 +27,12 @@ export const retrySchema = {
   additionalProperties: false,
   description: 'retry on connection failure and the listed statuses, with exponential backoff',
   properties: {
-    enabled: bool,
-    'max-retries': num,
-    delay: num,
-    multiplier: num,
-    statuses: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'integer' } }, { type: 'integer' }] },
-    'max-delay': num,
+    enabled: { ...bool, default: false, description: 'retry at all (retryFlag)' },
+    'max-retries': { ...num, default: 0, description: 'retries after the first attempt (maximumRedeliveries, redelivery.maximumRetries)' },
+    delay: { ...num, default: 200, description: 'pause before the first retry, ms (redeliveryDelay, redelivery.delay)' },
+    multiplier: { ...num, default: 2, description: 'factor between one pause and the next (backOffMultiplier)' },
+    statuses: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'integer' } }, { type: 'integer' }], description: 'HTTP statuses retried besides connection failures: a list or "429,502,503" (retryStatuses); none by default' },
+    'max-delay': { ...num, description: 'longest pause, ms (no limit by default)' },
   },
 };
 

@@ -18,7 +18,7 @@ export default defineStep<SplitConfig>({
     required: ['items', 'steps'],
     properties: {
       items: { type: 'string', description: 'JSONata giving the list' },
-      steps: { type: 'array', items: { $ref: '#/$defs/step' } },
+      steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run once per item, with the item as body; the body they leave is the result' },
       into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the list of results goes' },
       parallel: { type: 'integer', minimum: 1, default: 1, description: 'items processed at once' },
     },

@@ -17,7 +17,7 @@ export default defineStep<ToDirectConfig>({
     properties: {
       route: { type: 'string', description: 'id of the route to call' },
       body: { type: 'string', description: 'JSONata for the body sent (default: the body)' },
-      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body' },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the answer of the called route goes: body, status or vars.<name>' },
     },
   },
   compile(cfg, ctx) {

@@ -68,7 +68,7 @@ export default defineStep<ToEventHubConfig>({
       data: { type: 'string', description: 'JSONata for the event data (default: the body)' },
       timeouts: timeoutsSchema,
       retry: retrySchema,
-      into: { type: 'string', pattern: TARGET_PATTERN, description: 'where to keep the published event (default: not kept)' },
+      into: { type: 'string', pattern: TARGET_PATTERN, description: 'where to keep the published event: body, status or vars.<name> (default: not kept)' },
     },
   },
   compile(cfg, ctx) {

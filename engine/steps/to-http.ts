@@ -1,5 +1,6 @@
 // to-http: calls a vendor over HTTP (undici, pooled keep-alive) with timeouts, retries from
-// values and a safe URL template. The vendor's answer goes to the body (or `into`); an error
+// values and a safe URL template. A step usually names a client profile (`client:`, merged in by
+// the loader: engine/dsl/clients.ts) and gives only its path and what differs. The vendor's answer goes to the body (or `into`); an error
 // status becomes a `vendor` PlatformError that on-exception maps to a platform code, with the
 // vendor's text masked (credentials) and bounded before any template or log line sees it.
 
@@ -9,17 +10,19 @@ import { PlatformError } from '../runtime/errors.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
-import { httpCall, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
+import { httpCall, redirectUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
 import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
-import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
 
 interface ToHttpConfig {
   name?: string;
+  /** the profile this config was merged from; `url` is then its base-url + the step's path */
+  client?: string;
   method?: Dispatcher.HttpMethod;
-  url: string;
+  url?: string;
   'path-params'?: Record<string, string>;
   query?: Record<string, string>;
   headers?: Record<string, string>;
@@ -75,11 +78,12 @@ export default defineStep<ToHttpConfig>({
   schema: {
     type: 'object',
     additionalProperties: false,
-    required: ['url'],
     properties: {
-      name: { type: 'string', description: 'name of the target in logs and metrics (default: the host)' },
-      method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET' },
-      url: { type: 'string', description: 'absolute URL; `{name}` path parameters are filled from path-params, URL-encoded' },
+      client: { type: 'string', description: 'HTTP client profile (clients.yaml of the route folder) giving base-url, timeouts, retry, proxy, headers and pool size; the keys of the step override or add to it' },
+      name: { type: 'string', description: 'name of the target in logs, metrics and route test stubs (default: the client, else the host)' },
+      method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET', description: 'HTTP method of the call' },
+      path: { type: 'string', description: "with a client: appended to its base-url, e.g. \"{{hubvendor.paymentOrders.apiUri}}\"; `{name}` parameters are filled from path-params, URL-encoded" },
+      url: { type: 'string', description: 'without a client: the absolute URL; `{name}` path parameters are filled from path-params, URL-encoded' },
       'path-params': { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata' },
       query: { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata (undefined leaves it out)' },
       headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata' },
@@ -89,10 +93,10 @@ export default defineStep<ToHttpConfig>({
       timeouts: timeoutsSchema,
       retry: retrySchema,
       'idempotency-key': { type: 'string', description: 'JSONata giving a key the vendor deduplicates on; makes a POST safe to retry' },
-      'idempotency-header': { type: 'string', default: 'Idempotency-Key' },
+      'idempotency-header': { type: 'string', default: 'Idempotency-Key', description: 'header that carries the idempotency-key value' },
       proxy: { type: 'boolean', default: false, description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
       connections: { type: 'integer', minimum: 1, default: 200, description: 'pool size per vendor origin (connectionsPerRoute)' },
-      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body' },
+      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the vendor answer goes: body, status or vars.<name>' },
       'accept-statuses': { type: 'array', items: { type: 'integer' }, description: 'non-2xx statuses treated as an answer, not an error' },
       'error-code': { type: 'string', description: 'JSONata over the vendor error body giving the vendor code' },
       'already-done': {
@@ -111,25 +115,28 @@ export default defineStep<ToHttpConfig>({
   },
   compile(cfg, ctx) {
     const method = cfg.method ?? 'GET';
-    const template = compileUrlTemplate(cfg.url);
-    const lenient = cfg.url.includes('<unresolved:');
+    const cfgUrl: string = cfg.url ?? ctx.fail("to-http needs 'client' (a profile of clients.yaml) with a 'path', or an absolute 'url'");
+    // with a client the URL is the profile's base-url + the step's path: problems point at the path
+    const urlKey = cfg.client !== undefined ? 'path' : 'url';
+    const template = compileUrlTemplate(cfgUrl);
+    const lenient = cfgUrl.includes('<unresolved:');
     if (!lenient) {
       try {
-        const u = new URL(template.names.length ? cfg.url.replace(/\{[^}]+\}/g, 'x') : cfg.url);
-        if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.fail(`url must be http or https, got '${u.protocol}'`, ['url']);
+        const u = new URL(template.names.length ? cfgUrl.replace(/\{[^}]+\}/g, 'x') : cfgUrl);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.fail(`url must be http or https, got '${u.protocol}'`, [urlKey]);
       } catch (e) {
         if (e instanceof PlatformError || (e as Error).name === 'ConfigError') throw e;
-        ctx.fail(`url is not an absolute URL: '${cfg.url}'`, ['url']);
+        ctx.fail(`url is not an absolute URL: '${cfgUrl}'`, [urlKey]);
       }
     }
     const pathParams = cfg['path-params'] ?? {};
-    const props = ctx.propertiesAt(['url']);
+    const props = [...((cfg as { [BASE_URL_PROPERTIES]?: string[] })[BASE_URL_PROPERTIES] ?? []), ...ctx.propertiesAt([urlKey])];
     const propNote = props.length ? ` (from ${props.map((p) => `'${p}'`).join(' + ')})` : '';
     for (const n of template.names) {
-      if (!(n in pathParams)) ctx.fail(`url template has {${n}} but path-params gives no '${n}'${propNote}`, ['url']);
+      if (!(n in pathParams)) ctx.fail(`url template has {${n}} but path-params gives no '${n}'${propNote}`, [urlKey]);
     }
     for (const n of Object.keys(pathParams)) {
-      if (!template.names.includes(n)) ctx.fail(`url template '${cfg.url}'${propNote} lacks the placeholder {${n}}`, ['url']);
+      if (!template.names.includes(n)) ctx.fail(`url template '${cfgUrl}'${propNote} lacks the placeholder {${n}}`, [urlKey]);
     }
     const pp: Pairs = Object.entries(pathParams).map(([k, e]) => [k, ctx.expr(e, ['path-params', k])]);
     const qp: Pairs = Object.entries(cfg.query ?? {}).map(([k, e]) => [k, ctx.expr(e, ['query', k])]);
@@ -148,7 +155,8 @@ export default defineStep<ToHttpConfig>({
     const idempotent = method !== 'POST' && method !== 'PATCH' ? true : !!idemExpr;
     const policy = retryPolicy(retry, idempotent);
     const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: cfg.connections ?? 200, connectTimeout: timeouts.connect, proxy: cfg.proxy === true });
-    const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfg.url));
+    const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfgUrl));
+    const clients = ctx.services.http;
     const set = compileTarget(cfg.into);
     const tm = ctx.services.metrics.target(ctx.route.id, target);
     // secrets known at load time (secret environmental keys of the values file, secret static
@@ -237,6 +245,7 @@ export default defineStep<ToHttpConfig>({
       }
       const qs = queryString(query);
       if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+      if (clients.redirect) url = redirectUrl(url, target, clients.redirect);
       const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
       for (const [k, v] of fixed) h[k] = v;
       for (const name of forward) {

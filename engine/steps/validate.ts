@@ -101,23 +101,23 @@ export default defineStep<ValidateConfig>({
     additionalProperties: false,
     properties: {
       schema: { description: 'JSON Schema file (relative to the project) or an inline schema', anyOf: [{ type: 'string' }, { type: 'object' }] },
-      target: { enum: ['body', 'query', 'params', 'headers'], default: 'body' },
+      target: { enum: ['body', 'query', 'params', 'headers'], default: 'body', description: 'the part of the exchange checked' },
       rules: {
         type: 'array',
-        description: 'checks run after the schema passed',
+        description: 'checks run after the schema passed, in order; every failing rule adds to errors[]',
         items: {
           type: 'object',
           additionalProperties: false,
           properties: {
-            assert: { type: 'string', description: 'JSONata; falsy means the rule failed' },
-            errors: { type: 'string', description: 'JSONata returning a list of {field, message, index?}' },
-            field: { type: 'string' },
-            message: { type: 'string' },
+            assert: { type: 'string', description: 'JSONata; falsy means the rule failed (needs field and message)' },
+            errors: { type: 'string', description: 'JSONata returning a list of {field, message, index?} (none: the rule passed); field and message are the defaults of each entry' },
+            field: { type: 'string', description: 'the field at fault, as named in errors[].field (e.g. debtorAccount.iban)' },
+            message: { type: 'string', description: 'what is wrong with it, e.g. "must be a valid IBAN"' },
           },
         },
       },
       code: { type: 'string', description: 'platform code of the problem', default: 'GC025' },
-      status: { type: 'integer', minimum: 400, maximum: 499, default: 400 },
+      status: { type: 'integer', minimum: 400, maximum: 499, default: 400, description: 'HTTP status of the problem' },
     },
   },
   compile(cfg, ctx) {

@@ -19,7 +19,7 @@ export default defineStep<VerifyConfig>({
       secret: { type: 'string', description: 'shared secret (an environmental key), whsec_<base64> or text' },
       'previous-secret': { type: 'string', description: 'also accepted during a rotation' },
       tolerance: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 300, description: 'seconds a timestamp may be off' },
-      code: { type: 'string', default: 'GC002' },
+      code: { type: 'string', default: 'GC002', description: 'platform code of the 401 problem' },
     },
   },
   compile(cfg, ctx) {

@@ -1,0 +1,258 @@
+// HTTP client profiles: a vendor's client (base URL, timeouts, retry, proxy, forwarded and static
+// headers, pool size) is said once in a `clients:` document of the connector's route folder
+// (routes/<connector>/clients.yaml) and named by `to-http` steps (`client: hubvendor`), which add
+// only what differs. The loader merges the profile into the step before it compiles, so to-http
+// compiles exactly what it would have compiled from a step that spelt everything out.
+
+import { dirname, sep } from 'node:path';
+import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
+import { checkConfig } from './config-check.ts';
+import { ConfigError, didYouMean, type Diagnostic } from './diagnostics.ts';
+import { resolvePlaceholders } from '../config/placeholders.ts';
+import { compileExpression } from '../runtime/expressions.ts';
+import { retrySchema, timeoutsSchema, checkedRetrySettings, BASE_URL_PROPERTIES } from '../steps/shared-schemas.ts';
+import type { PlaceholderUse } from '../config/placeholders.ts';
+import type { ValuesSet, ValuesFile } from '../config/values.ts';
+
+/** The keys a profile may set; a step's own value of the same key wins (maps merge, lists join). */
+export const CLIENT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'an HTTP client profile: what every call to one vendor shares',
+  properties: {
+    description: { type: 'string' },
+    extends: { type: 'string', description: 'another client of the same folder whose settings this one starts from' },
+    'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{hubvendor.baseUrl}}"' },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata, sent on every call' },
+    'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value (secrets go here); empty values are left out' },
+    'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },
+    timeouts: timeoutsSchema,
+    retry: retrySchema,
+    proxy: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
+    connections: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]*$' }], description: 'pool size per vendor origin (connectionsPerRoute)' },
+    'idempotency-header': { type: 'string', description: 'header carrying the idempotency-key of the steps' },
+  },
+};
+
+/** A `clients:` document: profiles by name, their placeholders resolved from `values`. */
+export const CLIENTS_DOC_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'HTTP clients',
+  description: 'HTTP client profiles of one connector, named by the to-http steps of the routes in this folder (`client: <name>`).',
+  type: 'object',
+  additionalProperties: false,
+  required: ['clients'],
+  properties: {
+    values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2' },
+    clients: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z0-9][a-z0-9-]*$' },
+      additionalProperties: CLIENT_SCHEMA,
+    },
+  },
+};
+
+type Settings = Record<string, any>;
+
+interface Profile {
+  name: string;
+  dir: string;
+  src: YamlSource;
+  /** settings with `extends` applied (filled by `link`) */
+  settings: Settings;
+  own: Settings;
+  used: boolean;
+}
+
+const MAPS = ['headers', 'static-headers'];
+const OBJECTS = ['timeouts', 'retry'];
+
+/** `over` on top of `base`: header maps merge by lower-cased name, timeouts and retry by key, forwarded headers join. */
+export function mergeSettings(base: Settings, over: Settings): Settings {
+  const out: Settings = { ...base, ...over };
+  for (const k of MAPS) {
+    if (!base[k] || !over[k]) continue;
+    const names = new Set(Object.keys(over[k]).map((h) => h.toLowerCase()));
+    out[k] = { ...Object.fromEntries(Object.entries(base[k]).filter(([h]) => !names.has(h.toLowerCase()))), ...over[k] };
+  }
+  for (const k of OBJECTS) if (base[k] && over[k]) out[k] = { ...base[k], ...over[k] };
+  if (base['forward-headers'] && over['forward-headers']) {
+    out['forward-headers'] = [...new Set([...base['forward-headers'], ...over['forward-headers']].map((h: string) => h.toLowerCase()))];
+  }
+  return out;
+}
+
+/** `path` appended to the base URL with exactly one '/' between them. */
+export function joinUrl(base: string, path: string): string {
+  if (!path) return base;
+  if (path.startsWith('?')) return base + path;
+  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+}
+
+export class ClientRegistry {
+  private profiles: Profile[] = [];
+  /** clients files named on the command line (not only found beside a route): their unused profiles are reported */
+  private reported = new Set<string>();
+
+  /** Loads one `clients:` document; `explicit` when the file was among the paths given. */
+  load(src: YamlSource, valuesSet: ValuesSet, explicit = true): Diagnostic[] {
+    const raw = src.value as Record<string, unknown>;
+    let values: ValuesFile | undefined;
+    if (typeof raw.values === 'string') {
+      values = valuesSet.find(raw.values);
+      if (!values) {
+        const s = didYouMean(raw.values, valuesSet.names());
+        return [diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`)];
+      }
+    }
+    // checked as routes are: after placeholders took the values' typed values
+    const uses: PlaceholderUse[] = [];
+    const resolved = resolvePlaceholders(raw, values, src, uses);
+    if (resolved.diagnostics.length) return resolved.diagnostics;
+    const doc = resolved.value as { clients: Record<string, Settings> };
+    const diags = checkConfig(doc, CLIENTS_DOC_SCHEMA, src, [], 'clients file');
+    if (diags.length) return diags;
+    const dir = dirname(src.file);
+    if (explicit) this.reported.add(src.file);
+    for (const [name, settings] of Object.entries(doc.clients)) {
+      const own = settings ?? {};
+      const d = checkProfile(own, src, ['clients', name]);
+      diags.push(...d);
+      const dup = this.profiles.find((p) => p.dir === dir && p.name === name);
+      if (dup) { diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true)); continue; }
+      const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url').map((u) => u.key);
+      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false });
+    }
+    return diags;
+  }
+
+  /** Applies `extends` once every clients file is loaded. */
+  link(): Diagnostic[] {
+    const diags: Diagnostic[] = [];
+    const done = new Map<Profile, Settings>();
+    const settle = (p: Profile, chain: Profile[]): Settings => {
+      const known = done.get(p);
+      if (known) return known;
+      let s = p.own;
+      if (p.own.extends !== undefined) {
+        const at = ['clients', p.name, 'extends'];
+        const parent = this.visible(p.dir).get(String(p.own.extends));
+        if (!parent) diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), this.visible(p.dir).keys())}`));
+        else if (chain.includes(parent)) diags.push(diagAt(p.src, at, `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`));
+        else {
+          parent.used = true;
+          s = mergeSettings(settle(parent, [...chain, p]), p.own);
+        }
+      }
+      const { extends: _, description: __, ...rest } = s;
+      // a symbol key: not copied by the rest pattern above in every engine, so said explicitly
+      if (s[BASE_URL_PROPERTIES as any]) (rest as any)[BASE_URL_PROPERTIES] = s[BASE_URL_PROPERTIES as any];
+      done.set(p, rest);
+      return rest;
+    };
+    for (const p of this.profiles) p.settings = settle(p, [p]);
+    return diags;
+  }
+
+  /** The profiles a route file sees: those of its folder and the folders above, the nearest first. */
+  private visible(dir: string): Map<string, Profile> {
+    const out = new Map<string, Profile>();
+    for (const p of this.profiles) {
+      if (dir !== p.dir && !dir.startsWith(p.dir + sep) && !dir.startsWith(p.dir + '/')) continue;
+      const prev = out.get(p.name);
+      if (!prev || p.dir.length > prev.dir.length) out.set(p.name, p);
+    }
+    return out;
+  }
+
+  /** Marks a profile as used by a route (also when that route fails to compile for another reason). */
+  markUsed(routeFile: string, name: string): void {
+    const p = this.visible(dirname(routeFile)).get(name);
+    if (p) p.used = true;
+  }
+
+  /**
+   * The step config a to-http step compiles from: its profile's settings under its own, `path`
+   * appended to the profile's base URL, the client's name as the target name unless the step
+   * names one. Throws a ConfigError at the offending key of the step.
+   */
+  expand(cfg: Settings, routeFile: string): Settings {
+    if (cfg.client === undefined) {
+      if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of clients.yaml), or give the whole 'url'", ['path']);
+      return cfg;
+    }
+    if (cfg.url !== undefined) throw new ConfigError("a step with a client gives 'path' (appended to the client's base-url), not 'url'", ['url']);
+    const scope = this.visible(dirname(routeFile));
+    const p = scope.get(cfg.client);
+    if (!p) {
+      const where = scope.size ? `clients here: ${[...scope.keys()].join(', ')}` : 'no clients file (clients: ...) in this folder or above';
+      const s = didYouMean(cfg.client, scope.keys());
+      throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
+    }
+    p.used = true;
+    const { path, ...step } = cfg;
+    const merged = mergeSettings(p.settings, step);
+    delete merged['base-url'];
+    if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
+    merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
+    merged.name = cfg.name ?? p.name;
+    if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
+    return merged;
+  }
+
+  /** One diagnostic per profile no route (nor other profile) uses, in clients files named on the command line. */
+  unused(): Diagnostic[] {
+    return this.profiles
+      .filter((p) => !p.used && this.reported.has(p.src.file))
+      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], `client '${p.name}' is not used by any route: remove it or name it in a to-http step (client: ${p.name})`, true), severity: 'warning' as const }));
+  }
+}
+
+function hint(word: string, names: Iterable<string>): string {
+  const s = didYouMean(word, names);
+  return s ? `; did you mean '${s}'?` : '';
+}
+
+/** Checks what the step would otherwise check late (and at the step's line): expressions, retry statuses, the URL. */
+function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  for (const [h, e] of Object.entries((s.headers ?? {}) as Record<string, string>)) {
+    try { compileExpression(e); } catch (err) {
+      if (err instanceof ConfigError) diags.push(diagAt(src, [...at, 'headers', h], err.message));
+      else throw err;
+    }
+  }
+  try {
+    checkedRetrySettings(s.retry, (m, path) => { throw new ConfigError(m, path); });
+  } catch (err) {
+    if (err instanceof ConfigError) diags.push(diagAt(src, [...at, ...err.path], err.message));
+    else throw err;
+  }
+  const base = s['base-url'];
+  if (typeof base === 'string' && !base.includes('<unresolved:')) {
+    let ok = false;
+    try { ok = /^https?:$/.test(new URL(base).protocol); } catch { /* reported below */ }
+    if (!ok) diags.push(diagAt(src, [...at, 'base-url'], `base-url must be an absolute http or https URL, got '${base}'`));
+  }
+  return diags;
+}
+
+const PLACEHOLDER_STRING = { type: 'string', pattern: '\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\}' };
+
+/** Accepts a `{{placeholder}}` string wherever a literal number or boolean is typed (editors see the file unresolved). */
+function withPlaceholders(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(withPlaceholders);
+  if (!s || typeof s !== 'object') return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'pattern' ? v : withPlaceholders(v);
+  const o = s as Record<string, unknown>;
+  const literal = (t: unknown) => t === 'number' || t === 'integer' || t === 'boolean';
+  const typed = literal(o.type) || (Array.isArray(o.type) && o.type.some(literal) && !o.type.includes('string')) || Array.isArray(o.anyOf) || Array.isArray(o.enum);
+  if (typed && o.type !== 'object' && o.type !== 'array') return { anyOf: [out, PLACEHOLDER_STRING] };
+  return out;
+}
+
+/** The editor schema of clients files (schemas/clients.schema.json). */
+export function clientsJsonSchema(): Record<string, unknown> {
+  return { ...(withPlaceholders(CLIENTS_DOC_SCHEMA) as Record<string, unknown>), $id: 'urn:engine:clients' };
+}

@@ -1,0 +1,44 @@
+// Route test files live in the route folders; this document handler makes the route loader
+// check them (lint: file:line:col with did-you-mean) instead of compiling them as routes.
+
+import type { DocumentHandler } from '../dsl/route-loader.ts';
+import type { EngineExtension } from '../engine.ts';
+import type { Diagnostic } from '../dsl/diagnostics.ts';
+import { checkConfig } from '../dsl/config-check.ts';
+import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
+import { compileExpression } from '../runtime/expressions.ts';
+import { ROUTE_TEST_SCHEMA, INPUT_KINDS, type TestFile } from './schema.ts';
+
+/** Structure and meaning of one parsed test file; empty when it can run. */
+export function checkTestFile(src: YamlSource): Diagnostic[] {
+  const d = checkConfig(src.value, ROUTE_TEST_SCHEMA, src, [], 'route test file');
+  if (d.length) return d;
+  const file = src.value as TestFile;
+  const names = new Map<string, number>();
+  file.tests.forEach((c, i) => {
+    const inputs = INPUT_KINDS.filter((k) => c[k] !== undefined);
+    if (inputs.length !== 1) {
+      d.push(diagAt(src, ['tests', i], `test '${c.name}' needs exactly one input: ${INPUT_KINDS.join(', ')}${inputs.length ? ` (has ${inputs.join(' and ')})` : ''}`));
+    }
+    if (names.has(c.name)) d.push(diagAt(src, ['tests', i, 'name'], `duplicate test name '${c.name}' (also test ${names.get(c.name)! + 1})`));
+    names.set(c.name, i);
+    (c.expect.assert ?? []).forEach((a, j) => {
+      try { compileExpression(a, []); } catch (e) {
+        d.push(diagAt(src, ['tests', i, 'expect', 'assert', j], `assert: ${(e as Error).message}`));
+      }
+    });
+    if (c.expect.outcome && !c.message) d.push(diagAt(src, ['tests', i, 'expect', 'outcome'], 'outcome is how a message settles: the case needs a `message` input'));
+    if (c.request?.sign && !c.request.sign.key === !c.request.sign.secret) d.push(diagAt(src, ['tests', i, 'request', 'sign'], 'sign needs one of key (an environmental key) or secret'));
+  });
+  return d;
+}
+
+/** The `tests:` document kind, for the route loader. */
+export function routeTestDocuments(): DocumentHandler {
+  return { key: 'tests', load: (src) => checkTestFile(src) };
+}
+
+/** Registers the document kind with an engine run or lint (the CLI adds it to every command). */
+export function routeTestsExtension(): EngineExtension {
+  return { name: 'route-tests', documents: () => [routeTestDocuments()] };
+}

@@ -1,0 +1,211 @@
+// `engine test`: finds route test files, starts one engine per file (per distinct environment and
+// --set within it) on an ephemeral 127.0.0.1 port with stub vendors behind the HttpClients
+// redirect, runs the cases in order and reports each with the file:line of what failed.
+
+import { dirname, relative, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { startEngine, type EngineExtension, type RunningEngine } from '../engine.ts';
+import { findYamlFiles } from '../dsl/route-loader.ts';
+import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
+import { parseYamlFile, locate, type YamlSource } from '../dsl/yaml-source.ts';
+import type { HttpClients } from '../runtime/http-client.ts';
+import { createLogger } from '../runtime/logger.ts';
+import type { ValuesSet } from '../config/values.ts';
+import { checkTestFile, routeTestsExtension } from './documents.ts';
+import { StubSet } from './stubs.ts';
+import { runInput, InputError } from './case-input.ts';
+import { checkExpectations, type Failure } from './expectations.ts';
+import type { Answer, Scalar, TestCase, TestFile } from './schema.ts';
+
+export interface RunOptions {
+  /** test files or folders to search (default: routes) */
+  paths: string[];
+  root?: string;
+  valuesDir?: string;
+  secretsDir?: string;
+  /** only cases whose "file name" contains this text (or matches /regex/) */
+  filter?: string;
+  /** extensions every engine gets (the gateway) */
+  extensions?: EngineExtension[];
+  /** the embedded simulators, for files with `simulators: true` */
+  simulators?: EngineExtension;
+  /** called as each case finishes */
+  onResult?: (r: CaseResult) => void;
+}
+
+export interface ReportedFailure { file: string; line: number; col: number; message: string; diff: string[] }
+
+export interface CaseResult {
+  file: string;
+  line: number;
+  name: string;
+  ok: boolean;
+  ms: number;
+  failures: ReportedFailure[];
+}
+
+type RedirectingClients = HttpClients & { redirect?: (target: string, origin: string) => string | undefined };
+
+/** `sandbox:NAME` references of the environment and values files: what the stubs stand in for. */
+function sandboxNames(values: ValuesSet): Set<string> {
+  const names = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (typeof v === 'string' && v.startsWith('sandbox:')) names.add(v.slice(8).split('/')[0]);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) visit(x);
+  };
+  visit(values.environment.keys);
+  visit(values.environment.properties);
+  for (const f of values.files.values()) for (const p of f.props.values()) visit(p.value);
+  return names;
+}
+
+/** A port nothing listens on: message sources (AMQP) fail to connect at once and stay quiet. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((ok) => s.close(() => ok()));
+  return port;
+}
+
+function stubsExtension(stubs: StubSet, simulators: boolean): EngineExtension {
+  return {
+    name: 'route-test-stubs',
+    async prepare({ values, services, lintOnly }) {
+      if (lintOnly) return;
+      (services.http as RedirectingClients).redirect = stubs.redirect(simulators);
+      if (simulators) return { sandboxUrls: { eventhub: stubs.eventhub.origin } };
+      const urls: Record<string, string> = {};
+      const amqp = `amqp://127.0.0.1:${await closedPort()}`;
+      for (const n of sandboxNames(values)) urls[n] = n === 'eventhub' ? stubs.eventhub.origin : n === 'amqp' ? amqp : stubs.fallbackOrigin;
+      return { sandboxUrls: urls };
+    },
+  };
+}
+
+const list = (a: Answer | Answer[] | undefined): Answer[] | undefined => (a === undefined ? undefined : Array.isArray(a) ? a : [a]);
+
+function targetsOf(file: TestFile, cases: TestCase[]): Set<string> {
+  const t = new Set(Object.keys(file.stubs ?? {}));
+  for (const c of cases) {
+    for (const k of Object.keys(c.stubs ?? {})) t.add(k);
+    for (const k of Object.keys(c.expect.calls ?? {})) t.add(k);
+  }
+  return t;
+}
+
+function matcher(filter: string | undefined): (name: string) => boolean {
+  if (!filter) return () => true;
+  const re = /^\/(.+)\/([a-z]*)$/.exec(filter);
+  if (re) { const r = new RegExp(re[1], re[2]); return (n) => r.test(n); }
+  const f = filter.toLowerCase();
+  return (n) => n.toLowerCase().includes(f);
+}
+
+/** Captured log lines (JSON text), for logs-absent. */
+class LogSink extends Writable {
+  lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void): void { this.lines.push(chunk.toString('utf8')); done(); }
+}
+
+interface Group { key: string; environment: string; set: Record<string, string>; cases: [number, TestCase][] }
+
+function groups(file: TestFile, cases: [number, TestCase][]): Group[] {
+  const out = new Map<string, Group>();
+  for (const [i, c] of cases) {
+    const environment = c.environment ?? file.environment ?? 'sandbox';
+    const set: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...file.set, ...c.set } as Record<string, Scalar>)) set[k] = String(v);
+    const key = JSON.stringify([environment, set]);
+    let g = out.get(key);
+    if (!g) out.set(key, (g = { key, environment, set, cases: [] }));
+    g.cases.push([i, c]);
+  }
+  return [...out.values()];
+}
+
+export function findTestFiles(paths: string[]): string[] {
+  return findYamlFiles(paths).filter((f) => /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f));
+}
+
+async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOptions, report: (r: CaseResult) => void): Promise<void> {
+  const root = resolve(opts.root ?? process.cwd());
+  const where = (path: (string | number)[]) => ({ file: src.file, ...locate(src, path) });
+  const logs = new LogSink();
+  const wantsLogs = g.cases.some(([, c]) => c.expect['logs-absent']?.length);
+  const stubs = await StubSet.start(targetsOf(file, g.cases.map(([, c]) => c)));
+  const simulators = !!file.simulators && !!opts.simulators;
+  const extensions = [...(simulators ? [opts.simulators!] : []), stubsExtension(stubs, simulators), ...(opts.extensions ?? [])];
+  if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
+  const routes = file.routes ?? [relative(root, dirname(dirname(resolve(root, src.file))))];
+  let engine: RunningEngine;
+  try {
+    engine = await startEngine({
+      routes, root, valuesDir: opts.valuesDir, secretsDir: opts.secretsDir, env: g.environment, set: g.set,
+      port: 0, host: '127.0.0.1', sandbox: simulators, processEnv: {}, shutdownTimeoutMs: 1000, extensions,
+      logger: createLogger(wantsLogs ? 'debug' : 'silent', logs),
+    });
+  } catch (e) {
+    await stubs.close();
+    const lines = e instanceof DiagnosticError ? e.diagnostics.map(formatDiagnostic) : [(e as Error).message];
+    for (const [i, c] of g.cases) {
+      const w = where(['tests', i]);
+      report({ file: src.file, line: w.line, name: c.name, ok: false, ms: 0, failures: [{ ...w, message: 'the engine did not start', diff: lines.map((l) => `  ${l}`) }] });
+    }
+    return;
+  }
+  try {
+    for (const [i, c] of g.cases) {
+      const started = performance.now();
+      const scripts: Record<string, Answer[]> = {};
+      for (const [k, v] of Object.entries({ ...file.stubs, ...c.stubs })) scripts[k] = list(v)!;
+      stubs.reset(scripts);
+      logs.lines.length = 0;
+      let failures: Failure[];
+      try {
+        const answer = await runInput(engine, c);
+        failures = await checkExpectations(c.expect, { answer, stubs, logs: logs.lines });
+      } catch (e) {
+        failures = [{ path: [], message: e instanceof InputError ? e.message : `the case failed to run: ${(e as Error).message}`, diff: [] }];
+      }
+      const base = ['tests', i];
+      report({
+        file: src.file, line: where(base).line, name: c.name, ok: !failures.length, ms: performance.now() - started,
+        failures: failures.map((f) => ({ ...where(f.path.length ? [...base, 'expect', ...f.path] : base), message: f.message, diff: f.diff })),
+      });
+    }
+  } finally {
+    await engine.close();
+    await stubs.close();
+  }
+}
+
+/** Runs every test file under `paths`; results in file order. */
+export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
+  const root = resolve(opts.root ?? process.cwd());
+  const results: CaseResult[] = [];
+  const report = (r: CaseResult) => { results.push(r); opts.onResult?.(r); };
+  const wanted = matcher(opts.filter);
+  for (const abs of findTestFiles(opts.paths.map((p) => resolve(root, p)))) {
+    const rel = relative(process.cwd(), abs) || abs;
+    let src: YamlSource;
+    try {
+      src = parseYamlFile(rel);
+    } catch (e) {
+      if (!(e instanceof DiagnosticError)) throw e;
+      for (const d of e.diagnostics) report({ file: rel, line: d.line, name: '(file)', ok: false, ms: 0, failures: [{ ...d, diff: [] }] });
+      continue;
+    }
+    const diags = checkTestFile(src);
+    if (diags.length) {
+      report({ file: rel, line: diags[0].line, name: '(file)', ok: false, ms: 0, failures: diags.map((d) => ({ file: d.file, line: d.line, col: d.col, message: d.message, diff: [] })) });
+      continue;
+    }
+    const file = src.value as TestFile;
+    const cases = file.tests.map((c, i) => [i, c] as [number, TestCase]).filter(([, c]) => wanted(c.name) || wanted(`${rel} ${c.name}`));
+    for (const g of groups(file, cases)) await runGroup(src, file, g, opts, report);
+  }
+  return results;
+}

@@ -1,0 +1,57 @@
+// `engine eval`, run as users run it (node bin/engine.js eval ...): JSON in (stdin or a file),
+// the engine's functions bound, JSON out; a bad expression or input is a clear error, exit 1.
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpProject } from '../helpers/tmp-project.ts';
+
+function engine(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['bin/engine.js', 'eval', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (c) => { stdout += c; });
+    p.stderr.on('data', (c) => { stderr += c; });
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(stdin);
+  });
+}
+
+describe('engine eval', () => {
+  it('evaluates an expression against stdin with the engine functions bound', async () => {
+    const r = await engine(['-e', "{'iban': $ibanValid(body.iban), 'aba': $abaValid(body.aba), 'id': $stableId('x', body.iban)}"], JSON.stringify({ body: { iban: 'DE89370400440532013000', aba: '123456789' } }));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ iban: true, aba: false });
+    expect(out.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('evaluates a transforms file against an input file, wrapped as the body with --body', async () => {
+    const dir = tmpProject({ 'm.jsonata': "(\n  $total := $sum(body.items.amount);\n  { 'total': $total, 'count': $count(body.items) }\n)\n", 'in.json': '{"items":[{"amount":2},{"amount":3}]}' });
+    const r = await engine(['-f', join(dir, 'm.jsonata'), '-i', join(dir, 'in.json'), '--body', '--compact']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('{"total":5,"count":2}\n');
+  });
+
+  it('names the line and column of a syntax error in a file, exit 1', async () => {
+    const dir = tmpProject({ 'bad.jsonata': "{\n  'a': body.x +\n}\n" });
+    const r = await engine(['-f', join(dir, 'bad.jsonata')], '{}');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/bad\.jsonata:3:1 JSONata: .*\n {2}\}\n {2}\^/);
+  });
+
+  it('refuses input that is not JSON, and an evaluation error, each with exit 1', async () => {
+    const notJson = await engine(['-e', 'a'], '{"a": [1,');
+    expect(notJson.code).toBe(1);
+    expect(notJson.stderr).toMatch(/engine eval: the input stdin is not JSON/);
+    const dir = tmpProject({});
+    writeFileSync(join(dir, 'in.json'), '{"s": "x"}');
+    const failed = await engine(['-e', 's + 1', '-i', join(dir, 'in.json')]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/<expression>:1:\d+ evaluation failed: T2001/);
+  });
+});

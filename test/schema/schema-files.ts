@@ -1,0 +1,25 @@
+// The YAML documents an editor validates (shipped routes, gateway tools files, the reference's
+// examples) and the schema each names in its `# yaml-language-server: $schema=` modeline.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { findYamlFiles } from '../../engine/dsl/route-loader.ts';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+const MODELINE = /^#\s*yaml-language-server:\s*\$schema=(\S+)/m;
+
+export interface SchemaDoc {
+  /** path relative to the project */
+  file: string;
+  text: string;
+  /** absolute path of the schema the modeline names, if any */
+  schema?: string;
+}
+
+export function editorDocs(dirs = ['routes', 'docs/examples']): SchemaDoc[] {
+  return findYamlFiles(dirs.map((d) => join(ROOT, d))).map((abs) => {
+    const text = readFileSync(abs, 'utf8');
+    const m = MODELINE.exec(text);
+    return { file: relative(ROOT, abs), text, schema: m ? resolve(dirname(abs), m[1]) : undefined };
+  });
+}
