@@ -276,6 +276,8 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): E
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
   const out: ExceptionHandler[] = [];
+  // template expressions run under the same limits as the route's, and errors name where they are
+  const limits = ctx.services.settings?.expressions;
   list.forEach((h, i) => {
     const path = ['on-exception', i];
     const d = checkConfig(h, HANDLER_SCHEMA, src, path, 'on-exception handler');
@@ -285,12 +287,12 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): E
       const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
       const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
       if (td.length) throw new DiagnosticError(td);
-      try { handler.template = compileTemplate(t); } catch (e) {
+      try { handler.template = compileTemplate(t, { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].template ${h.template}` }); } catch (e) {
         if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
         throw e;
       }
     }
-    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem']);
+    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].problem` });
     if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
     out.push(handler);
   });

@@ -8,8 +8,9 @@
 // }
 
 import { PlatformError, type ErrorKind } from './errors.ts';
-import { compileExpression, isPromise, type Expression } from './expressions.ts';
+import { compileExpression, ExpressionLimitError, isPromise, type Expression, type ExpressionOptions } from './expressions.ts';
 import { ConfigError } from '../dsl/diagnostics.ts';
+import { formatPath } from '../dsl/yaml-source.ts';
 import { maskDeep, maskText } from './mask.ts';
 
 export interface Match {
@@ -118,11 +119,18 @@ function errorView(e: PlatformError): Record<string, unknown> {
   };
 }
 
-export function compileProblem(spec: ProblemSpec, where: (string | number)[]): CompiledProblem {
-  const x = (src: string | undefined, p: (string | number)[]) => {
-    if (src === undefined) return undefined;
-    try { return compileExpression(src); } catch (e: any) { throw new ConfigError(e.message, [...where, ...p]); }
-  };
+/**
+ * Compiles one expression of a template or problem with the engine's limits; `options.where` says
+ * whose it is (route, template file) and the JSON path inside is appended, so a limit error in the
+ * log points at the expression.
+ */
+function templateExpression(src: string, path: (string | number)[], options: ExpressionOptions): Expression {
+  const where = `${options.where ?? 'an error template'}, ${formatPath(path)}`;
+  try { return compileExpression(src, [], { ...options, where }); } catch (e: any) { throw new ConfigError(e.message, path); }
+}
+
+export function compileProblem(spec: ProblemSpec, where: (string | number)[], options: ExpressionOptions = {}): CompiledProblem {
+  const x = (src: string | undefined, p: (string | number)[]) => (src === undefined ? undefined : templateExpression(src, [...where, ...p], options));
   const detail = x(spec.detail, ['detail']);
   const extensions = x(spec.extensions, ['extensions']);
   const headers = Object.entries(spec.headers ?? {}).map(([h, s]) => [h, x(s, ['headers', h])!] as const);
@@ -162,20 +170,21 @@ export interface CompiledTemplate {
   map(e: PlatformError): Promise<PlatformError>;
 }
 
-export function compileTemplate(t: TemplateFile): CompiledTemplate {
-  let code: Expression | undefined;
-  if (t.vendorCode) {
-    try { code = compileExpression(t.vendorCode); } catch (e: any) { throw new ConfigError(e.message, ['vendorCode']); }
-  }
-  const rules = t.rules.map((r, i) => ({ when: r.when, problem: compileProblem(r, ['rules', i]) }));
-  const dflt = t.default ? compileProblem(t.default, ['default']) : undefined;
+/** `options`: the engine's expression limits and `where`, naming the route and the template file. */
+export function compileTemplate(t: TemplateFile, options: ExpressionOptions = {}): CompiledTemplate {
+  const code = t.vendorCode ? templateExpression(t.vendorCode, ['vendorCode'], options) : undefined;
+  const rules = t.rules.map((r, i) => ({ when: r.when, problem: compileProblem(r, ['rules', i], options) }));
+  const dflt = t.default ? compileProblem(t.default, ['default'], options) : undefined;
   return {
     async map(e) {
       if (code && e.vendorCode === undefined && e.vendorBody !== undefined) {
         try {
           const c = await ev(code, errorView(e));
           if (c !== undefined && c !== null && c !== '') e.vendorCode = String(c);
-        } catch { /* a malformed vendor body keeps no code */ }
+        } catch (err) {
+          // a malformed vendor body keeps no code; a runaway expression is the template's fault
+          if (err instanceof ExpressionLimitError) throw err;
+        }
       }
       for (const r of rules) if (matches(r.when, e)) return r.problem.apply(e);
       return dflt ? dflt.apply(e) : e;

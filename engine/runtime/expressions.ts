@@ -4,7 +4,8 @@
 // A route expression must not freeze the process: JSONata's own guardrails (its `timeout` and
 // `stack` options, checked on every node it evaluates) bound each evaluation on the fallback path,
 // and a value nested deeper than the call stack fails the evaluation instead of the process. The
-// fast path cannot recurse (it has no function values), so it is not timed.
+// fast path cannot recurse (it has no function values); its data-sized loops are timed against the
+// same `timeout` (fast-jsonata/budget.ts) and fail with the same error.
 
 import jsonata from 'jsonata';
 import { FUNCTIONS } from './functions.ts';
@@ -65,17 +66,20 @@ export function compileExpression(source: string, path: (string | number)[] = []
     throw relabel(err);
   };
 
-  const fast = compileFast(expr.ast() as any, FUNCTIONS);
+  const fast = compileFast(expr.ast() as any, FUNCTIONS, { timeout, maxDepth });
   if (fast) {
     return {
       source,
       fast: true,
       evaluate: (input, bindings) => {
+        let result: unknown;
         try {
-          return fast(input, bindings);
+          result = fast(input, bindings);
         } catch (err) {
           throw relabel(err);
         }
+        // a value the fast path hands back to JSONata: that evaluation's limit errors too
+        return isPromise(result) ? result.then(undefined, rethrow) : result;
       },
     };
   }

@@ -12,6 +12,10 @@
 // inline lambda. Not supported (falls back): regex, transforms, sort, group-by, parent `%`,
 // `@`/`#` bindings, partial application, function values, other higher-order use.
 //
+// An evaluation is bounded like JSONata's own: past `timeout` ms it fails with JSONata's timeout
+// error (D1012), the clock being read only every so many items of data-sized work
+// (fast-jsonata/budget.ts). The subset has no recursion, so `maxDepth` only applies to the fallback.
+//
 // Rare values cannot be emulated synchronously (a binding that shadows a function the expression
 // calls, a function or promise inside the data). Then the evaluation is redone by JSONata itself
 // and the returned value is a promise, which the Expression interface already allows.
@@ -24,15 +28,23 @@ export { FastJsonataError } from './fast-jsonata/errors.ts';
 
 export type FastFn = (input: unknown, bindings?: Record<string, unknown>) => unknown;
 
-export function compileFast(ast: unknown, functions: CustomFunctions): FastFn | undefined {
+/** JSONata's evaluation limits (its `timeout` and `stack` options); absent means unlimited. */
+export interface FastLimits {
+  /** ms */
+  timeout?: number;
+  /** deepest recursion of the fallback evaluation (JSONata's `stack`) */
+  maxDepth?: number;
+}
+
+export function compileFast(ast: unknown, functions: CustomFunctions, limits: FastLimits = {}): FastFn | undefined {
   let program: Program;
   try {
-    program = compileProgram(ast, functions);
+    program = compileProgram(ast, functions, limits.timeout);
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
-  const slow = lazySlowPath(ast, functions);
+  const slow = lazySlowPath(ast, functions, limits);
   const called = program.called;
   return (input, bindings) => {
     if (bindings !== undefined && shadowsAny(bindings, called)) return slow(input, bindings);
@@ -57,11 +69,12 @@ function shadowsAny(bindings: Record<string, unknown>, names: readonly string[])
  * trivial expression is created and its AST (which `ast()` returns by reference and evaluate()
  * reads) is replaced with ours. ASTs are not modified by evaluation, so sharing is safe.
  */
-function lazySlowPath(ast: unknown, functions: CustomFunctions): (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown> {
+function lazySlowPath(ast: unknown, functions: CustomFunctions, limits: FastLimits): (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown> {
   let expr: jsonata.Expression | undefined;
   return (input, bindings) => {
     if (!expr) {
-      expr = jsonata('$');
+      // the same limits as the fast evaluation it replaces (JSONata ignores undefined ones)
+      expr = jsonata('$', { timeout: limits.timeout, stack: limits.maxDepth });
       const holder = expr.ast() as unknown as Record<string, unknown>;
       for (const key of Object.keys(holder)) delete holder[key];
       Object.assign(holder, ast);

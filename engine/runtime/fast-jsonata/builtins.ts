@@ -3,6 +3,7 @@
 // not listed here makes compileFast fall back to JSONata.
 
 import { FastJsonataError, BAIL } from './errors.ts';
+import { charge } from './budget.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import { append, isFunction, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
 
@@ -106,6 +107,7 @@ function split(str: string | undefined, separator: unknown, limit?: number): str
 function keys(arg: unknown): Seq {
   let result = seq();
   if (Array.isArray(arg)) {
+    charge(arg.length);
     const merged: Record<string, boolean> = Object.create(null);
     for (const item of arg) for (const key of keys(item)) merged[key] = true;
     result = keys(merged);
@@ -147,6 +149,7 @@ function map(arr: any[] | undefined, func: HofFn): Seq | undefined {
   if (typeof arr === 'undefined') return undefined;
   const result = seq();
   for (let i = 0; i < arr.length; i++) {
+    charge();
     const res = func(...hofArgs(func, arr[i], i, arr));
     if (typeof res !== 'undefined') result.push(res);
   }
@@ -157,13 +160,22 @@ function filter(arr: any[] | undefined, func: HofFn): Seq | undefined {
   if (typeof arr === 'undefined') return undefined;
   const result = seq();
   for (let i = 0; i < arr.length; i++) {
+    charge();
     if (toBoolean(func(...hofArgs(func, arr[i], i, arr)))) result.push(arr[i]);
   }
   return result;
 }
 
 function aggregate(args: number[] | undefined, reduce: (args: number[]) => number): number | undefined {
-  return typeof args === 'undefined' || args.length === 0 ? undefined : reduce(args);
+  if (typeof args === 'undefined' || args.length === 0) return undefined;
+  charge(args.length);
+  return reduce(args);
+}
+
+/** Charges work proportional to a string or array argument (the builtins that walk one). */
+function sized<T extends { length: number } | undefined>(v: T): T {
+  if (v !== undefined) charge(v.length);
+  return v;
 }
 
 function sum(args: number[]): number {
@@ -185,23 +197,24 @@ const str = (f: (s: string) => unknown) => (a: any[]) => (typeof a[0] === 'undef
 const num = (f: (n: number) => number) => (a: any[]) => (typeof a[0] === 'undefined' ? undefined : f(a[0]));
 
 const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
-  sum: ['<a<n>:n>', (a) => (typeof a[0] === 'undefined' ? undefined : sum(a[0]))],
+  sum: ['<a<n>:n>', (a) => (typeof a[0] === 'undefined' ? undefined : sum(sized(a[0])))],
   count: ['<a:n>', (a) => (typeof a[0] === 'undefined' ? 0 : a[0].length)],
   max: ['<a<n>:n>', (a) => aggregate(a[0], (xs) => Math.max(...xs))],
   min: ['<a<n>:n>', (a) => aggregate(a[0], (xs) => Math.min(...xs))],
   average: ['<a<n>:n>', (a) => aggregate(a[0], (xs) => sum(xs) / xs.length)],
   string: ['<x-b?:s>', (a) => toJsonataString(a[0], a[1])],
-  substring: ['<s-nn?:s>', (a) => substring(a[0], a[1], a[2])],
+  substring: ['<s-nn?:s>', (a) => substring(sized(a[0]), a[1], a[2])],
   substringBefore: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(0, a[0].indexOf(a[1])) : a[0])],
   substringAfter: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(a[0].indexOf(a[1]) + a[1].length) : a[0])],
   lowercase: ['<s-:s>', str((s) => s.toLowerCase())],
   uppercase: ['<s-:s>', str((s) => s.toUpperCase())],
-  length: ['<s-:n>', str((s) => chars(s).length)],
+  length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : chars(sized(a[0])).length)],
   trim: ['<s-:s>', (a) => trim(a[0])],
-  pad: ['<s-ns?:s>', (a) => pad(a[0], a[1], a[2])],
+  // the width comes from data: charged before the padding is built
+  pad: ['<s-ns?:s>', (a) => (charge(Math.abs(a[1]) || 0), pad(a[0], a[1], a[2]))],
   contains: ['<s-(sf):b>', (a) => (typeof a[0] === 'undefined' || typeof a[1] === 'undefined' ? undefined : a[0].indexOf(a[1]) !== -1)],
-  split: ['<s-(sf)n?:a<s>>', (a) => split(a[0], a[1], a[2])],
-  join: ['<a<s>s?:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].join(typeof a[1] === 'undefined' ? '' : a[1]))],
+  split: ['<s-(sf)n?:a<s>>', (a) => sized(split(a[0], a[1], a[2]))],
+  join: ['<a<s>s?:s>', (a) => (typeof a[0] === 'undefined' ? undefined : sized(a[0]).join(typeof a[1] === 'undefined' ? '' : a[1]))],
   number: ['<(nsb)-:n>', (a) => toNumber(a[0])],
   floor: ['<n-:n>', num(Math.floor)],
   ceil: ['<n-:n>', num(Math.ceil)],
@@ -215,7 +228,7 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   lookup: ['<x-s:x>', (a) => lookup(a[0], a[1])],
   append: ['<xx:a>', (a) => append(a[0], a[1])],
   exists: ['<x:b>', (a) => typeof a[0] !== 'undefined'],
-  merge: ['<a<o>:o>', (a) => merge(a[0])],
+  merge: ['<a<o>:o>', (a) => merge(sized(a[0]))],
   type: ['<x:s>', (a) => typeOf(a[0])],
   now: ['<s?s?:s>', (_a, run) => now(run), { noArgsOnly: true }],
   millis: ['<:n>', (_a, run) => (run.millis ??= Date.now())],

@@ -4,6 +4,7 @@
 // Anything outside the supported subset throws Unsupported while compiling.
 
 import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
+import { charge, enter, newBudget, restore } from './budget.ts';
 import { BUILTINS, JSONATA_FUNCTION_NAMES, type Builtin, type HofFn, type RunState } from './builtins.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import {
@@ -287,6 +288,7 @@ function compilePath(node: any, c: Ctx): Ev {
 function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): any {
   const result = seq();
   for (let i = 0; i < input.length; i++) {
+    charge();
     let res = step.ev(input[i], frame);
     if (step.stages) for (const stage of step.stages) res = stage(res, frame);
     if (typeof res !== 'undefined') result.push(res);
@@ -296,7 +298,10 @@ function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): 
   const resultSequence = seq();
   result.forEach((res) => {
     if (!Array.isArray(res) || (res as Seq).cons) resultSequence.push(res);
-    else res.forEach((val) => resultSequence.push(val));
+    else {
+      charge(res.length);
+      res.forEach((val) => resultSequence.push(val));
+    }
   });
   return resultSequence;
 }
@@ -361,6 +366,7 @@ function compileFilter(predNode: any, c: Ctx): Filter {
     if (input && input.tupleStream) throw BAIL;
     if (!Array.isArray(input)) input = seq1(input);
     for (let index = 0; index < input.length; index++) {
+      charge();
       const item = input[index];
       let res = predicate(item, frame);
       if (isNumeric(res)) res = [res];
@@ -391,6 +397,7 @@ function evaluateWildcard(input: any): any {
         results.push(value);
       }
     });
+    charge(results.length);
   }
   return results;
 }
@@ -399,6 +406,7 @@ function evaluateDescendants(input: any): any {
   if (typeof input === 'undefined') return undefined;
   const resultSequence = seq();
   recurseDescendants(input, resultSequence);
+  charge(resultSequence.length);
   return resultSequence.length === 1 ? resultSequence[0] : resultSequence;
 }
 
@@ -511,9 +519,12 @@ function comparison(lhs: any, rhs: any, op: string): boolean | undefined {
 function includes(lhs: any, rhs: any): boolean {
   if (typeof lhs === 'undefined' || typeof rhs === 'undefined') return false;
   if (!Array.isArray(rhs)) rhs = [rhs];
+  charge(rhs.length);
   for (let i = 0; i < rhs.length; i++) if (rhs[i] === lhs) return true;
   return false;
 }
+
+const RANGE_SLICE = 65_536;
 
 function range(lhs: any, rhs: any): Seq | undefined {
   if (typeof lhs !== 'undefined' && !Number.isInteger(lhs)) throw new FastJsonataError('T2003', { value: lhs });
@@ -521,8 +532,15 @@ function range(lhs: any, rhs: any): Seq | undefined {
   if (typeof lhs === 'undefined' || typeof rhs === 'undefined' || lhs > rhs) return undefined;
   const size = rhs - lhs + 1;
   if (size > 1e7) throw new FastJsonataError('D2014', { value: size });
-  const result: Seq = new Array(size);
-  for (let item = lhs, index = 0; item <= rhs; item++, index++) result[index] = item;
+  // packed from the start: filling a large `new Array(size)` item by item starts in V8's slow
+  // dictionary mode and stalls for long stretches between two clock checks
+  const result: Seq = new Array(size).fill(0);
+  // filled in slices, so that even the largest range stops at the time limit
+  for (let from = 0; from < size; from += RANGE_SLICE) {
+    const to = Math.min(size, from + RANGE_SLICE);
+    charge(to - from);
+    for (let index = from; index < to; index++) result[index] = lhs + index;
+  }
   result.sequence = true;
   return result;
 }
@@ -613,6 +631,7 @@ function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: F
   // an empty input still produces the object (JSONata pushes into the array it was given)
   if (input.length === 0) input.push(undefined);
   for (let itemIndex = 0; itemIndex < input.length; itemIndex++) {
+    charge();
     const item = input[itemIndex];
     for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
       const key = pairs[pairIndex][0](item, frame);
@@ -809,10 +828,14 @@ export interface Program {
   run(input: unknown, bindings: Record<string, unknown> | undefined): unknown;
 }
 
-/** Throws Unsupported for anything outside the subset. */
-export function compileProgram(ast: unknown, functions: CustomFunctions): Program {
+/**
+ * Throws Unsupported for anything outside the subset. An evaluation that runs longer than
+ * `timeout` ms throws JSONata's timeout error (D1012), checked as budget.ts describes.
+ */
+export function compileProgram(ast: unknown, functions: CustomFunctions, timeout = Infinity): Program {
   const c = new Ctx(functions);
   const ev = compileNode(ast, c, true);
+  const budget = newBudget(timeout);
   return {
     called: [...c.called],
     run(input, bindings) {
@@ -824,7 +847,12 @@ export function compileProgram(ast: unknown, functions: CustomFunctions): Progra
         context = seq1(input);
         context.outerWrapper = true;
       }
-      return ev(context, frame);
+      const outer = enter(budget);
+      try {
+        return ev(context, frame);
+      } finally {
+        restore(outer);
+      }
     },
   };
 }

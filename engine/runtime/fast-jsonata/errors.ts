@@ -7,6 +7,7 @@ const MESSAGES: Record<string, string> = {
   T1003: 'Key in object structure must evaluate to a string; got: {{value}}',
   T1006: 'Attempted to invoke a non-function',
   D1009: 'Multiple key definitions evaluate to same key: {{value}}',
+  D1012: 'Evaluation timeout after {{value}} milliseconds. Check for infinite loop',
   D1013: 'Object property names starting with _jsonata_ are reserved for internal use: {{value}}',
   T0410: 'Argument {{index}} of function {{token}} does not match function signature',
   T0411: 'Context value is not a compatible type with argument {{index}} of function {{token}}',

@@ -4,6 +4,7 @@
 
 import { FastJsonataError } from './errors.ts';
 import { isFunction } from './values.ts';
+import { charge } from './budget.ts';
 
 interface Param {
   regex: string;
@@ -155,6 +156,7 @@ export function parseSignature(signature: string): Signature {
     if (single === 'a' && arg.length > 0) {
       const itemType = symbolOf(arg[0]);
       if (itemType !== param.subtype.charAt(0)) return false;
+      charge(arg.length);
       return arg.filter((val: unknown) => symbolOf(val) !== itemType).length === 0;
     }
     return true;

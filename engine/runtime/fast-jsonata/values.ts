@@ -4,6 +4,7 @@
 // rules branch on them, so they are reproduced literally rather than "simplified".
 
 import { FastJsonataError } from './errors.ts';
+import { charge } from './budget.ts';
 
 /** A JSONata array: a sequence (result of navigation) or a constructed/plain array, with its flags. */
 export interface Seq extends Array<any> {
@@ -43,7 +44,9 @@ export function isNumeric(n: unknown): boolean {
 }
 
 export function isArrayOfNumbers(arg: unknown): boolean {
-  return Array.isArray(arg) && arg.filter((item) => !isNumeric(item)).length === 0;
+  if (!Array.isArray(arg)) return false;
+  charge(arg.length);
+  return arg.filter((item) => !isNumeric(item)).length === 0;
 }
 
 export function isFunction(arg: any): boolean {
@@ -77,6 +80,7 @@ export function isDeepEqual(lhs: any, rhs: any): boolean {
   if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
     if (Array.isArray(lhs) && Array.isArray(rhs)) {
       if (lhs.length !== rhs.length) return false;
+      charge(lhs.length);
       for (let i = 0; i < lhs.length; i++) if (!isDeepEqual(lhs[i], rhs[i])) return false;
       return true;
     }
@@ -84,6 +88,7 @@ export function isDeepEqual(lhs: any, rhs: any): boolean {
     const lkeys = Object.getOwnPropertyNames(lhs).sort();
     const rkeys = Object.getOwnPropertyNames(rhs).sort();
     if (lkeys.length !== rkeys.length) return false;
+    charge(lkeys.length);
     for (let i = 0; i < lkeys.length; i++) if (lkeys[i] !== rkeys[i]) return false;
     for (const key of lkeys) if (!isDeepEqual(lhs[key], rhs[key])) return false;
     return true;
@@ -99,6 +104,7 @@ export function toBoolean(arg: any): boolean | undefined {
     if (arg.length === 1) {
       result = toBoolean(arg[0]) as boolean;
     } else if (arg.length > 1) {
+      charge(arg.length);
       result = arg.filter((val) => toBoolean(val)).length > 0;
     }
   } else if (typeof arg === 'string') {
@@ -130,7 +136,7 @@ export function toJsonataString(arg: any, prettify: boolean = false): string | u
   if (typeof arg === 'boolean') return String(arg);
   const space = prettify ? 2 : 0;
   if (Array.isArray(arg) && (arg as Seq).outerWrapper) arg = arg[0];
-  return JSON.stringify(
+  const text = JSON.stringify(
     arg,
     (_key, val) => {
       if (typeof val !== 'undefined' && val !== null && isNumeric(val)) {
@@ -140,6 +146,9 @@ export function toJsonataString(arg: any, prettify: boolean = false): string | u
     },
     space,
   );
+  // serializing costs the structure's size: charged after the fact, by the text's length
+  if (text !== undefined) charge(text.length);
+  return text;
 }
 
 /**
@@ -156,6 +165,7 @@ function numberToString(n: number): string {
 /** fn.lookup: field access, mapping over arrays and flattening one level per nesting. */
 export function lookup(input: any, key: string): any {
   if (Array.isArray(input)) {
+    charge(input.length);
     const result = seq();
     for (let i = 0; i < input.length; i++) {
       const res = lookup(input[i], key);
@@ -178,12 +188,16 @@ export function append(arg1: any, arg2: any): any {
   if (typeof arg2 === 'undefined') return arg1;
   if (!Array.isArray(arg1)) arg1 = seq1(arg1);
   if (!Array.isArray(arg2)) arg2 = [arg2];
+  charge(arg1.length + arg2.length);
   return arg1.concat(arg2);
 }
 
 /** Flattens nested arrays completely (used by the wildcard). */
 export function flatten(arg: unknown, flattened: unknown[] = []): unknown[] {
-  if (Array.isArray(arg)) arg.forEach((item) => flatten(item, flattened));
+  if (Array.isArray(arg)) {
+    charge(arg.length);
+    arg.forEach((item) => flatten(item, flattened));
+  }
   else flattened.push(arg);
   return flattened;
 }

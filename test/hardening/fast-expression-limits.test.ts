@@ -1,0 +1,92 @@
+// Route expressions on the fast path cannot freeze the process either: a huge nested range,
+// compiled to plain functions rather than run by JSONata, fails its exchange with a 500 once it
+// goes over engine.expressions.timeout, the log names the route, the step and the limit, and the
+// engine answers the next request. The engine runs in a child process, as in
+// expression-limits.test.ts: were its event loop frozen, the test would see a timeout instead.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpProject } from '../helpers/tmp-project.ts';
+import { startEngineProcess, type EngineProcess } from './engine-process.ts';
+import { compileExpression } from '../../engine/runtime/expressions.ts';
+
+const route = (id: string, expression: string) => `id: ${id}
+from:
+  http:
+    method: POST
+    path: /${id}
+steps:
+  - transform:
+      expression: ${JSON.stringify(expression)}
+`;
+
+const RANGE = '[1..10000000].[1..10000000]';
+// the size of the work comes from the request: a map over an input array
+const MAP = '$count($map(body.items, function($i){ [1..body.n][$ < 0] }))';
+
+const root = tmpProject({
+  'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
+  'routes/range.yaml': route('range', RANGE),
+  'routes/mapped.yaml': route('mapped', MAP),
+  'routes/ok.yaml': route('ok', '{"ok": true, "n": $count(body.items)}'),
+});
+
+let engine: EngineProcess;
+beforeAll(async () => {
+  engine = await startEngineProcess(root, 'test');
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+const post = async (path: string, body: unknown = {}) => {
+  const started = Date.now();
+  const res = await fetch(engine.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    // a frozen engine never answers: fail instead of waiting for ever
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json()) as any, ms: Date.now() - started };
+};
+
+const logLine = async (needle: string) => {
+  for (let i = 0; i < 100; i++) {
+    const line = engine.logs.find((l) => l.includes(needle));
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+};
+
+describe('runaway fast-path expressions', () => {
+  it('the expressions under test are on the fast path', () => {
+    expect(compileExpression(RANGE).fast).toBe(true);
+    expect(compileExpression(MAP).fast).toBe(true);
+  });
+
+  it('a huge nested range fails its exchange at the time limit; the next request is served', async () => {
+    const [runaway, next] = await Promise.all([post('/range'), new Promise((r) => setTimeout(r, 50)).then(() => post('/ok', { items: [1, 2] }))]);
+    expect(runaway.status).toBe(500);
+    expect(runaway.ms).toBeLessThan(5_000);
+    // the caller gets a generic problem: no expression text, no limit, no internals
+    expect(runaway.body.detail).not.toMatch(/expression|timeout|range/i);
+    expect(next.status).toBe(200);
+    expect(next.body).toEqual({ ok: true, n: 2 });
+    const line = await logLine('route range, steps[0].transform.expression');
+    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line).toMatch(/longer than 300 ms \(engine\.expressions\.timeout\)/);
+  });
+
+  it('a map whose work grows with the input stops at the limit, and small inputs still work', async () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => i);
+    const r = await post('/mapped', { items, n: 10_000_000 });
+    expect(r.status).toBe(500);
+    expect(r.ms).toBeLessThan(5_000);
+    const line = await logLine('route mapped, steps[0].transform.expression');
+    expect(line, engine.logs.join('\n')).toMatch(/longer than 300 ms/);
+    const small = await post('/mapped', { items: [1, 2, 3], n: 10 });
+    expect(small.status).toBe(200);
+    expect(small.body).toBe(0);
+  });
+});
