@@ -1,8 +1,9 @@
-// HTTP client profiles: a vendor's client (base URL, timeouts, retry, proxy, forwarded and static
-// headers, pool size) is said once in a `clients:` document of the connector's route folder
-// (routes/<connector>/clients.yaml) and named by `to-http` steps (`client: hubvendor`), which add
-// only what differs. The loader merges the profile into the step before it compiles, so to-http
-// compiles exactly what it would have compiled from a step that spelt everything out.
+// Client profiles: a vendor's HTTP client (base URL, timeouts, retry, proxy, forwarded and static
+// headers, pool size) or the event hub producer (URL, timeouts, retry, event defaults) is said once
+// in a `clients:` document of the connector's route folder (routes/<connector>/clients.yaml) and
+// named by `to-http` / `to-eventhub` steps (`client: hubvendor`), which add only what differs. The
+// loader merges the profile into the step before it compiles, so the step compiles exactly what it
+// would have compiled from a step that spelt everything out.
 
 import { dirname, sep } from 'node:path';
 import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
@@ -18,7 +19,7 @@ import type { ValuesSet, ValuesFile } from '../config/values.ts';
 export const CLIENT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  description: 'an HTTP client profile: what every call to one vendor shares',
+  description: 'a client profile: what every call to one vendor (to-http) or to the event hub (to-eventhub) shares',
   properties: {
     description: { type: 'string' },
     extends: { type: 'string', description: 'another client of the same folder whose settings this one starts from' },
@@ -31,14 +32,27 @@ export const CLIENT_SCHEMA = {
     proxy: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
     connections: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]*$' }], description: 'pool size per vendor origin (connectionsPerRoute)' },
     'idempotency-header': { type: 'string', description: 'header carrying the idempotency-key of the steps' },
+    event: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'makes this an event hub profile (for to-eventhub steps): CloudEvents attributes every event of it shares; a step may override them',
+      properties: {
+        source: { type: 'string', description: 'CloudEvents source' },
+        version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
+        topic: { type: 'string', description: 'topic, sent as the `topic` extension attribute' },
+      },
+    },
   },
 };
+
+/** Profile keys only an HTTP client uses: an event hub profile (with `event:`) cannot set them. */
+const HTTP_ONLY = ['headers', 'static-headers', 'forward-headers', 'proxy', 'connections', 'idempotency-header'];
 
 /** A `clients:` document: profiles by name, their placeholders resolved from `values`. */
 export const CLIENTS_DOC_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  title: 'HTTP clients',
-  description: 'HTTP client profiles of one connector, named by the to-http steps of the routes in this folder (`client: <name>`).',
+  title: 'Clients',
+  description: 'Client profiles of one connector, named by the to-http and to-eventhub steps of the routes in this folder (`client: <name>`).',
   type: 'object',
   additionalProperties: false,
   required: ['clients'],
@@ -65,7 +79,7 @@ interface Profile {
 }
 
 const MAPS = ['headers', 'static-headers'];
-const OBJECTS = ['timeouts', 'retry'];
+const OBJECTS = ['timeouts', 'retry', 'event'];
 
 /** `over` on top of `base`: header maps merge by lower-cased name, timeouts and retry by key, forwarded headers join. */
 export function mergeSettings(base: Settings, over: Settings): Settings {
@@ -172,11 +186,11 @@ export class ClientRegistry {
   }
 
   /**
-   * The step config a to-http step compiles from: its profile's settings under its own, `path`
-   * appended to the profile's base URL, the client's name as the target name unless the step
-   * names one. Throws a ConfigError at the offending key of the step.
+   * The step config a to-http or to-eventhub step compiles from: its profile's settings under its
+   * own, `path` appended to the profile's base-url. Throws a ConfigError at the offending key of
+   * the step.
    */
-  expand(cfg: Settings, routeFile: string): Settings {
+  expand(cfg: Settings, routeFile: string, kind: 'to-http' | 'to-eventhub' = 'to-http'): Settings {
     if (cfg.client === undefined) {
       if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of clients.yaml), or give the whole 'url'", ['path']);
       return cfg;
@@ -190,22 +204,40 @@ export class ClientRegistry {
       throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
     }
     p.used = true;
-    const { path, ...step } = cfg;
-    const merged = mergeSettings(p.settings, step);
-    delete merged['base-url'];
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
-    merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
-    merged.name = cfg.name ?? p.name;
-    if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
-    return merged;
+    return kind === 'to-eventhub' ? expandEvent(p, cfg) : expandHttp(p, cfg);
   }
 
   /** One diagnostic per profile no route (nor other profile) uses, in clients files named on the command line. */
   unused(): Diagnostic[] {
     return this.profiles
       .filter((p) => !p.used && this.reported.has(p.src.file))
-      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], `client '${p.name}' is not used by any route: remove it or name it in a to-http step (client: ${p.name})`, true), severity: 'warning' as const }));
+      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
   }
+}
+
+/** to-http: the whole profile under the step; the client's name is the target name unless the step names one. */
+function expandHttp(p: Profile, cfg: Settings): Settings {
+  if (p.settings.event !== undefined) throw new ConfigError(`client '${p.name}' is an event hub profile (it has 'event'): name it from a to-eventhub step, or name an HTTP client here`, ['client']);
+  const { path, ...step } = cfg;
+  const merged = mergeSettings(p.settings, step);
+  delete merged['base-url'];
+  merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
+  merged.name = cfg.name ?? p.name;
+  if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
+  return merged;
+}
+
+/** to-eventhub: base-url -> url, timeouts and retry merged, event attributes the step leaves out. */
+function expandEvent(p: Profile, cfg: Settings): Settings {
+  // an HTTP client's headers or proxy would be silently dropped by to-eventhub: say so instead
+  const http = HTTP_ONLY.filter((k) => p.settings[k] !== undefined);
+  if (http.length) throw new ConfigError(`client '${p.name}' is an HTTP client (it sets ${http.join(', ')}), which to-eventhub does not send: name a profile with base-url, timeouts, retry and event`, ['client']);
+  const { path, ...step } = cfg;
+  const { timeouts, retry, event } = p.settings;
+  const merged = mergeSettings({ ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) }, step);
+  merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
+  return merged;
 }
 
 function hint(word: string, names: Iterable<string>): string {

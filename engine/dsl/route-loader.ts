@@ -1,7 +1,7 @@
 // Loads route files: YAML with positions, structure checked against the step and source
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
-// (HTTP client profiles, clients.ts) load first, so a to-http step can name one from any file.
+// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any file.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
@@ -52,6 +52,8 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const files = findYamlFiles(paths);
   const ids = new Map<string, string>();
   const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
+  // ids of route files that failed to load: a call to one is a consequence, not a typo
+  const failed = new Set<string>();
   const parsed: YamlSource[] = [];
   for (const file of files) {
     const rel = relative(process.cwd(), file) || file;
@@ -102,26 +104,32 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
       else { ids.set(route.id, rel); routes.push(route); }
     } catch (e) {
-      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
-      else throw e;
+      if (!(e instanceof DiagnosticError)) throw e;
+      diagnostics.push(...e.diagnostics);
+      const id = (v as { id?: unknown }).id;
+      if (typeof id === 'string') failed.add(id);
     }
   }
   diagnostics.push(...clients.unused());
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
   for (const c of directCalls) {
     if (ids.has(c.target) || !c.target) continue;
+    if (failed.has(c.target)) {
+      diagnostics.push(diagAt(c.src, c.path, `to-direct: route '${c.target}' did not load (see its problems above)`));
+      continue;
+    }
     const s = didYouMean(c.target, ids.keys());
     diagnostics.push(diagAt(c.src, c.path, `to-direct: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
   return { routes, diagnostics, files };
 }
 
-/** The client names of the `to-http` steps of a route file, however deeply nested. */
+/** The client names of the `to-http` and `to-eventhub` steps of a route file, however deeply nested. */
 function findClientRefs(v: unknown, out: string[] = []): string[] {
   if (Array.isArray(v)) for (const x of v) findClientRefs(x, out);
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      if (k === 'to-http' && x && typeof x === 'object' && typeof (x as { client?: unknown }).client === 'string') out.push((x as { client: string }).client);
+      if ((k === 'to-http' || k === 'to-eventhub') && x && typeof x === 'object' && typeof (x as { client?: unknown }).client === 'string') out.push((x as { client: string }).client);
       else findClientRefs(x, out);
     }
   }
@@ -237,9 +245,9 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
   let config = cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
-  if (kind === 'to-http') {
+  if (kind === 'to-http' || kind === 'to-eventhub') {
     try {
-      config = clients.expand(config as Record<string, unknown>, src.file);
+      config = clients.expand(config as Record<string, unknown>, src.file, kind);
     } catch (e) {
       if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, [...path, kind, ...e.path], e.message)]);
       throw e;

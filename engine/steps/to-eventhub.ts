@@ -2,7 +2,9 @@
 // (`asb.producer.apiUri`). The step returns only once the event hub accepted the event, so
 // sources acknowledge their input after that and nothing is lost. The event id is stable for a
 // redelivered input (an `id` expression over the message or webhook id), so consumers can
-// deduplicate; publishing is therefore safe to retry.
+// deduplicate; publishing is therefore safe to retry. A step usually names an event hub profile
+// (`client:`, merged in by the loader: engine/dsl/clients.ts) giving url, timeouts, retry and the
+// event's source and version.
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';
@@ -16,9 +18,11 @@ import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface ToEventHubConfig {
-  url: string;
+  url?: string;
+  client?: string;
+  path?: string;
   type: string;
-  source: string;
+  source?: string;
   version?: string;
   topic?: string;
   id?: string;
@@ -56,11 +60,13 @@ export default defineStep<ToEventHubConfig>({
   schema: {
     type: 'object',
     additionalProperties: false,
-    required: ['url', 'type', 'source'],
+    required: ['type'],
     properties: {
-      url: { type: 'string', description: 'event hub producer URL (asb.producer.apiUri)' },
+      client: { type: 'string', description: 'event hub profile (clients.yaml of the route folder, with `event:`) giving base-url, timeouts, retry, source, version and topic; the keys of the step override them' },
+      path: { type: 'string', description: 'with a client: appended to its base-url (default: none, the base-url is the producer URL)' },
+      url: { type: 'string', description: 'without a client: the event hub producer URL (asb.producer.apiUri)' },
       type: { type: 'string', description: 'CloudEvents type' },
-      source: { type: 'string', description: 'CloudEvents source' },
+      source: { type: 'string', description: 'CloudEvents source (required here or in the client)' },
       version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
       topic: { type: 'string', description: 'topic, sent as the `topic` extension attribute' },
       id: { type: 'string', description: 'JSONata for the event id; make it stable for a redelivered input (default: from the AMQP message id, else random)' },
@@ -72,6 +78,8 @@ export default defineStep<ToEventHubConfig>({
     },
   },
   compile(cfg, ctx) {
+    const url: string = cfg.url ?? ctx.fail("to-eventhub needs 'client' (an event hub profile of clients.yaml) or the producer 'url'");
+    const source: string = cfg.source ?? ctx.fail("to-eventhub needs the event's 'source', here or in the 'event' of its client", cfg.client !== undefined ? ['client'] : []);
     const idExpr = cfg.id ? ctx.expr(cfg.id, ['id']) : undefined;
     const subjectExpr = cfg.subject ? ctx.expr(cfg.subject, ['subject']) : undefined;
     const dataExpr = cfg.data ? ctx.expr(cfg.data, ['data']) : undefined;
@@ -82,7 +90,7 @@ export default defineStep<ToEventHubConfig>({
     const { metrics } = ctx.services;
     const routeId = ctx.route.id;
     const keep = cfg.into ? compileTarget(cfg.into) : undefined;
-    const dataschema = cfg.version ? `urn:${cfg.source}:${cfg.type}:${cfg.version}` : undefined;
+    const dataschema = cfg.version ? `urn:${source}:${cfg.type}:${cfg.version}` : undefined;
 
     return async (ex) => {
       const [id, subject, data] = await Promise.all([ev(idExpr, ex), ev(subjectExpr, ex), dataExpr ? ev(dataExpr, ex) : ex.body]);
@@ -90,7 +98,7 @@ export default defineStep<ToEventHubConfig>({
       const event: CloudEvent = {
         specversion: '1.0',
         id: id !== undefined && id !== null ? String(id) : msgId !== undefined ? stableId(cfg.type, msgId) : randomUUID(),
-        source: cfg.source,
+        source,
         type: cfg.type,
         time: new Date().toISOString(),
         datacontenttype: 'application/json',
@@ -108,7 +116,7 @@ export default defineStep<ToEventHubConfig>({
         }
         let status: number;
         try {
-          const r = await httpCall({ method: 'POST', url: cfg.url, headers: { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId }, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+          const r = await httpCall({ method: 'POST', url, headers: { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId }, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
           status = r.status;
         } catch (e) {
           metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
