@@ -1,0 +1,146 @@
+// The Kubernetes manifests as a cluster would receive them: each overlay rendered offline by
+// `kubectl kustomize` and its objects checked against the engine (probes, graceful shutdown, the
+// CLI arguments, the values files byte for byte, the secret keys the values files name).
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { envVarName, isSecretKey } from '../../engine/config/env-keys.ts';
+import { flatten, loadEnvironment } from '../../engine/config/values.ts';
+import { parseDockerfile } from './dockerfile.ts';
+import { IN_CI, ROOT, commandExists, skipLoudly } from './support.ts';
+
+const ENVIRONMENTS = ['development', 'staging', 'production'];
+const VALUES = join(ROOT, 'values');
+const hasKubectl = commandExists('kubectl');
+const skip = !hasKubectl && skipLoudly('kustomize render test', 'kubectl is not installed');
+
+/** Where the image keeps the project (the runtime stage's WORKDIR): values/ is mounted below it. */
+const workdir = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).at(-1)!.steps.filter((s) => s.op === 'WORKDIR').at(-1)!.args;
+
+function render(env: string): any[] {
+  const r = spawnSync('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', join(ROOT, 'deploy/overlays', env)], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`kubectl kustomize deploy/overlays/${env}: ${r.stderr}`);
+  return parseAllDocuments(r.stdout).map((d) => d.toJS());
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? (e.name === 'environments' ? [] : walk(join(dir, e.name))) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : []);
+}
+
+/** Environmental keys named by `${key}` in the values files and the environment's properties. */
+function referencedKeys(env: string): Set<string> {
+  const keys = new Set<string>();
+  const add = (doc: unknown) => { for (const [, v] of flatten(doc)) if (typeof v === 'string') for (const m of v.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)) keys.add(m[1]); };
+  for (const f of walk(VALUES).filter((f) => f.endsWith('.values.yaml'))) add(parse(readFileSync(f, 'utf8')));
+  for (const props of Object.values(loadEnvironment(VALUES, env).properties)) add(props);
+  return keys;
+}
+
+if (IN_CI && !hasKubectl) {
+  it('kubectl is installed (CI renders the manifests)', () => {
+    expect.fail('kubectl is not installed: the Kubernetes manifests cannot be rendered');
+  });
+}
+
+describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
+  describe.each(ENVIRONMENTS)('overlay %s', (env) => {
+    const objects = hasKubectl ? render(env) : [];
+    const one = (kind: string) => {
+      const found = objects.filter((o) => o.kind === kind);
+      expect(found, kind).toHaveLength(1);
+      return found[0];
+    };
+    const deployment = () => one('Deployment');
+    const pod = () => deployment().spec.template;
+    const container = () => pod().spec.containers.find((c: any) => c.name === 'engine');
+    const volume = (name: string) => pod().spec.volumes.find((v: any) => v.name === name);
+    const settings = loadEnvironment(VALUES, env).engine;
+
+    it('renders a Deployment, Service, ConfigMap, PodDisruptionBudget, HorizontalPodAutoscaler and no Secret values', () => {
+      expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+    });
+
+    it(`runs \`engine run routes/ --env ${env} --secrets <the mounted secret folder>\` as PID 1`, () => {
+      const c = container();
+      expect(c.command).toEqual(['node', 'bin/engine.js']);
+      expect(c.args.slice(0, 5)).toEqual(['run', 'routes/', '--env', env, '--secrets']);
+      const secretsMount = c.volumeMounts.find((m: any) => m.name === 'secrets');
+      expect(c.args[5]).toBe(secretsMount.mountPath);
+      // a pod is reached from outside itself: the engine's default listen address is 127.0.0.1
+      expect(c.args.join(' ')).toContain('--host 0.0.0.0');
+      expect(c.args.join(' ')).toContain(`--port ${c.ports[0].containerPort}`);
+    });
+
+    it('probes liveness on /health/live and readiness on /health/ready at the engine port', () => {
+      const c = container();
+      expect(c.ports).toEqual([{ name: 'http', containerPort: 8080 }]);
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+    });
+
+    it('gives the graceful shutdown its time: preStop, then engine.server.shutdownTimeout, within the grace period', () => {
+      const [cmd, seconds] = container().lifecycle.preStop.exec.command;
+      expect(cmd).toBe('sleep');
+      const drain = settings.server.shutdownTimeout / 1000;
+      // a margin of at least 2 s for the sources and connections to close after the drain
+      expect(pod().spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(seconds) + drain + 2);
+    });
+
+    it('mounts the repository\'s values files and this environment\'s file, byte for byte, and nothing else', () => {
+      const cm = one('ConfigMap');
+      expect(volume('values').configMap.name).toBe(cm.metadata.name);
+      const root = `${workdir}/values`;
+      const mounts = container().volumeMounts.filter((m: any) => m.name === 'values');
+      const expected = [...walk(VALUES), join(VALUES, 'environments', `${env}.yaml`)];
+      expect(mounts.map((m: any) => m.mountPath).sort()).toEqual(expected.map((f) => `${root}/${relative(VALUES, f)}`).sort());
+      for (const f of expected) {
+        const m = mounts.find((x: any) => x.mountPath === `${root}/${relative(VALUES, f)}`);
+        expect(m.readOnly).toBe(true);
+        expect(cm.data[m.subPath], relative(ROOT, f)).toBe(readFileSync(f, 'utf8'));
+      }
+      expect(Object.keys(cm.data).sort()).toEqual(mounts.map((m: any) => m.subPath).sort());
+    });
+
+    it('mounts every secret key the values files name as a file, by name only', () => {
+      const envKeys = loadEnvironment(VALUES, env).keys;
+      const secret = [...referencedKeys(env)].filter((k) => isSecretKey(k) && !(k in envKeys)).sort();
+      expect(secret.length).toBeGreaterThan(0);
+      const s = volume('secrets').secret;
+      expect(s.items.map((i: any) => i.key).sort()).toEqual(secret);
+      for (const i of s.items) expect(i.path).toBe(i.key);
+      // no secret travels in the pod spec
+      const envNames = (container().env ?? []).map((e: any) => e.name);
+      for (const k of secret) expect(envNames).not.toContain(envVarName(k));
+      expect(JSON.stringify(container().env)).not.toMatch(/secretKeyRef/);
+    });
+
+    it('sets a valid log level, resources, a non-root user and a read-only root file system', () => {
+      const c = container();
+      expect(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).toContain(c.env.find((e: any) => e.name === 'LOG_LEVEL').value);
+      expect(c.resources.requests.cpu).toBeDefined();
+      expect(c.resources.limits.memory).toBeDefined();
+      expect(pod().spec.securityContext.runAsNonRoot).toBe(true);
+      expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    });
+
+    it('is scraped by Prometheus on /metrics at the engine port', () => {
+      expect(pod().metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' });
+    });
+
+    it('selects its pods from the Service and the PodDisruptionBudget; the autoscaler scales the Deployment from its replica count', () => {
+      const labels = pod().metadata.labels;
+      for (const sel of [one('Service').spec.selector, one('PodDisruptionBudget').spec.selector.matchLabels, deployment().spec.selector.matchLabels]) {
+        expect(Object.keys(sel).length).toBeGreaterThan(0);
+        expect(labels).toMatchObject(sel);
+      }
+      expect(one('Service').spec.ports[0].targetPort).toBe('http');
+      const hpa = one('HorizontalPodAutoscaler');
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment().metadata.name });
+      expect(deployment().spec.replicas).toBe(hpa.spec.minReplicas);
+      expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(hpa.spec.minReplicas);
+    });
+  });
+});
