@@ -1,8 +1,8 @@
 // The agent tool gateway as an engine extension: loads `tools:` files from the route folders,
 // checks them against the loaded routes and the approvals (lint), serves POST /mcp on the
-// engine's listener, and adds the `engine keys` and `engine tools` commands. After a reload it
-// serves the tools of the new load (their schemas, approvals and subscriptions); tool calls
-// always reach the engine's current routes.
+// engine's listener (its metrics on the engine's /metrics), and adds the `engine keys` and
+// `engine tools` commands. After a reload it serves the tools of the new load (their schemas,
+// approvals and subscriptions); tool calls always reach the engine's current routes.
 
 import type { Command } from 'commander';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +17,7 @@ import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './rate-limit.ts';
 import { McpGateway } from './mcp.ts';
+import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
 
 export const MCP_PATH = '/mcp';
@@ -81,7 +82,7 @@ export function gatewayExtension(): GatewayExtension {
         ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log, settings.redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
-      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit });
+      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry) });
       running = { gateway, verifier, limiter, settings, served };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
@@ -113,7 +114,7 @@ export function gatewayExtension(): GatewayExtension {
       if (JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) || JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)) {
         log.warn('gateway: jwt and redis settings apply at the next restart');
       }
-      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit });
+      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry) });
       running = { ...prev, gateway, settings, served };
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },

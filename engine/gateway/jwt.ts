@@ -16,8 +16,13 @@ import { BoundedCache } from './bounded-cache.ts';
 export const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;
 export const ANONYMOUS = 'anonymous';
 
+/** Which check refused a token: a bounded set, the `detail` of gateway_refusals_total{reason="invalid_token"}. */
+export const TOKEN_CHECKS = ['expired', 'not_yet_valid', 'audience', 'issuer', 'missing_claim', 'invalid_claim', 'algorithm',
+  'signature', 'unknown_key', 'malformed', 'too_long', 'subject', 'no_keys', 'unverifiable'] as const;
+export type TokenCheck = typeof TOKEN_CHECKS[number];
+
 export class TokenError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly check: TokenCheck = 'unverifiable') {
     super(message);
     this.name = 'TokenError';
   }
@@ -33,21 +38,22 @@ export interface VerifiedToken {
 
 const MAX_TOKEN = 8192;
 
-function describe(e: unknown): string {
-  if (e instanceof errors.JWTExpired) return 'the token has expired';
+/** The refusal of a jose error: which check failed and a message for the caller. */
+function refusal(e: unknown): TokenError {
+  if (e instanceof TokenError) return e;
+  if (e instanceof errors.JWTExpired) return new TokenError('the token has expired', 'expired');
   if (e instanceof errors.JWTClaimValidationFailed) {
-    if (e.claim === 'nbf') return 'the token is not valid yet (nbf)';
-    if (e.claim === 'aud') return 'the token is for another audience';
-    if (e.claim === 'iss') return 'the token is from another issuer';
-    if (e.reason === 'missing') return `the token has no '${e.claim}' claim`;
-    return `the '${e.claim}' claim is invalid`;
+    if (e.claim === 'nbf') return new TokenError('the token is not valid yet (nbf)', 'not_yet_valid');
+    if (e.claim === 'aud') return new TokenError('the token is for another audience', 'audience');
+    if (e.claim === 'iss') return new TokenError('the token is from another issuer', 'issuer');
+    if (e.reason === 'missing') return new TokenError(`the token has no '${e.claim}' claim`, 'missing_claim');
+    return new TokenError(`the '${e.claim}' claim is invalid`, 'invalid_claim');
   }
-  if (e instanceof errors.JOSEAlgNotAllowed) return 'the token\'s algorithm is not allowed';
-  if (e instanceof errors.JWSSignatureVerificationFailed) return 'the token\'s signature is invalid';
-  if (e instanceof errors.JWKSNoMatchingKey) return 'the token is signed with an unknown key';
-  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return 'the token is malformed';
-  if (e instanceof TokenError) return e.message;
-  return 'the token could not be verified';
+  if (e instanceof errors.JOSEAlgNotAllowed) return new TokenError('the token\'s algorithm is not allowed', 'algorithm');
+  if (e instanceof errors.JWSSignatureVerificationFailed) return new TokenError('the token\'s signature is invalid', 'signature');
+  if (e instanceof errors.JWKSNoMatchingKey) return new TokenError('the token is signed with an unknown key', 'unknown_key');
+  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return new TokenError('the token is malformed', 'malformed');
+  return new TokenError('the token could not be verified', 'unverifiable');
 }
 
 export class TokenVerifier {
@@ -79,11 +85,11 @@ export class TokenVerifier {
     this.getKey = async (header, token) => {
       if (this.staticKey) return this.staticKey;
       if (!this.remote) {
-        if (!this.jwks) throw new TokenError('no signing keys are configured');
+        if (!this.jwks) throw new TokenError('no signing keys are configured', 'no_keys');
         return this.jwks(header, token);
       }
       if (!this.jwks || this.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000) await this.refresh(true).catch(() => {});
-      if (!this.jwks) throw new TokenError('the identity provider\'s keys are not available');
+      if (!this.jwks) throw new TokenError('the identity provider\'s keys are not available', 'no_keys');
       try {
         return await this.jwks(header, token);
       } catch (e) {
@@ -157,7 +163,7 @@ export class TokenVerifier {
   async verify(token: string): Promise<VerifiedToken> {
     const hit = this.cached(token);
     if (hit) return hit;
-    if (token.length > MAX_TOKEN) throw new TokenError('the token is too long');
+    if (token.length > MAX_TOKEN) throw new TokenError('the token is too long', 'too_long');
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.getKey, {
@@ -168,11 +174,11 @@ export class TokenVerifier {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (e) {
-      throw new TokenError(describe(e));
+      throw refusal(e);
     }
     // the subject becomes the user id sent to backends: one plain token of id characters, and
     // never the reserved `anonymous` (a " alice" would otherwise reach a backend as "alice")
-    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub) || payload.sub === ANONYMOUS) throw new TokenError('the token has no usable \'sub\' claim');
+    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub) || payload.sub === ANONYMOUS) throw new TokenError('the token has no usable \'sub\' claim', 'subject');
     const v: VerifiedToken = { sub: payload.sub, exp: payload.exp! * 1000, nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined, generation: this.generation };
     this.cache.set(token, v);
     return v;

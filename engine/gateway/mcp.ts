@@ -4,9 +4,12 @@
 // IP's budget), JSON-RPC shape, rate limits, then the method. tools/list
 // pages are built at start per subscription; tools/call runs the target route in-process with the
 // arguments as body and only the user id (never the token, never client headers) as user context.
+// Every refusal is counted (gateway_refusals_total) and logged once (refusals.ts).
 
 import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
 import type { GatewaySettings, Subscription } from './config.ts';
@@ -16,6 +19,8 @@ import type { LimitCheck, Limiter, LimitResult } from './rate-limit.ts';
 import { ClientIp } from './client-ip.ts';
 import { jsonDeeperThan } from '../http/json-depth.ts';
 import type { Tool } from './tools.ts';
+import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from './metrics.ts';
+import { Refusals, type Refused } from './refusals.ts';
 
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
@@ -88,6 +93,8 @@ export interface GatewayDeps {
   log: Logger;
   /** deepest nesting of a JSON-RPC body (engine.server.jsonDepthLimit; default 64) */
   jsonDepthLimit?: number;
+  /** the engine's gateway metrics (default: a registry of its own) */
+  metrics?: GatewayMetrics;
 }
 
 interface SubView {
@@ -105,11 +112,20 @@ export class McpGateway {
   private ip: ClientIp;
   private windowMs: number;
   private initializeResult: (version: string) => string;
+  /** bound metrics of every served tool, by name */
+  private toolMetrics = new Map<string, ToolMetrics>();
+  private unknownTool: ToolMetrics;
+  private refusals: Refusals;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
     this.keys = new KeyRing(s.subscriptions);
     this.ip = new ClientIp(s.trustedProxies);
+    // label sets bound here: a call then costs a lookup by tool name and a few additions
+    const metrics = d.metrics ?? new GatewayMetrics(new Registry());
+    for (const t of d.tools) this.toolMetrics.set(t.name, metrics.tool(t.name));
+    this.unknownTool = metrics.tool(UNKNOWN_TOOL);
+    this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     for (const sub of s.subscriptions) {
       const allowed = d.tools.filter((t) => sub.tools.includes('*') || sub.tools.includes(t.name));
@@ -138,16 +154,19 @@ export class McpGateway {
 
     const origin = header(headers, 'origin');
     if (origin !== undefined && !s.allowedOrigins.includes(origin)) {
-      return problem(403, 'origin_not_allowed', `Origin '${origin}' is not allowed (gateway.allowedOrigins)`, correlationId);
+      return this.refusals.refuse({ req, reason: 'origin_not_allowed', detail: '' },
+        problem(403, 'origin_not_allowed', `Origin '${origin}' is not allowed (gateway.allowedOrigins)`, correlationId));
     }
 
     const key = header(headers, KEY_HEADER);
     if (key === undefined || key === '') {
-      return problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId);
+      return this.refusals.refuse({ req, reason: 'missing_key', detail: '' },
+        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId));
     }
     const sub = this.keys.match(key);
     if (!sub) {
-      return problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId);
+      return this.refusals.refuse({ req, reason: 'invalid_key', detail: '' },
+        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId));
     }
     const view = this.views.get(sub)!;
 
@@ -185,13 +204,13 @@ export class McpGateway {
         const ipKey = this.ipKey(req);
         let pre = this.d.limiter.hit([{ key: ipKey, limit: rl.anonymous }], this.windowMs);
         if (pre instanceof Promise) pre = await pre;
-        if (!pre.allowed) return this.refused(pre, correlationId);
-        if (!m) return this.invalidToken('the Authorization header is not `Bearer <token>`', correlationId, rateHeaders(pre));
+        if (!pre.allowed) return this.refused(pre, { req, sub }, 'anonymous_ip');
+        if (!m) return this.invalidToken({ req, sub, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre));
         try {
           userId = (await this.d.verifier.verify(m[1])).sub;
           authenticated = true;
         } catch (e) {
-          if (e instanceof TokenError) return this.invalidToken(e.message, correlationId, rateHeaders(pre));
+          if (e instanceof TokenError) return this.invalidToken({ req, sub, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
           throw e;
         }
         if (pre.ticket !== undefined) {
@@ -200,7 +219,8 @@ export class McpGateway {
         }
       }
     } else if (s.requireToken) {
-      return problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', correlationId, { 'www-authenticate': 'Bearer realm="mcp"' });
+      return this.refusals.refuse({ req, sub, user: userId, reason: 'token_required', detail: 'all_requests' },
+        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', correlationId, { 'www-authenticate': 'Bearer realm="mcp"' }));
     }
 
     // JSON-RPC shape
@@ -231,7 +251,8 @@ export class McpGateway {
     const method: string = msg.method;
     const tool: Tool | undefined = method === 'tools/call' && typeof msg.params?.name === 'string' ? view.tools.get(msg.params.name) : undefined;
     if (tool?.security === 'bearer' && !authenticated) {
-      return problem(401, 'token_required', `Tool '${tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token", error_description="a bearer token is required for this tool"' });
+      return this.refusals.refuse({ req, sub, user: userId, method, tool: tool.name, reason: 'token_required', detail: 'tool' },
+        problem(401, 'token_required', `Tool '${tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token", error_description="a bearer token is required for this tool"' }));
     }
     const checks: LimitCheck[] = [authenticated
       ? { key: `user:${userId}`, limit: rl.user }
@@ -243,10 +264,16 @@ export class McpGateway {
     }
     let limit = this.d.limiter.hit(checks, this.windowMs);
     if (limit instanceof Promise) limit = await limit;
-    if (!limit.allowed) return this.refused(limit, correlationId);
+    if (!limit.allowed) {
+      // which counter refused: the policy (first check) or the subscription quota (second)
+      const which: LimitName = limit.key !== undefined && checks.length > 1 && limit.key === checks[1].key
+        ? (tool!.security === 'bearer' ? 'subscription_user' : 'subscription_public')
+        : authenticated ? 'user' : 'anonymous_ip';
+      return this.refused(limit, { req, sub, user: userId, method, tool: tool?.name ?? (method === 'tools/call' ? requestedTool(msg) : undefined) }, which);
+    }
     const rlHeaders = rateHeaders(limit);
 
-    const out = await this.dispatch(msg, hasId, id, method, view, tool, userId, authenticated, correlationId);
+    const out = await this.dispatch(req, msg, hasId, id, method, view, tool, userId, authenticated, correlationId);
     Object.assign(out.headers, rlHeaders);
     return out;
   }
@@ -256,22 +283,25 @@ export class McpGateway {
   }
 
   /** 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError is deny. */
-  private refused(limit: LimitResult, correlationId: string): GatewayResponse {
+  private refused(limit: LimitResult, who: Omit<Refused, 'reason' | 'detail'>, which: LimitName): GatewayResponse {
+    const correlationId = who.req.correlationId;
     const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
     if (limit.unavailable) {
-      return problem(503, 'rate_limit_unavailable', 'The rate limit store is unavailable and this gateway refuses requests it cannot count (gateway.redis.onError: deny); retry later', correlationId, { 'retry-after': retry });
+      return this.refusals.refuse({ ...who, reason: 'rate_limit_unavailable', detail: '' },
+        problem(503, 'rate_limit_unavailable', 'The rate limit store is unavailable and this gateway refuses requests it cannot count (gateway.redis.onError: deny); retry later', correlationId, { 'retry-after': retry }));
     }
-    return problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry });
+    return this.refusals.refuse({ ...who, reason: 'rate_limited', detail: which },
+      problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
   }
 
-  private invalidToken(description: string, correlationId: string, extra: Record<string, string> = {}): GatewayResponse {
-    return problem(401, 'invalid_token', `The bearer token was refused: ${description}`, correlationId, {
+  private invalidToken(why: Refused, description: string, extra: Record<string, string>): GatewayResponse {
+    return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
       ...extra,
       'www-authenticate': `Bearer realm="mcp", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
-    });
+    }));
   }
 
-  private async dispatch(msg: any, hasId: boolean, id: Id, method: string, view: SubView, tool: Tool | undefined, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
+  private async dispatch(req: GatewayRequest, msg: any, hasId: boolean, id: Id, method: string, view: SubView, tool: Tool | undefined, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
     if (!hasId) return { status: 202, headers: {} }; // notifications: notifications/initialized, cancelled, ...
     switch (method) {
       case 'initialize': {
@@ -294,10 +324,18 @@ export class McpGateway {
       }
       case 'tools/call': {
         const name = msg.params?.name;
-        if (typeof name !== 'string') return rpcError(id, INVALID_PARAMS, 'Invalid params: name is required');
-        if (!tool) return rpcError(id, INVALID_PARAMS, `Unknown tool: ${name}`);
+        if (typeof name !== 'string') {
+          this.unknownTool.invalid.inc();
+          return rpcError(id, INVALID_PARAMS, 'Invalid params: name is required');
+        }
+        if (!tool) {
+          // the same answer either way (the subscription's tools/list does not show the other tools)
+          return this.refusals.refuse({ req, sub: view.sub, user: userId, method, tool: name, reason: this.toolMetrics.has(name) ? 'tool_not_allowed' : 'unknown_tool', detail: '' },
+            rpcError(id, INVALID_PARAMS, `Unknown tool: ${name}`));
+        }
         const args = msg.params.arguments;
         if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+          this.toolMetrics.get(tool.name)!.invalid.inc();
           return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
         }
         return this.callTool(id, tool, args ?? {}, userId, authenticated, correlationId);
@@ -308,6 +346,8 @@ export class McpGateway {
   }
 
   private async callTool(id: Id, tool: Tool, args: Record<string, unknown>, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
+    const tm = this.toolMetrics.get(tool.name)!;
+    const started = performance.now();
     let result: DirectResult;
     try {
       let body = args;
@@ -319,10 +359,14 @@ export class McpGateway {
       result = await this.d.call(tool.route, { body, params, user: { id: userId, authenticated }, correlationId });
     } catch (e) {
       const err = toPlatformError(e);
+      tm.duration.observe((performance.now() - started) / 1000);
+      tm.error.inc();
       if (err.kind === 'internal' || err.kind === 'config') this.d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
       const p = JSON.stringify(problemOf(err, correlationId));
       return rpcResult(id, `{"content":[{"type":"text","text":${JSON.stringify(p)}}],"isError":true}`);
     }
+    tm.duration.observe((performance.now() - started) / 1000);
+    tm.ok.inc();
     const body = result.body;
     const json = body === undefined ? 'null' : JSON.stringify(body);
     const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
@@ -345,6 +389,11 @@ function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Rec
     throw new PlatformError({ kind: 'validation', code: 'GC025', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
   }
   return { body, params };
+}
+
+/** The tool name of a tools/call body, when it names one. */
+function requestedTool(msg: any): string | undefined {
+  return typeof msg.params?.name === 'string' ? msg.params.name : undefined;
 }
 
 function rateHeaders(r: LimitResult): Record<string, string> {
