@@ -4,7 +4,7 @@
 
 import { checkConfig } from '../dsl/config-check.ts';
 import type { Diagnostic } from '../dsl/diagnostics.ts';
-import type { YamlSource } from '../dsl/yaml-source.ts';
+import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
 
 export interface ServerSettings {
   /** listen port */
@@ -28,10 +28,22 @@ export interface ExpressionSettings {
   maxDepth: number;
 }
 
+/** Where a replica keeps what it remembers across requests (engine/runtime/store.ts). */
+export interface StoreSettings {
+  /** Redis shared by the replicas; without it, memory (one process) */
+  redis?: { url: string; prefix: string; commandTimeout: number };
+  /** how long an exchange may hold an in-flight claim (a dedupe key) before another may take it, ms */
+  inFlightTimeout: number;
+}
+
 export interface EngineSettings {
   server: ServerSettings;
   expressions: ExpressionSettings;
+  /** absent: memory, with the defaults */
+  store?: StoreSettings;
 }
+
+export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFlightTimeout: 120_000 };
 
 export const ENGINE_DEFAULTS: EngineSettings = {
   server: { port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000 },
@@ -65,18 +77,51 @@ export const engineSettingsSchema = {
         maxDepth: int(10, 'deepest recursion of one JSONata evaluation'),
       },
     },
+    store: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'what replicas share: webhook dedupe keys (memory for one process, Redis when configured)',
+      properties: {
+        redis: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', description: "redis:// or rediss:// URL ('' = memory); credentials belong in ENGINE_STORE_REDIS_URL, not here" },
+            prefix: { type: 'string', description: 'prefix of every key the engine writes' },
+            commandTimeout: int(1, 'longest wait for one Redis command, ms (past it: the outage policy of the use)'),
+          },
+        },
+        inFlightTimeout: int(1, 'how long an exchange may hold an in-flight claim before another replica may take it, ms'),
+      },
+    },
   },
 } as const;
 
 /** The settings with defaults filled in, and the problems of the section (positions from `src`). */
 export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: EngineSettings; diagnostics: Diagnostic[] } {
   const diagnostics = src ? checkConfig(raw ?? {}, engineSettingsSchema as unknown as Record<string, unknown>, src, ['engine'], 'engine settings') : [];
-  const v = (raw && typeof raw === 'object' ? raw : {}) as { server?: Partial<ServerSettings>; expressions?: Partial<ExpressionSettings> };
-  return {
-    settings: {
-      server: { ...ENGINE_DEFAULTS.server, ...v.server },
-      expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
-    },
-    diagnostics,
+  const v = (raw && typeof raw === 'object' ? raw : {}) as {
+    server?: Partial<ServerSettings>; expressions?: Partial<ExpressionSettings>;
+    store?: { redis?: { url?: string; prefix?: string; commandTimeout?: number }; inFlightTimeout?: number };
   };
+  const settings: EngineSettings = {
+    server: { ...ENGINE_DEFAULTS.server, ...v.server },
+    expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
+  };
+  if (v.store) {
+    const r = v.store.redis;
+    // environment files hold no secrets: a password in the URL is refused, not merely logged
+    if (src && typeof r?.url === 'string' && hasPassword(r.url)) {
+      diagnostics.push(diagAt(src, ['engine', 'store', 'redis', 'url'], 'engine.store.redis.url: a Redis password is a secret; set the whole URL in the process environment as ENGINE_STORE_REDIS_URL instead'));
+    }
+    settings.store = {
+      inFlightTimeout: v.store.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
+      redis: r?.url ? { url: r.url, prefix: r.prefix ?? STORE_DEFAULTS.prefix, commandTimeout: r.commandTimeout ?? STORE_DEFAULTS.commandTimeout } : undefined,
+    };
+  }
+  return { settings, diagnostics };
+}
+
+function hasPassword(url: string): boolean {
+  try { return new URL(url).password !== ''; } catch { return false; }
 }

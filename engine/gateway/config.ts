@@ -50,6 +50,8 @@ export interface GatewaySettings {
   rateLimits: RateLimitSettings;
   trustedProxies: string[];
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
+  /** outage policy of the limits' Redis (gateway.redis.onError), also when the engine store's Redis serves them */
+  redisOnError?: 'allow' | 'deny';
 }
 
 export const VALUES_NAME = 'gateway';
@@ -149,6 +151,8 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     },
     trustedProxies: list(g('trustedProxies')),
     redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' } : undefined,
+    // kept without a URL too: the limits then use the engine store's Redis, with this policy
+    redisOnError: onError === 'deny' ? 'deny' : 'allow',
   };
   if (problems.length) {
     const d: Diagnostic[] = problems.map((message) => ({ file: vf.file, line: 1, col: 1, message: `gateway: ${message}` }));

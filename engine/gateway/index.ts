@@ -15,7 +15,7 @@ import type { ValuesSet } from '../config/values.ts';
 import { readSettings, type GatewaySettings } from './config.ts';
 import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
-import { MemoryLimiter, RedisLimiter, type Limiter } from './rate-limit.ts';
+import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
 import { McpGateway } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
@@ -78,8 +78,10 @@ export function gatewayExtension(): GatewayExtension {
       const { settings, served } = serving(engine, collector, valuesSet, log);
       const verifier = new TokenVerifier(settings.jwt, log);
       await verifier.init();
-      const limiter: Limiter = settings.redis
-        ? await RedisLimiter.connect(settings.redis.url, settings.redis.prefix, log, settings.redis.onError)
+      // gateway.redis wins; otherwise the engine store's Redis (engine.store.redis) serves the limits
+      const redis = limiterRedis(settings.redis, engine.services.settings.store, settings.redisOnError ?? 'allow');
+      const limiter: Limiter = redis
+        ? await RedisLimiter.connect(redis.url, redis.prefix, log, redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
       const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry) });
@@ -101,7 +103,7 @@ export function gatewayExtension(): GatewayExtension {
       });
       engine.http.addRaw('GET', MCP_PATH, notAllowed);
       engine.http.addRaw('DELETE', MCP_PATH, notAllowed);
-      log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: settings.redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
+      log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
     },
 
     async reload(engine: RunningEngine) {

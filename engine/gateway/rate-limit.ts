@@ -10,6 +10,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { StoreSettings } from '../config/engine-settings.ts';
+import { effectiveStoreSettings } from '../runtime/store-for.ts';
 
 export interface LimitCheck {
   key: string;
@@ -38,6 +40,20 @@ export interface Limiter {
 }
 
 export type OnStoreError = 'allow' | 'deny';
+
+export interface LimiterRedis { url: string; prefix: string; onError: OnStoreError }
+
+/**
+ * The Redis the limits use: the gateway's own `gateway.redis.url` when set (it wins), else the
+ * engine's shared store (`engine.store.redis` or ENGINE_STORE_REDIS_URL) with the counters under
+ * `<store prefix>rl:`, so one setting makes replicas share dedupe keys and limits alike. The outage
+ * policy stays the gateway's `gateway.redis.onError`. Undefined: counters in memory.
+ */
+export function limiterRedis(gateway: LimiterRedis | undefined, store: StoreSettings | undefined, onError: OnStoreError = 'allow', env: NodeJS.ProcessEnv = process.env): LimiterRedis | undefined {
+  if (gateway) return gateway;
+  const shared = effectiveStoreSettings(store, env).redis;
+  return shared ? { url: shared.url, prefix: `${shared.prefix}rl:`, onError } : undefined;
+}
 
 function decide(checks: LimitCheck[], counts: number[], resets: number[], allowed: boolean, ticket?: string): LimitResult {
   let best = -1;

@@ -2,11 +2,14 @@
 // once its exchange succeeded, so a delivery that failed (event hub down) is processed again
 // when the vendor redelivers; a repeat of a processed key ends the route with `duplicate`.
 // A repeat arriving while the first is still in flight gets 409 so the sender retries later.
+// With a shared store (Redis) this holds across replicas; if the store is unreachable the step
+// fails closed with 503 and Retry-After: the sender retries, nothing is published twice or lost.
 
 import { defineStep } from './step-kind.ts';
 import { PlatformError } from '../runtime/errors.ts';
 import { isPromise } from '../runtime/expressions.ts';
-import { TtlSet } from '../runtime/ttl-set.ts';
+import { storeFor } from '../runtime/store-for.ts';
+import type { Claim } from '../runtime/store.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface DedupeConfig { key: string; ttl?: number | string; 'max-keys'?: number; reply?: unknown }
@@ -27,29 +30,49 @@ export default defineStep<DedupeConfig>({
   },
   compile(cfg, ctx) {
     const key = ctx.expr(cfg.key, ['key']);
-    const done = new TtlSet(Number(cfg.ttl ?? 86400) * 1000, cfg['max-keys'] ?? 100_000);
-    const inFlight = new Set<string>();
+    const claims = storeFor(ctx.services).claims({
+      namespace: ctx.route.id, ttlMs: Number(cfg.ttl ?? 86400) * 1000, maxKeys: cfg['max-keys'] ?? 100_000,
+    });
     const reply = cfg.reply ?? { status: 'duplicate' };
-    const check = (ex: Exchange, k: unknown): void => {
-      if (k === undefined || k === null || k === '') throw new PlatformError({ kind: 'validation', code: 'GC025', detail: `deduplication key is missing (${cfg.key})` });
-      const id = String(k);
-      if (done.has(id)) {
+    const decide = (ex: Exchange, id: string, c: Claim): void => {
+      if (c.state === 'done') {
         ex.log.info({ key: id }, 'duplicate input skipped');
         ex.body = structuredClone(reply);
         ex.stopped = true;
         return;
       }
-      if (inFlight.has(id)) throw new PlatformError({ kind: 'conflict', code: 'GC003', detail: 'the same input is being processed; retry later', transient: true });
-      inFlight.add(id);
+      if (c.state === 'busy') throw new PlatformError({ kind: 'conflict', code: 'GC003', detail: 'the same input is being processed; retry later', headers: { 'Retry-After': '5' }, transient: true });
       (ex.completions ??= []).push((error) => {
-        inFlight.delete(id);
-        if (!error) done.add(id);
+        // the exchange already answered: a store failure here is logged; the claim then expires
+        // (inFlightTimeout) and a redelivery is processed again, with the same event id
+        const r = error ? claims.release(id, c.token) : claims.complete(id, c.token);
+        if (isPromise(r)) r.catch((e) => ex.log.warn({ key: id, err: { message: (e as Error).message } }, error ? 'dedupe: claim not released' : 'dedupe: key not marked done'));
       });
+    };
+    const check = (ex: Exchange, k: unknown): void | Promise<void> => {
+      if (k === undefined || k === null || k === '') throw new PlatformError({ kind: 'validation', code: 'GC025', detail: `deduplication key is missing (${cfg.key})` });
+      const id = String(k);
+      let c: Claim | Promise<Claim>;
+      try {
+        c = claims.claim(id);
+      } catch (e) {
+        throw unavailable(e);
+      }
+      if (isPromise(c)) return c.then((r) => decide(ex, id, r), (e) => { throw unavailable(e); });
+      decide(ex, id, c);
     };
     return (ex) => {
       const k = key.evaluate(ex);
       if (isPromise(k)) return k.then((r) => check(ex, r));
-      check(ex, k);
+      return check(ex, k);
     };
   },
 });
+
+/** Outage policy of dedupe: fail closed with a retriable status (never publish unchecked). */
+function unavailable(cause: unknown): PlatformError {
+  return new PlatformError({
+    kind: 'internal', status: 503, code: 'GC027', title: 'Service unavailable',
+    detail: 'deduplication store unavailable; deliver again later', headers: { 'Retry-After': '5' }, transient: true, cause,
+  });
+}

@@ -1,0 +1,37 @@
+// Picks the engine's store from its settings: Redis when configured, else memory.
+
+import type { EngineServices } from './compile-context.ts';
+import { STORE_DEFAULTS, type StoreSettings } from '../config/engine-settings.ts';
+import type { SharedStore } from './store.ts';
+import { MemoryStore } from './store-memory.ts';
+import { RedisStore } from './store-redis.ts';
+
+/** The process environment variable that overrides `engine.store.redis.url` (it may carry a password). */
+export const REDIS_URL_ENV = 'ENGINE_STORE_REDIS_URL';
+
+/** The settings in effect: the environment file's, with the URL from the process environment when set. */
+export function effectiveStoreSettings(settings: StoreSettings | undefined, env: NodeJS.ProcessEnv = process.env): StoreSettings {
+  const url = env[REDIS_URL_ENV] || settings?.redis?.url;
+  return {
+    inFlightTimeout: settings?.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
+    redis: url ? { prefix: STORE_DEFAULTS.prefix, commandTimeout: STORE_DEFAULTS.commandTimeout, ...settings?.redis, url } : undefined,
+  };
+}
+
+// one store per engine: reloads copy the services object but keep its onClose hook
+const stores = new WeakMap<EngineServices['onClose'], SharedStore>();
+
+/** The engine's store, made on first use and closed with the engine. Lint never connects. */
+export function storeFor(services: EngineServices): SharedStore {
+  let store = stores.get(services.onClose);
+  if (store) return store;
+  const settings = effectiveStoreSettings(services.settings?.store);
+  store = settings.redis && !services.lintOnly
+    ? new RedisStore(settings.redis, settings.inFlightTimeout, services.logger.child({ component: 'store' }))
+    : new MemoryStore();
+  const s = store;
+  stores.set(services.onClose, s);
+  services.onClose(() => s.close());
+  if (s.kind === 'redis') services.logger.info({ store: 'redis', prefix: settings.redis!.prefix }, 'store: replicas share remembered keys through Redis');
+  return s;
+}
