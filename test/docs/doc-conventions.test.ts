@@ -87,7 +87,7 @@ describe('doc-test conventions', () => {
   });
 
   it('finds answers to check in the project documents', () => {
-    const files = ['README.md', 'docs/connectors/payments.md', 'docs/connectors/screening.md', 'docs/connectors/batch-payments.md', 'docs/gateway.md'];
+    const files = ['README.md', 'docs/routes.md', 'docs/configuration.md', 'docs/connectors/payments.md', 'docs/connectors/screening.md', 'docs/connectors/batch-payments.md', 'docs/gateway.md'];
     for (const f of files) {
       const doc = parseDoc(f, readFileSync(join(import.meta.dirname, '..', '..', f), 'utf8'));
       const checked = doc.flatMap((b) => b.steps).filter((s) => s.expect);

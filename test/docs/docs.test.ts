@@ -7,7 +7,8 @@
 //   lines are run, the lines under each are its expected output.
 // - A block whose first line is `# doc-test: skip (reason)` is not run; the test lists it as
 //   skipped with the reason. Use it only for what cannot run here (npm ci/start/test, servers
-//   that keep running, commands that write to the project).
+//   that keep running, commands that write to the project). A server started in the
+//   background (`node bin/engine.js run ... --port 0 &`) is stopped by the same document.
 // - The blocks of one document run in order in one bash session (variables carry over), in a
 //   scratch directory holding links to the project's files and `engine.log`, the running engine's
 //   log. `localhost:8080` and `127.0.0.1:8080` are rewritten to the test engine's port.
@@ -21,11 +22,12 @@
 // - Matching: objects are subsets; an array matches when its items match actual items in order
 //   (`[]` only an empty array); `"..."` matches any value, `"PO..."` any string starting "PO";
 //   `...` members (`{"a":1,...}`) are ignored; in text lines `...` matches any text.
-// Each curl gets --max-time 20 and each node command 60 s; a document gets 60 s in all.
+// Each curl gets --max-time 20; a document gets 60 s in all, after which its shell and every
+// process it started (servers in the background too) are killed.
 // DOC_TEST_ROUNDS=2 runs every page twice on one sandbox, to prove the examples can be repeated.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -63,11 +65,21 @@ function freePort(): Promise<number> {
   });
 }
 
+// `node` is the test's own node, put first on PATH as a program that execs it: `node ... &` then
+// gives `$!` the node process itself, so `kill` and `kill -HUP` reach it as in a user's shell
+// (neither a shell function nor timeout(1), which forwards only the first signal, would do)
+function nodeShim(cwd: string): string {
+  const dir = join(cwd, '.doc-test-bin');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'node'), `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  return dir;
+}
+
 // curl's HTTP status goes to a file of its own: written to the output, it would interleave with
 // the body when a pipe (tee) delays that; the body gets a newline, so answers stay one per line
-const prelude = (statusFile: string) => `exec 2>&1
+const prelude = (statusFile: string, binDir: string) => `exec 2>&1
 curl() { command curl --max-time 20 -w '\\n%{stderr}%{http_code}\\n' "$@" 2>>'${statusFile}'; }
-node() { timeout 60 '${process.execPath}' "$@"; }
+export PATH='${binDir}':"$PATH"
 : > '${statusFile}'
 `;
 
@@ -77,7 +89,7 @@ interface StepResult { step: Step; output: string; rc: number; statuses: number[
 async function runDoc(blocks: DocBlock[], port: number, cwd: string): Promise<Map<Step, StepResult>> {
   const steps: Step[] = [];
   const statusFile = join(cwd, '.doc-test-status');
-  let script = prelude(statusFile);
+  let script = prelude(statusFile, nodeShim(cwd));
   for (const b of blocks.filter((x) => !x.skip)) {
     for (const s of b.steps) {
       steps.push(s);
