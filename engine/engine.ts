@@ -21,6 +21,8 @@ import { HttpServer } from './http/server.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './runtime/reload.ts';
 import { fingerprintRoutes } from './runtime/reload-diff.ts';
 import { openApiDocument } from './http/openapi.ts';
+import { startTracing, type TracingHandle } from './runtime/tracing-sdk.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {
   /** route files or directories */
@@ -40,6 +42,8 @@ export interface EngineOptions {
   shutdownTimeoutMs?: number;
   /** extensions (the sandbox, the gateway), in the order their hooks run */
   extensions?: EngineExtension[];
+  /** spans go to this exporter (tests); otherwise tracing follows the OTEL_* variables of `processEnv` */
+  tracing?: { exporter?: SpanExporter };
 }
 
 export interface PrepareContext {
@@ -189,6 +193,13 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
     await closeAll();
     throw new DiagnosticError(p.diagnostics);
   }
+  let tracing: TracingHandle | undefined;
+  try {
+    tracing = await startTracing({ logger: services.logger, env: opts.processEnv, exporter: opts.tracing?.exporter });
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
   const call = async (id: string, init: DirectCall): Promise<DirectResult> => {
     const route = live.byId.get(id);
     if (!route) throw new PlatformError({ kind: 'config', detail: `no route '${id}'` });
@@ -264,6 +275,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       await reloads.idle();
       await http.close(opts.shutdownTimeoutMs ?? services.settings.server.shutdownTimeout);
       await closeAll();
+      // last: the spans of exchanges that finished during the shutdown are flushed too
+      await tracing?.shutdown();
     },
   };
   try {

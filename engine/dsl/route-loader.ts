@@ -18,6 +18,7 @@ import { SOURCE_KINDS } from '../sources/registry.ts';
 import { pipeline } from '../runtime/pipeline.ts';
 import type { Step } from '../steps/step-kind.ts';
 import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
+import { describeStep } from '../runtime/tracing.ts';
 import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
@@ -254,7 +255,8 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     }
   }
   const ctx = parent.rebase([...path, kind]);
-  const step = sk.compile(config, ctx);
+  // named by its kind and place, for trace spans
+  const step = describeStep(sk.compile(config, ctx), kind, [...path, kind]);
   // the first body schema of the top-level steps describes the route's input (OpenAPI, MCP)
   if (kind === 'validate' && path.length === 2 && !meta.inputSchema) {
     const c = config as { schema?: unknown; target?: string };

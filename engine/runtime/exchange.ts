@@ -3,6 +3,7 @@
 // `query.validate_only`, `params.externalReferenceNo`, `vars.rate`, `user.id`.
 
 import type { Logger } from 'pino';
+import type { Context } from '@opentelemetry/api';
 
 export interface UserContext {
   /** the subject of a verified bearer token, or `anonymous` */
@@ -42,6 +43,8 @@ export interface Exchange {
   log: Logger;
   /** abort signal of the exchange: set when the caller went away or the engine shuts down */
   signal?: AbortSignal;
+  /** OpenTelemetry context of the running step (runtime/tracing.ts); undefined while tracing is off */
+  trace?: Context;
 }
 
 export interface NewExchange {
@@ -86,6 +89,7 @@ class ExchangeRecord implements Exchange {
   // private fields: JSONata sees the exchange as its input, and these are not part of it
   #log: Logger | undefined;
   #logger: Logger | undefined;
+  #trace: Context | undefined;
 
   constructor(init: NewExchange) {
     this.routeId = init.routeId;
@@ -107,6 +111,9 @@ class ExchangeRecord implements Exchange {
     return (this.#log ??= this.#logger!.child({ route: this.routeId, correlationId: this.correlationId }));
   }
 
+  get trace(): Context | undefined { return this.#trace; }
+  set trace(ctx: Context | undefined) { this.#trace = ctx; }
+
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
@@ -120,6 +127,7 @@ class ExchangeRecord implements Exchange {
     sub.stopped = ex.stopped;
     sub.error = ex.error;
     sub.completions = ex.completions;
+    sub.#trace = ex.#trace;
     return Object.assign(sub, patch);
   }
 }

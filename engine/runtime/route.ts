@@ -6,6 +6,7 @@ import type { Exchange } from './exchange.ts';
 import { PlatformError, toPlatformError } from './errors.ts';
 import { matches, type Match, type CompiledProblem, type CompiledTemplate } from './error-templates.ts';
 import type { Metrics } from './metrics.ts';
+import { tracer, startExchangeSpan, endExchangeSpan } from './tracing.ts';
 
 export interface ExceptionHandler {
   when?: Match;
@@ -42,6 +43,7 @@ export interface Outcome {
 
 /** Runs the exchange; never throws. */
 export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome> {
+  const span = tracer ? startExchangeSpan(route, ex) : undefined;
   let out: Outcome;
   try {
     const r = route.pipeline(ex);
@@ -53,6 +55,7 @@ export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metr
     out = { error };
   }
   if (ex.completions) for (const done of ex.completions) done(out.error);
+  if (span) endExchangeSpan(route, span, ex, out.error);
   return out;
 }
 

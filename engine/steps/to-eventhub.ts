@@ -15,6 +15,7 @@ import { retryPolicy } from '../runtime/retry.ts';
 import { stableId } from '../runtime/functions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import { tracer, describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface ToEventHubConfig {
@@ -45,6 +46,9 @@ export interface CloudEvent {
   topic?: string;
   subject?: string;
   correlationid?: string;
+  /** W3C trace context of the publishing step (CloudEvents distributed-tracing extension) */
+  traceparent?: string;
+  tracestate?: string;
   data: unknown;
 }
 
@@ -92,7 +96,8 @@ export default defineStep<ToEventHubConfig>({
     const keep = cfg.into ? compileTarget(cfg.into) : undefined;
     const dataschema = cfg.version ? `urn:${source}:${cfg.type}:${cfg.version}` : undefined;
 
-    return async (ex) => {
+    return describeStep(async (ex: Exchange) => {
+      const tctx = tracer ? ex.trace : undefined;
       const [id, subject, data] = await Promise.all([ev(idExpr, ex), ev(subjectExpr, ex), dataExpr ? ev(dataExpr, ex) : ex.body]);
       const msgId = ex.message?.messageId;
       const event: CloudEvent = {
@@ -106,6 +111,7 @@ export default defineStep<ToEventHubConfig>({
         ...(cfg.topic ? { topic: cfg.topic } : {}),
         ...(subject !== undefined && subject !== null ? { subject: String(subject) } : {}),
         correlationid: ex.correlationId,
+        ...(tctx ? traceContextOf(tctx) : {}),
         data,
       };
       const body = JSON.stringify(event);
@@ -115,16 +121,21 @@ export default defineStep<ToEventHubConfig>({
           ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
         }
         let status: number;
+        const span = tctx ? startCallSpan(tctx, `publish ${event.topic ?? event.type}`, SpanKind.PRODUCER, spanAttributes(event, attempt)) : undefined;
         try {
-          const r = await httpCall({ method: 'POST', url, headers: { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId }, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+          const headers = { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId };
+          const r = await httpCall({ method: 'POST', url, headers: span ? withTraceHeaders(headers, tctx!, span) : headers, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
           status = r.status;
         } catch (e) {
           metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
           const pe = e as PlatformError;
+          if (span) endSpan(span, e);
           throw new PlatformError({ kind: 'eventhub', detail: `event hub: ${pe.detail ?? pe.message}`, transient: true, cause: e });
         }
-        if (status >= 200 && status < 300) return;
+        span?.setAttribute('http.response.status_code', status);
+        if (status >= 200 && status < 300) { if (span) endSpan(span); return; }
         metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+        if (span) endSpan(span, { kind: 'eventhub' });
         throw new PlatformError({
           kind: 'eventhub',
           vendorStatus: status,
@@ -140,6 +151,14 @@ export default defineStep<ToEventHubConfig>({
       metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'published' });
       ex.log.info({ eventId: event.id, type: event.type, topic: event.topic }, 'event published');
       if (keep) keep(ex, event);
-    };
+    }, 'to-eventhub', ctx.base);
   },
 });
+
+/** What a publication span names: the event's id, type and topic, never its data. */
+function spanAttributes(event: CloudEvent, attempt: number): Record<string, string | number> {
+  const a: Record<string, string | number> = { 'messaging.system': 'eventhub', 'messaging.operation.type': 'send', 'cloudevents.event_id': event.id, 'cloudevents.event_type': event.type, 'cloudevents.event_source': event.source };
+  if (event.topic) a['messaging.destination.name'] = event.topic;
+  if (attempt > 0) a['http.request.resend_count'] = attempt;
+  return a;
+}

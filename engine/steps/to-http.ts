@@ -14,8 +14,10 @@ import { httpCall, redirectUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
 import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
+import type { Context } from '@opentelemetry/api';
 
 interface ToHttpConfig {
   name?: string;
@@ -207,33 +209,39 @@ export default defineStep<ToHttpConfig>({
       }
     };
 
-    // one attempt of the call (made once per step, not per exchange)
-    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState): Promise<Outcome> => {
+    // one attempt of the call (made once per step, not per exchange); traced under `tctx` when given
+    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
       if (attempt > 0) {
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
       }
+      const span = tctx ? startHttpCallSpan(tctx, method, target, url, attempt) : undefined;
       const started = performance.now();
       let r: HttpResult;
       try {
-        r = await httpCall({ method, url, headers: h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+        r = await httpCall({ method, url, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
       } catch (e) {
         tm.call(0, (performance.now() - started) / 1000);
         if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
+        if (span) endSpan(span, e);
         throw e;
       }
       tm.call(r.status, (performance.now() - started) / 1000);
-      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) return { r, alreadyDone: false };
+      span?.setAttribute('http.response.status_code', r.status);
+      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(span); return { r, alreadyDone: false }; }
       if (await isAlreadyDone(r, call)) {
         ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');
+        if (span) endSpan(span);
         return { r, alreadyDone: true };
       }
       const err = await vendorError(r, h);
       if (call && mayHaveBeenProcessed(err)) call.ambiguous = true;
+      if (span) endSpan(span, err);
       throw err;
     };
 
-    return async (ex) => {
+    return describeStep(async (ex: Exchange) => {
+      const tctx = tracer ? ex.trace : undefined;
       const params = evalPairsSync(pp, ex) ?? await evalPairs(pp, ex);
       const query = evalPairsSync(qp, ex) ?? await evalPairs(qp, ex);
       const headers = evalPairsSync(hp, ex) ?? await evalPairs(hp, ex);
@@ -264,14 +272,14 @@ export default defineStep<ToHttpConfig>({
         if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
       }
       const call: CallState | undefined = done ? { ambiguous: false } : undefined;
-      const { r, alreadyDone } = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt, call)) : await once(ex, url, h, body, 0, call);
+      const { r, alreadyDone } = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt, call, tctx)) : await once(ex, url, h, body, 0, call, tctx);
       ex.vars.lastStatus = r.status;
       if (!alreadyDone) { set(ex, r.body); return; }
       if (doneFlag) doneFlag(ex, true);
       let v = doneAnswer ? doneAnswer.evaluate(ex) : r.body;
       if (isPromise(v)) v = await v;
       set(ex, v);
-    };
+    }, 'to-http', ctx.base);
   },
 });
 

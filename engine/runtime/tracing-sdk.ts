@@ -1,0 +1,115 @@
+// Starts and stops the OpenTelemetry SDK from the usual OTel environment variables. Tracing is off
+// unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is set; when off, the SDK is
+// never loaded. The OTLP exporter, batch processor, sampler and resource read their own variables
+// (OTEL_EXPORTER_OTLP_*, OTEL_BSP_*, OTEL_TRACES_SAMPLER*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES).
+
+import { diag, DiagLogLevel } from '@opentelemetry/api';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Logger } from 'pino';
+import { installTracer, tracer } from './tracing.ts';
+import { maskText } from './mask.ts';
+
+export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
+const EXPORTERS = ['otlp', 'console', 'none'];
+
+export interface TracingOptions {
+  logger: Logger;
+  /** the variables to read (default: process.env; the SDK's own parts always read process.env) */
+  env?: NodeJS.ProcessEnv;
+  /** exports spans here instead, each as it ends (tests: an InMemorySpanExporter) */
+  exporter?: SpanExporter;
+}
+
+export interface TracingHandle {
+  /** flushes the spans not yet exported and switches tracing off */
+  shutdown(): Promise<void>;
+}
+
+/** The exporters the environment asks for; empty when tracing is off. Throws on a value it cannot honour. */
+export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
+  if (String(env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return [];
+  const named = env.OTEL_TRACES_EXPORTER?.trim();
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  // the OTel default is otlp; the engine's is off, unless an endpoint says where spans go
+  const list = (named || (endpoint ? 'otlp' : 'none')).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const x of list) {
+    if (!EXPORTERS.includes(x)) throw new Error(`OTEL_TRACES_EXPORTER: unknown exporter '${x}'; the engine supports ${EXPORTERS.join(', ')}`);
+  }
+  if (list.includes('otlp')) {
+    const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
+    if (protocol === 'grpc') throw new Error("OTEL_EXPORTER_OTLP_PROTOCOL: the engine exports OTLP over HTTP (port 4318), not 'grpc'; set http/json or http/protobuf");
+  }
+  return list.filter((x) => x !== 'none');
+}
+
+/**
+ * Installs a tracer when the environment (or `exporter`) asks for one; undefined when tracing
+ * stays off. A process traces once: a second engine in it shares the first one's tracer.
+ */
+export async function startTracing(opts: TracingOptions): Promise<TracingHandle | undefined> {
+  const env = opts.env ?? process.env;
+  const exporters = opts.exporter ? [] : tracingExporters(env);
+  if (!opts.exporter && exporters.length === 0) return undefined;
+  if (tracer) return { shutdown: async () => {} };
+  const [sdk, { W3CTraceContextPropagator }, res] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+  ]);
+  const processors: SpanProcessor[] = [];
+  if (opts.exporter) processors.push(new sdk.SimpleSpanProcessor(opts.exporter));
+  for (const x of exporters) {
+    if (x === 'console') processors.push(new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter()));
+    if (x === 'otlp') {
+      const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+      processors.push(new sdk.BatchSpanProcessor(new OTLPTraceExporter()));
+    }
+  }
+  const resource = res.defaultResource()
+    .merge(res.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
+    .merge(res.detectResources({ detectors: [res.envDetector] }));
+  const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: processors });
+  const log = opts.logger.child({ component: 'tracing' });
+  // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
+  const secrets = headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS);
+  const text = (args: unknown[]) => maskText(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '), secrets);
+  diag.setLogger({
+    error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),
+    info: () => {}, debug: () => {}, verbose: () => {},
+  }, DiagLogLevel.WARN);
+  installTracer(provider.getTracer(DEFAULT_SERVICE_NAME), new W3CTraceContextPropagator());
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  log.info({ exporters: opts.exporter ? ['custom'] : exporters, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
+  let done: Promise<void> | undefined;
+  return {
+    shutdown: () => (done ??= (async () => {
+      installTracer(undefined);
+      try { await provider.shutdown(); } catch (err) { log.warn({ reason: text([err]) }, 'tracing: flushing spans at shutdown failed'); }
+      diag.disable();
+    })()),
+  };
+}
+
+/** Values of an OTLP headers variable (`api-key=secret,x=y`): masked wherever they appear. */
+function headerValues(...vars: (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const v of vars) {
+    for (const pair of (v ?? '').split(',')) {
+      const value = pair.slice(pair.indexOf('=') + 1).trim();
+      if (pair.includes('=') && value.length >= 4) out.push(value, safeDecode(value));
+    }
+  }
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/**
+ * The collector for a log line: host and port only, never user info, a query or a URL (the
+ * benchmark harness takes the first URL the engine prints for the engine's own).
+ */
+function collectorHost(url: string): string {
+  try { return new URL(url).host; } catch { return 'invalid URL'; }
+}
