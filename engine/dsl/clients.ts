@@ -6,7 +6,8 @@
 // would have compiled from a step that spelt everything out.
 
 import { dirname, sep } from 'node:path';
-import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
+import { isMap, isScalar } from 'yaml';
+import { diagAt, locate, type YamlSource, type YamlPath } from './yaml-source.ts';
 import { checkConfig } from './config-check.ts';
 import { ConfigError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
@@ -66,6 +67,12 @@ export const CLIENTS_DOC_SCHEMA = {
   },
 };
 
+/** The schema `load` checks with: names are checked by `badNames`, which says so at the name rather than at `clients:`. */
+const LOAD_SCHEMA = {
+  ...CLIENTS_DOC_SCHEMA,
+  properties: { ...CLIENTS_DOC_SCHEMA.properties, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
+};
+
 type Settings = Record<string, any>;
 
 interface Profile {
@@ -76,6 +83,10 @@ interface Profile {
   settings: Settings;
   own: Settings;
   used: boolean;
+  /** it has problems (reported where it is defined) */
+  invalid: boolean;
+  /** the broken profile it extends, which makes it unusable too */
+  brokenParent?: string;
 }
 
 const MAPS = ['headers', 'static-headers'];
@@ -108,34 +119,53 @@ export class ClientRegistry {
   /** clients files named on the command line (not only found beside a route): their unused profiles are reported */
   private reported = new Set<string>();
 
-  /** Loads one `clients:` document; `explicit` when the file was among the paths given. */
+  /**
+   * Loads one `clients:` document; `explicit` when the file was among the paths given. A profile
+   * with problems is kept, marked broken, so a step naming it is told so rather than that the
+   * client is unknown; each problem is reported once, here.
+   */
   load(src: YamlSource, valuesSet: ValuesSet, explicit = true): Diagnostic[] {
     const raw = src.value as Record<string, unknown>;
+    if (explicit) this.reported.add(src.file);
     let values: ValuesFile | undefined;
     if (typeof raw.values === 'string') {
       values = valuesSet.find(raw.values);
       if (!values) {
         const s = didYouMean(raw.values, valuesSet.names());
-        return [diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`)];
+        const d = diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`);
+        return [d, ...this.register(src, raw.clients, () => true)];
       }
     }
     // checked as routes are: after placeholders took the values' typed values
     const uses: PlaceholderUse[] = [];
     const resolved = resolvePlaceholders(raw, values, src, uses);
-    if (resolved.diagnostics.length) return resolved.diagnostics;
-    const doc = resolved.value as { clients: Record<string, Settings> };
-    const diags = checkConfig(doc, CLIENTS_DOC_SCHEMA, src, [], 'clients file');
-    if (diags.length) return diags;
+    const doc = resolved.value as { clients?: unknown };
+    const schema = checkConfig(doc, LOAD_SCHEMA, src, [], 'clients file');
+    // a placeholder that did not resolve also fails the schema where it stands: said once, as the placeholder
+    const diags = onePerPlace([...resolved.diagnostics, ...badNames(src, doc.clients), ...schema], uses, src);
+    const ranges = profileRanges(src);
+    const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
+    diags.push(...this.register(src, doc.clients, broken, uses));
+    return diags;
+  }
+
+  /** Adds the profiles of one file; those `broken` says have problems are checked no further. */
+  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = []): Diagnostic[] {
+    if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
+    const diags: Diagnostic[] = [];
     const dir = dirname(src.file);
-    if (explicit) this.reported.add(src.file);
-    for (const [name, settings] of Object.entries(doc.clients)) {
-      const own = settings ?? {};
-      const d = checkProfile(own, src, ['clients', name]);
-      diags.push(...d);
+    for (const [name, settings] of Object.entries(clients as Record<string, unknown>)) {
+      const own = (settings && typeof settings === 'object' && !Array.isArray(settings) ? settings : {}) as Settings;
+      let invalid = broken(name);
+      if (!invalid) {
+        const d = checkProfile(own, src, ['clients', name]);
+        diags.push(...d);
+        invalid = d.length > 0;
+      }
       const dup = this.profiles.find((p) => p.dir === dir && p.name === name);
       if (dup) { diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true)); continue; }
       const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url').map((u) => u.key);
-      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false });
+      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid });
     }
     return diags;
   }
@@ -156,6 +186,7 @@ export class ClientRegistry {
         else {
           parent.used = true;
           s = mergeSettings(settle(parent, [...chain, p]), p.own);
+          if (parent.invalid && !p.invalid) p.brokenParent = parent.brokenParent ?? parent.name;
         }
       }
       const { extends: _, description: __, ...rest } = s;
@@ -204,6 +235,8 @@ export class ClientRegistry {
       throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
     }
     p.used = true;
+    if (p.invalid) throw new ConfigError(`client '${p.name}' has errors (see above)`, ['client']);
+    if (p.brokenParent) throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
     return kind === 'to-eventhub' ? expandEvent(p, cfg) : expandHttp(p, cfg);
   }
@@ -238,6 +271,48 @@ function expandEvent(p: Profile, cfg: Settings): Settings {
   const merged = mergeSettings({ ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) }, step);
   merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
   return merged;
+}
+
+/** A profile name (CLIENTS_DOC_SCHEMA propertyNames). */
+const NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * One diagnostic per place: the schema's alternatives (a boolean, or the strings "true" and
+ * "false") would each fail on the same value. The placeholder the value came from is named, as
+ * the value was written in the values file, not here (the value itself is not: it may be a secret).
+ */
+function onePerPlace(diags: Diagnostic[], uses: PlaceholderUse[], src: YamlSource): Diagnostic[] {
+  const out = new Map<string, Diagnostic>();
+  for (const d of diags) {
+    const k = `${d.line}:${d.col}`;
+    if (out.has(k)) continue;
+    const use = uses.find((u) => { const at = locate(src, u.path); return at.line === d.line && at.col === d.col; });
+    out.set(k, use && !d.message.includes(`{{${use.key}}}`) ? { ...d, message: `${d.message} (from {{${use.key}}})` } : d);
+  }
+  return [...out.values()];
+}
+
+/** Profile names that break CLIENTS_DOC_SCHEMA's propertyNames, each at its name. */
+function badNames(src: YamlSource, clients: unknown): Diagnostic[] {
+  if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
+  return Object.keys(clients).filter((n) => !NAME.test(n))
+    .map((n) => diagAt(src, ['clients', n], `client name '${n}' must be lower-case letters, digits and '-', starting with a letter or digit`, true));
+}
+
+/** For each profile of the file, whether a diagnostic lies within its YAML. */
+function profileRanges(src: YamlSource): Map<string, (d: Diagnostic) => boolean> {
+  const out = new Map<string, (d: Diagnostic) => boolean>();
+  const clients = src.doc.get('clients', true);
+  if (!isMap(clients)) return out;
+  for (const pair of clients.items) {
+    if (!isScalar(pair.key) || !pair.key.range) continue;
+    const end = (pair.value as { range?: [number, number, number] } | null)?.range?.[2] ?? pair.key.range[2];
+    const from = src.lines.linePos(pair.key.range[0]);
+    const to = src.lines.linePos(end);
+    const after = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line > b.line || (a.line === b.line && a.col >= b.col);
+    out.set(String(pair.key.value), (d) => d.file === src.file && after(d, from) && after(to, d));
+  }
+  return out;
 }
 
 function hint(word: string, names: Iterable<string>): string {

@@ -1,11 +1,13 @@
 // What a reload changed. A route's fingerprint hashes what its compiled form is built from and a
 // file edit can change: its YAML with placeholders resolved from the current values and
 // environment, the project files it names (schemas, transforms, templates), the other documents
-// of its folder (shared definitions) and the expression limits. Routes are compared by id.
+// of its folder (shared definitions), the client profiles of the folders above it, and the
+// expression limits. Routes are compared by id. Documents with their own `values:` (clients.yaml)
+// are hashed resolved too, so a values edit that reaches a route only through them counts.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { parseYamlFile } from '../dsl/yaml-source.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
@@ -30,20 +32,22 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     return files.get(abs);
   };
   const folders = new Map<string, string>();
-  const folderDocs = (dir: string): string => {
-    let h = folders.get(dir);
+  /** The shared documents of `dir`: all but route files, or with `clientsOnly` the clients files (seen from folders below). */
+  const folderDocs = (dir: string, clientsOnly: boolean): string => {
+    const key = `${clientsOnly}\0${dir}`;
+    let h = folders.get(key);
     if (h === undefined) {
       const hash = createHash('sha256');
       for (const name of safeList(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
-        const text = read(join(dir, name)) ?? '';
-        // route files count only for themselves; anything else here may be shared by the routes
-        if (!isRoute(text)) hash.update(name).update('\0').update(text).update('\0');
+        const doc = sharedDoc(join(dir, name), read(join(dir, name)) ?? '', values);
+        if (doc !== undefined && (!clientsOnly || doc.clients)) hash.update(name).update('\0').update(doc.text).update('\0');
       }
       h = hash.digest('hex');
-      folders.set(dir, h);
+      folders.set(key, h);
     }
     return h;
   };
+  const top = resolve(root);
   const limits = JSON.stringify(values.environment.engine.expressions);
   const out = new Map<string, string>();
   for (const route of routes) {
@@ -62,7 +66,13 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
       // the load just compiled this file; should it change in between, it counts as changed
       hash.update(String(Math.random()));
     }
-    hash.update(folderDocs(dirname(resolve(route.file))));
+    const dir = dirname(resolve(route.file));
+    hash.update(folderDocs(dir, false));
+    // profiles of the folders above are visible to the route too (ClientRegistry.visible)
+    for (let up = dir; up.startsWith(top + sep);) {
+      up = dirname(up);
+      hash.update(folderDocs(up, true));
+    }
     out.set(route.id, hash.digest('hex'));
   }
   return out;
@@ -87,12 +97,24 @@ export function describeChanges(c: RouteChanges): string {
   return parts.length ? parts.join(', ') : 'no route changed';
 }
 
-function isRoute(text: string): boolean {
+/**
+ * What a route sees of a non-route document of its folder: with its own `values:` the document
+ * with placeholders resolved (a values edit changes it), else its text; undefined for route files,
+ * which count only for themselves.
+ */
+function sharedDoc(file: string, text: string, values: ValuesSet): { text: string; clients: boolean } | undefined {
+  let v: unknown;
+  try { v = parse(text); } catch { return { text, clients: false }; }
+  if (!v || typeof v !== 'object') return { text, clients: false };
+  const raw = v as Record<string, unknown>;
+  if ('from' in raw) return undefined;
+  const clients = 'clients' in raw;
+  const vf = typeof raw.values === 'string' ? values.find(raw.values) : undefined;
+  if (!vf) return { text, clients };
   try {
-    const v = parse(text) as unknown;
-    return !!v && typeof v === 'object' && 'from' in v;
+    return { text: stable(resolvePlaceholders(raw, vf, parseYamlFile(file, text)).value), clients };
   } catch {
-    return false;
+    return { text, clients };
   }
 }
 
