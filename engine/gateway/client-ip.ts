@@ -1,6 +1,7 @@
 // The client address for per-IP limits: the socket's peer, or, when that peer is a trusted proxy,
 // the right-most X-Forwarded-For entry that is not itself a trusted proxy. A client can put
-// anything into X-Forwarded-For; only what trusted proxies appended counts.
+// anything into X-Forwarded-For; only what trusted proxies appended counts. The per-IP limit keys
+// an IPv6 client on its prefix (a host is handed a whole /64 and could rotate addresses in it).
 
 import { BlockList, isIP } from 'node:net';
 
@@ -8,7 +9,8 @@ export class ClientIp {
   private trusted = new BlockList();
   private any: boolean;
 
-  constructor(proxies: string[]) {
+  /** `ipv6Prefix`: bits of an IPv6 address that name one client for the limits (default /64) */
+  constructor(proxies: string[], private ipv6Prefix = 64) {
     this.any = proxies.length > 0;
     for (const p of proxies) {
       const [addr, bits] = p.split('/');
@@ -34,6 +36,34 @@ export class ClientIp {
     }
     return hops[0] ?? peer;
   }
+
+  /** The client as a rate-limit key: the address, or for IPv6 its network (`2001:db8:1:2::/64`). */
+  limitKey(remote: string | undefined, xff: string | string[] | undefined): string {
+    const a = this.of(remote, xff);
+    return isIP(a) === 6 ? ipv6Network(a, this.ipv6Prefix) : a;
+  }
+}
+
+/** The network of a valid IPv6 address: its first `bits` bits, the rest zero, in one spelling. */
+export function ipv6Network(addr: string, bits: number): string {
+  let a = addr.split('%')[0];
+  // an IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) as its two hex groups
+  const v4 = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(a);
+  if (v4) {
+    const o = v4.slice(2).map(Number);
+    a = `${v4[1]}${((o[0] << 8) | o[1]).toString(16)}:${((o[2] << 8) | o[3]).toString(16)}`;
+  }
+  const [head, tail] = a.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  const kept: string[] = [];
+  for (let i = 0; i * 16 < bits; i++) {
+    const left = bits - i * 16;
+    const mask = left >= 16 ? 0xffff : (0xffff << (16 - left)) & 0xffff;
+    kept.push((parseInt(groups[i], 16) & mask).toString(16));
+  }
+  return `${kept.join(':')}${kept.length < 8 ? '::' : ''}/${bits}`;
 }
 
 function normalise(a: string): string {

@@ -27,6 +27,10 @@ export interface JwtSettings {
   jwksCooldownSeconds: number;
   jwksMaxAgeSeconds: number;
   tokenCacheSize: number;
+  /** the `typ` header every token must carry (e.g. `at+jwt`, RFC 9068); unset: not checked */
+  typ?: string;
+  /** tokens whose exp - iat is longer are refused, and `iat` is required; unset or 0: no maximum */
+  maxLifetimeSeconds?: number;
 }
 
 export interface RateLimitSettings {
@@ -49,6 +53,8 @@ export interface GatewaySettings {
   jwt: JwtSettings;
   rateLimits: RateLimitSettings;
   trustedProxies: string[];
+  /** an IPv6 client's anonymous limit is keyed on this prefix (/64: one host's whole subnet) */
+  ipv6Prefix: number;
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
   /** outage policy of the limits' Redis (gateway.redis.onError), also when the engine store's Redis serves them */
   redisOnError?: 'allow' | 'deny';
@@ -80,6 +86,13 @@ export function subtree(vf: ValuesFile, prefix: string): Record<string, any> {
     o[parts[parts.length - 1]] = vf.get(k);
   }
   return out;
+}
+
+function prefixLength(v: unknown, problems: string[]): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  if (Number.isInteger(n) && n >= 1 && n <= 128) return n;
+  problems.push(`'rateLimits.ipv6Prefix' must be a whole number of bits from 1 to 128, got ${JSON.stringify(v)}`);
+  return 64;
 }
 
 export function parseKeyHash(v: unknown): Buffer | undefined {
@@ -125,7 +138,13 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     jwksCooldownSeconds: num(g('jwt.jwksCooldownSeconds') ?? 30, 'jwt.jwksCooldownSeconds', problems),
     jwksMaxAgeSeconds: num(g('jwt.jwksMaxAgeSeconds') ?? 600, 'jwt.jwksMaxAgeSeconds', problems, 1),
     tokenCacheSize: num(g('jwt.tokenCacheSize') ?? 10000, 'jwt.tokenCacheSize', problems),
+    typ: str('jwt.typ'),
+    maxLifetimeSeconds: num(g('jwt.maxLifetimeSeconds') ?? 0, 'jwt.maxLifetimeSeconds', problems) || undefined,
   };
+  // a media type (RFC 6838 names), with or without the `application/` that jose ignores when comparing
+  if (jwt.typ !== undefined && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)) {
+    problems.push(`jwt.typ must be a media type such as 'at+jwt', got ${JSON.stringify(jwt.typ)}`);
+  }
   const sources = ['discoveryUrl', 'jwksUri', 'jwksFile', 'publicKeyPem'].filter((k) => (jwt as any)[k]);
   if (sources.length > 1) problems.push(`jwt: give one key source, not ${sources.join(' and ')}`);
   if (!jwt.issuer) problems.push('jwt.issuer is required');
@@ -150,6 +169,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
       subscriptionUser: num(g('rateLimits.subscriptionUser') ?? 50, 'rateLimits.subscriptionUser', problems),
     },
     trustedProxies: list(g('trustedProxies')),
+    ipv6Prefix: prefixLength(g('rateLimits.ipv6Prefix') ?? 64, problems),
     redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' } : undefined,
     // kept without a URL too: the limits then use the engine store's Redis, with this policy
     redisOnError: onError === 'deny' ? 'deny' : 'allow',

@@ -1,9 +1,10 @@
 // Bearer JWT verification with jose: the signing keys come from OIDC discovery, a JWKS URL, a JWKS
 // file or a PEM public key; an algorithm allowlist (asymmetric only), `exp` required, `iss` and
-// `aud` checked, a small clock tolerance, `sub` is the user id. Verified tokens are cached by their
-// exact string (bounded, first in first out): an entry lives until the token's `exp` and is dropped when the
-// signing keys change. Remote keys are refetched when older than their max age and on an unknown
-// `kid`, at most once per cooldown.
+// `aud` checked, a small clock tolerance, `sub` is the user id. RFC 8725 hardening: an optional
+// required `typ` header (e.g. `at+jwt`, RFC 9068), no `iat` in the future, a maximum lifetime
+// (exp - iat). Verified tokens are cached by their exact string (bounded, first in first out): an
+// entry lives until the token's `exp` and is dropped when the signing keys change. Remote keys are
+// refetched when older than their max age and on an unknown `kid`, at most once per cooldown.
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,13 +13,19 @@ import type { Logger } from 'pino';
 import type { JwtSettings } from './config.ts';
 import { BoundedCache } from './bounded-cache.ts';
 
-/** Characters of user ids (subjects of common identity providers: ids, UUIDs, emails, `auth0|123`). */
-export const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;
+/**
+ * Characters of user ids (subjects of common identity providers: ids, UUIDs, emails, `auth0|123`,
+ * base64url ids). The platform backend accepts no more than this, so a token whose `sub` it would
+ * refuse is a 401 here rather than a 502 tool error later; `/`, `+` and `=` stay out of URLs and headers.
+ */
+export const USER_ID = /^[A-Za-z0-9._@|:-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';
 
 /** Which check refused a token: a bounded set, the `detail` of gateway_refusals_total{reason="invalid_token"}. */
 export const TOKEN_CHECKS = ['expired', 'not_yet_valid', 'audience', 'issuer', 'missing_claim', 'invalid_claim', 'algorithm',
-  'signature', 'unknown_key', 'malformed', 'too_long', 'subject', 'no_keys', 'unverifiable'] as const;
+  'signature', 'unknown_key', 'malformed', 'too_long', 'subject', 'no_keys', 'unverifiable',
+  // RFC 8725: the `typ` header is not the required one; `iat` ahead of the clock; exp - iat over the maximum
+  'type', 'issued_in_future', 'lifetime'] as const;
 export type TokenCheck = typeof TOKEN_CHECKS[number];
 
 export class TokenError extends Error {
@@ -46,6 +53,7 @@ function refusal(e: unknown): TokenError {
     if (e.claim === 'nbf') return new TokenError('the token is not valid yet (nbf)', 'not_yet_valid');
     if (e.claim === 'aud') return new TokenError('the token is for another audience', 'audience');
     if (e.claim === 'iss') return new TokenError('the token is from another issuer', 'issuer');
+    if (e.claim === 'typ') return new TokenError('the token is not of the required type (typ header)', 'type');
     if (e.reason === 'missing') return new TokenError(`the token has no '${e.claim}' claim`, 'missing_claim');
     return new TokenError(`the '${e.claim}' claim is invalid`, 'invalid_claim');
   }
@@ -171,10 +179,19 @@ export class TokenVerifier {
         audience: this.s.audience,
         algorithms: this.s.algorithms,
         clockTolerance: this.s.clockToleranceSeconds,
-        requiredClaims: ['exp', 'sub'],
+        typ: this.s.typ || undefined,
+        // with a maximum lifetime, `iat` is required: without it the lifetime cannot be known
+        requiredClaims: this.s.maxLifetimeSeconds ? ['exp', 'sub', 'iat'] : ['exp', 'sub'],
       }));
     } catch (e) {
       throw refusal(e);
+    }
+    // jose checks `iat` only as a number; a token from the future or living too long is refused
+    if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + this.s.clockToleranceSeconds) {
+      throw new TokenError('the token is issued in the future (iat)', 'issued_in_future');
+    }
+    if (this.s.maxLifetimeSeconds && payload.exp! - payload.iat! > this.s.maxLifetimeSeconds) {
+      throw new TokenError(`the token lives longer than the allowed ${this.s.maxLifetimeSeconds} seconds (exp - iat)`, 'lifetime');
     }
     // the subject becomes the user id sent to backends: one plain token of id characters, and
     // never the reserved `anonymous` (a " alice" would otherwise reach a backend as "alice")

@@ -120,7 +120,7 @@ export class McpGateway {
   constructor(private d: GatewayDeps) {
     const s = d.settings;
     this.keys = new KeyRing(s.subscriptions);
-    this.ip = new ClientIp(s.trustedProxies);
+    this.ip = new ClientIp(s.trustedProxies, s.ipv6Prefix);
     // label sets bound here: a call then costs a lookup by tool name and a few additions
     const metrics = d.metrics ?? new GatewayMetrics(new Registry());
     for (const t of d.tools) this.toolMetrics.set(t.name, metrics.tool(t.name));
@@ -279,7 +279,8 @@ export class McpGateway {
   }
 
   private ipKey(req: GatewayRequest): string {
-    return `ip:${this.ip.of(req.remoteAddress, req.headers['x-forwarded-for'])}`;
+    // an IPv6 client by its network (gateway.rateLimits.ipv6Prefix): rotating addresses gains nothing
+    return `ip:${this.ip.limitKey(req.remoteAddress, req.headers['x-forwarded-for'])}`;
   }
 
   /** 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError is deny. */
