@@ -39,3 +39,36 @@ export function startEngineProcess(root: string, env: string): Promise<EnginePro
     child.once('exit', (code) => reject(new Error(`engine process exited (${code}): ${err}`)));
   });
 }
+
+/** A route whose one step is a transform with `expression` (served at POST /<id>). */
+export const transformRoute = (id: string, expression: string) => `id: ${id}
+from:
+  http:
+    method: POST
+    path: /${id}
+steps:
+  - transform:
+      expression: ${JSON.stringify(expression)}
+`;
+
+/** POSTs JSON to the engine; a frozen engine never answers, so the call gives up after 10 s. */
+export async function postJson(engine: EngineProcess, path: string, body: unknown = {}): Promise<{ status: number; body: any; ms: number }> {
+  const started = Date.now();
+  const res = await fetch(engine.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json()) as any, ms: Date.now() - started };
+}
+
+/** The first log line holding `needle`: the answer can arrive before the child's line was read. */
+export async function waitForLog(engine: EngineProcess, needle: string): Promise<string | undefined> {
+  for (let i = 0; i < 100; i++) {
+    const line = engine.logs.find((l) => l.includes(needle));
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+}

@@ -6,25 +6,15 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { startEngineProcess, type EngineProcess } from './engine-process.ts';
-
-const route = (id: string, expression: string) => `id: ${id}
-from:
-  http:
-    method: POST
-    path: /${id}
-steps:
-  - transform:
-      expression: ${JSON.stringify(expression)}
-`;
+import { startEngineProcess, transformRoute, postJson, waitForLog, type EngineProcess } from './engine-process.ts';
 
 const root = tmpProject({
   'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
   // a tail call: JSONata's trampoline loops forever without growing the stack, only the clock stops it
-  'routes/spin.yaml': route('spin', '($f := function($x){ $f($x + 1) }; $f(0))'),
+  'routes/spin.yaml': transformRoute('spin', '($f := function($x){ $f($x + 1) }; $f(0))'),
   // no base case and not a tail call: the nesting grows until the depth limit
-  'routes/dive.yaml': route('dive', '($f := function($x){ 1 + $f($x) }; $f(0))'),
-  'routes/ok.yaml': route('ok', '{"ok": true, "n": $count(body.items)}'),
+  'routes/dive.yaml': transformRoute('dive', '($f := function($x){ 1 + $f($x) }; $f(0))'),
+  'routes/ok.yaml': transformRoute('ok', '{"ok": true, "n": $count(body.items)}'),
 });
 
 let engine: EngineProcess;
@@ -35,27 +25,9 @@ afterAll(async () => {
   await engine?.close();
 });
 
-const post = async (path: string, body: unknown = {}) => {
-  const started = Date.now();
-  const res = await fetch(engine.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    // a frozen engine never answers: fail instead of waiting for ever
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: res.status, body: (await res.json()) as any, ms: Date.now() - started };
-};
+const post = (path: string, body: unknown = {}) => postJson(engine, path, body);
 
-// the answer can arrive before the child's log line has been read from its stdout: wait a little
-const logLine = async (needle: string) => {
-  for (let i = 0; i < 100; i++) {
-    const line = engine.logs.find((l) => l.includes(needle));
-    if (line) return line;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return undefined;
-};
+const logLine = (needle: string) => waitForLog(engine, needle);
 
 describe('runaway expressions', () => {
   it('an endless tail recursion fails its exchange at the time limit; the next request is served', async () => {

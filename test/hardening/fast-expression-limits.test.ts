@@ -6,18 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { startEngineProcess, type EngineProcess } from './engine-process.ts';
+import { startEngineProcess, transformRoute, postJson, waitForLog, type EngineProcess } from './engine-process.ts';
 import { compileExpression } from '../../engine/runtime/expressions.ts';
-
-const route = (id: string, expression: string) => `id: ${id}
-from:
-  http:
-    method: POST
-    path: /${id}
-steps:
-  - transform:
-      expression: ${JSON.stringify(expression)}
-`;
 
 const RANGE = '[1..10000000].[1..10000000]';
 // the size of the work comes from the request: a map over an input array
@@ -25,9 +15,9 @@ const MAP = '$count($map(body.items, function($i){ [1..body.n][$ < 0] }))';
 
 const root = tmpProject({
   'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
-  'routes/range.yaml': route('range', RANGE),
-  'routes/mapped.yaml': route('mapped', MAP),
-  'routes/ok.yaml': route('ok', '{"ok": true, "n": $count(body.items)}'),
+  'routes/range.yaml': transformRoute('range', RANGE),
+  'routes/mapped.yaml': transformRoute('mapped', MAP),
+  'routes/ok.yaml': transformRoute('ok', '{"ok": true, "n": $count(body.items)}'),
 });
 
 let engine: EngineProcess;
@@ -38,26 +28,9 @@ afterAll(async () => {
   await engine?.close();
 });
 
-const post = async (path: string, body: unknown = {}) => {
-  const started = Date.now();
-  const res = await fetch(engine.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    // a frozen engine never answers: fail instead of waiting for ever
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: res.status, body: (await res.json()) as any, ms: Date.now() - started };
-};
+const post = (path: string, body: unknown = {}) => postJson(engine, path, body);
 
-const logLine = async (needle: string) => {
-  for (let i = 0; i < 100; i++) {
-    const line = engine.logs.find((l) => l.includes(needle));
-    if (line) return line;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return undefined;
-};
+const logLine = (needle: string) => waitForLog(engine, needle);
 
 describe('runaway fast-path expressions', () => {
   it('the expressions under test are on the fast path', () => {
