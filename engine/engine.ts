@@ -252,6 +252,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       const was = services.settings.server;
       const now = nextServices.settings.server;
       if (was.port !== now.port || was.host !== now.host) services.logger.warn({ port: now.port, host: now.host }, 'reload: engine.server port and host apply at the next restart');
+      // the store (and its Redis connection) is kept across reloads; say so rather than ignore the edit
+      if (JSON.stringify(services.settings.store) !== JSON.stringify(nextServices.settings.store)) services.logger.warn('reload: engine.store applies at the next restart');
       for (const x of opts.extensions ?? []) {
         try { await x.reload?.(engine); } catch (err) {
           services.logger.error({ err, extension: x.name }, `reload: extension '${x.name}' could not follow the new routes`);
