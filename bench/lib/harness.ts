@@ -13,10 +13,22 @@ export function spawnUrl(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let buf = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no URL from ${args.join(' ')}`)); }, timeoutMs);
+    // the listening URL: the engine's `engine started` log line (its other JSON lines may name other
+    // URLs, e.g. a trace collector), or the first URL a plain-text helper prints
+    const urlOf = (line: string): string | undefined => {
+      if (line.startsWith('{')) {
+        try { const j = JSON.parse(line); return j.msg === 'engine started' ? j.url : undefined; } catch { /* not JSON */ }
+      }
+      return /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+    };
     child.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(buf);
-      if (m) { clearTimeout(timer); child.stdout!.removeAllListeners('data'); child.stdout!.resume(); resolve({ child, url: m[1] }); }
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const url = urlOf(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (url) { clearTimeout(timer); child.stdout!.removeAllListeners('data'); child.stdout!.resume(); resolve({ child, url }); return; }
+      }
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${args.join(' ')} exited with ${code}`)); });
   });
