@@ -33,7 +33,7 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
   const validate = validatorFor(schema);
   if (validate(value)) return [];
   const errors = (validate.errors ?? []) as ErrorObject[];
-  const specific = errors.filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
+  const specific = collapseAlternatives(errors, validate.schema as Record<string, unknown>).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of specific.length ? specific : errors) {
@@ -65,6 +65,41 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
     if (!seen.has(k)) { seen.add(k); out.push(d); }
   }
   return out;
+}
+
+/**
+ * One diagnostic per anyOf/oneOf: when the value took a branch (an error lies deeper than the
+ * alternatives), the other branches' complaints about its type are noise and go; when no branch
+ * fits, their complaints become one "must be A or B" instead of one line per branch.
+ */
+function collapseAlternatives(errors: ErrorObject[], root: Record<string, unknown>): ErrorObject[] {
+  let out = errors;
+  for (const alt of errors) {
+    if (alt.keyword !== 'anyOf' && alt.keyword !== 'oneOf') continue;
+    const prefix = `${alt.schemaPath}/`;
+    const branch = out.filter((e) => e.schemaPath.startsWith(prefix));
+    if (branch.length === 0) continue;
+    const deeper = branch.some((e) => e.instancePath.length > alt.instancePath.length);
+    const shallow = branch.filter((e) => e.instancePath === alt.instancePath);
+    if (deeper) { out = out.filter((e) => !shallow.includes(e)); continue; }
+    const merged: ErrorObject = { ...alt, keyword: 'alternatives', message: `must be ${[...new Set(shallow.map((e) => describeBranch(e, subschema(root, e.schemaPath))))].join(' or ')}` };
+    out = out.filter((e) => !shallow.includes(e)).map((e) => (e === alt ? merged : e));
+  }
+  return out;
+}
+
+/** What one alternative wants, from its schema where it says more than the failed keyword. */
+function describeBranch(e: ErrorObject, branch: Record<string, any> | undefined): string {
+  if (typeof branch?.pattern === 'string') return `a string matching ${branch.pattern}`;
+  if (Array.isArray(branch?.enum)) return `one of: ${branch.enum.join(', ')}`;
+  const p = e.params as Record<string, any>;
+  switch (e.keyword) {
+    case 'type': return String(p.type);
+    case 'enum': return `one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const': return `'${String(p.allowedValue)}'`;
+    case 'pattern': return `a string matching ${String(p.pattern)}`;
+    default: return String(e.message);
+  }
 }
 
 function suggestionFor(v: string, allowed: unknown[]): string {

@@ -39,8 +39,8 @@ describe('engine lint of a client profile with problems', () => {
   it('reports each wrongly typed value once, and the steps naming the profile as having errors', async () => {
     const out = await lint({ 'routes/hub/clients.yaml': CLIENTS, 'routes/hub/r.yaml': ROUTE });
     expect(out).toEqual([
-      "routes/hub/clients.yaml:6:16 'enabled' must be boolean (from {{retryFlag}}) (at clients.hubvendor.retry.enabled)",
-      "routes/hub/clients.yaml:7:20 'max-retries' must be number (from {{maximumRedeliveries}}) (at clients.hubvendor.retry.max-retries)",
+      "routes/hub/clients.yaml:6:16 'enabled' must be boolean or one of: true, false (from {{retryFlag}}) (at clients.hubvendor.retry.enabled)",
+      "routes/hub/clients.yaml:7:20 'max-retries' must be number or a string matching ^\\d+(\\.\\d+)?$ (from {{maximumRedeliveries}}) (at clients.hubvendor.retry.max-retries)",
       "routes/hub/r.yaml:4:24 client 'hubvendor' has errors (see above) (at steps[0].to-http.client)",
       "routes/hub/r.yaml:5:24 client 'hubvendor-slow' extends 'hubvendor', which has errors (see above) (at steps[1].to-http.client)",
     ]);
@@ -65,7 +65,7 @@ describe('engine lint of a client profile with problems', () => {
 
   it('names the placeholder, never the value it took (it may be a secret)', async () => {
     const out = await lint({ 'routes/hub/clients.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'), 'routes/hub/r.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/clients\.yaml:7:20 'max-retries' must be number \(from \{\{apiKey\}\}\)/));
+    expect(out).toContainEqual(expect.stringMatching(/clients\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/));
     expect(out.join('\n')).not.toContain('s3cr3t');
   });
 });

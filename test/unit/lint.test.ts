@@ -49,6 +49,14 @@ describe('engine lint', () => {
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/));
   });
 
+  it('a value that fits none of its alternatives gets one diagnostic naming them all', async () => {
+    const out = await lint(GOOD.replace('enabled: "{{retryFlag}}"', 'enabled: "yes"\n        max-retries: true'));
+    expect(out).toEqual([
+      expect.stringMatching(/^routes\/demo\.yaml:16:18 'enabled' must be boolean or one of: true, false /),
+      expect.stringMatching(/^routes\/demo\.yaml:17:22 'max-retries' must be number or a string matching \^\\d\+/),
+    ]);
+  });
+
   it('an unknown step kind, source kind or top-level key gets a suggestion', async () => {
     const out = await lint(GOOD.replace('- validate:', '- validat:').replace('  http:', '  htp:').replace('values:', 'value:'));
     expect(out.some((l) => /unknown step kind 'validat'; did you mean 'validate'\?/.test(l))).toBe(true);
