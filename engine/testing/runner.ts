@@ -127,7 +127,11 @@ function groups(file: TestFile, cases: [number, TestCase][]): Group[] {
 }
 
 export function findTestFiles(paths: string[]): string[] {
-  return findYamlFiles(paths).filter((f) => /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f));
+  return findYamlFiles(paths).filter(isTestFile);
+}
+
+function isTestFile(f: string): boolean {
+  return /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f);
 }
 
 async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOptions, report: (r: CaseResult) => void): Promise<void> {
@@ -139,7 +143,10 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
   const simulators = !!file.simulators && !!opts.simulators;
   const extensions = [...(simulators ? [opts.simulators!] : []), stubsExtension(stubs, simulators), ...(opts.extensions ?? [])];
   if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
-  const routes = file.routes ?? [relative(root, dirname(dirname(resolve(root, src.file))))];
+  // the route files only: another test file's problems are reported with that file, they do not
+  // stop this one's engine
+  const routes = findYamlFiles((file.routes ?? [dirname(dirname(resolve(root, src.file)))]).map((p) => resolve(root, p)))
+    .filter((f) => !isTestFile(f)).map((f) => relative(root, f));
   let engine: RunningEngine;
   try {
     engine = await startEngine({

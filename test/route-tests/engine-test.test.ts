@@ -67,3 +67,20 @@ it('lint reports a typo in a test file with file:line:col and a suggestion, and 
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+it('a test file that does not parse fails alone: the other test files of its folder still run', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
+  try {
+    for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
+    cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+    writeFileSync(join(dir, 'routes/hubvendor-foreign-exchange/tests/broken.yaml'), 'tests:\n  - name: x\n    bad: [\n');
+    const r = await run(['test', 'routes/'], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL  routes\/hubvendor-foreign-exchange\/tests\/broken\.yaml:\d+ \(file\)/);
+    expect(r.out).not.toContain('the engine did not start');
+    const passed = Number(/(\d+) passed, 1 failed/.exec(r.out)?.[1]);
+    expect(passed).toBeGreaterThanOrEqual(10);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
