@@ -46,6 +46,8 @@ export interface GatewaySettings {
   serverName: string;
   serverVersion: string;
   pageSize: number;
+  /** freshness of tools/list and server/discover results for 2026-07-28 clients (ttlMs) */
+  listTtlSeconds: number;
   allowedOrigins: string[];
   requireToken: boolean;
   subscriptions: Subscription[];
@@ -157,6 +159,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     serverName: str('serverName') ?? 'bank-integration-platform',
     serverVersion: str('serverVersion') ?? '1.0.0',
     pageSize: num(g('pageSize') ?? 50, 'pageSize', problems, 1),
+    listTtlSeconds: num(g('listTtlSeconds') ?? 300, 'listTtlSeconds', problems),
     allowedOrigins: list(g('allowedOrigins')),
     requireToken: g('requireToken') === true || g('requireToken') === 'true',
     subscriptions: subs,
