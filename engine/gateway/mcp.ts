@@ -38,6 +38,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS, VERSION_WITHOUT_HEADER, WITHOUT_STRUCTURED_CONTENT, header, paramHeaderMismatch, readModernHeaders,
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
+import { ProtectedResource, type BearerError } from './oauth.ts';
 
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayResponse } from './rpc.ts';
@@ -77,6 +78,8 @@ export interface GatewayDeps {
   jsonDepthLimit?: number;
   /** the engine's gateway metrics (default: a registry of its own) */
   metrics?: GatewayMetrics;
+  /** where the gateway is served (default /mcp): the path of the resource identifier */
+  path?: string;
 }
 
 /** One request on its way through the checks. */
@@ -106,6 +109,7 @@ export class McpGateway {
   private toolMetrics = new Map<string, ToolMetrics>();
   private unknownTool: ToolMetrics;
   private refusals: Refusals;
+  private resource: ProtectedResource;
   private initializeResult: (version: string) => string;
   private discoverResult: string;
   /** `,"_meta":{serverInfo}}` closing every 2026-07-28 result */
@@ -122,6 +126,7 @@ export class McpGateway {
     this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     this.views = buildViews(s, d.tools);
+    this.resource = new ProtectedResource(s, this.ip, d.path ?? '/mcp');
     const info = JSON.stringify({ name: s.serverName, version: s.serverVersion, title: 'Bank integration platform tools' });
     const instructions = JSON.stringify('Banking tools. Public tools (exchange rates, products) need only the subscription key; '
       + 'tools about the user\'s own accounts need `Authorization: Bearer <token>` of the signed-in user.');
@@ -146,12 +151,12 @@ export class McpGateway {
     const key = header(headers, KEY_HEADER);
     if (key === undefined || key === '') {
       return this.refusals.refuse({ req, reason: 'missing_key', detail: '', ...this.named(req) },
-        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId));
+        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId, this.challenge(req)));
     }
     const sub = this.keys.match(key);
     if (!sub) {
       return this.refusals.refuse({ req, reason: 'invalid_key', detail: '', ...this.named(req) },
-        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId));
+        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId, this.challenge(req)));
     }
     const view = this.views.get(sub)!;
 
@@ -213,7 +218,7 @@ export class McpGateway {
       }
       if (c.tool.security === 'bearer' && !c.authenticated) {
         return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'token_required', detail: 'tool' },
-          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token", error_description="a bearer token is required for this tool"' }));
+          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, this.challenge(req)));
       }
     }
 
@@ -277,7 +282,7 @@ export class McpGateway {
       let pre = this.d.limiter.hit([{ key: ipKey, limit: s.rateLimits.anonymous }], this.windowMs);
       if (pre instanceof Promise) pre = await pre;
       if (!pre.allowed) return this.refused(pre, { req, sub, ...named }, 'anonymous_ip');
-      if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre));
+      if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre), 'invalid_request');
       try {
         c.userId = (await this.d.verifier.verify(m[1])).sub;
         c.authenticated = true;
@@ -291,7 +296,7 @@ export class McpGateway {
       }
     } else if (s.requireToken) {
       return this.refusals.refuse({ req, sub, user: c.userId, ...named, reason: 'token_required', detail: 'all_requests' },
-        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', req.correlationId, { 'www-authenticate': 'Bearer realm="mcp"' }));
+        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', req.correlationId, this.challenge(req)));
     }
     return undefined;
   }
@@ -409,11 +414,27 @@ export class McpGateway {
       problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
   }
 
-  private invalidToken(why: Refused, description: string, extra: Record<string, string>): GatewayResponse {
+  /** 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC 6750 §3.1). */
+  private invalidToken(why: Refused, description: string, extra: Record<string, string>, error: BearerError = 'invalid_token'): GatewayResponse {
     return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
-      ...extra,
-      'www-authenticate': `Bearer realm="mcp", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
+      ...extra, ...this.challenge(why.req, error, description),
     }));
+  }
+
+  /** The WWW-Authenticate header of a 401 (oauth.ts): where the protected resource metadata is. */
+  private challenge(req: GatewayRequest, error?: BearerError, description?: string): Record<string, string> {
+    return { 'www-authenticate': this.resource.challenge(req.headers, req.remoteAddress, error, description) };
+  }
+
+  /** GET of the protected resource metadata (RFC 9728), root and path-suffixed form alike. */
+  resourceMetadata(req: Omit<GatewayRequest, 'body'>): GatewayResponse {
+    const resource = this.resource.resource(req.headers, req.remoteAddress);
+    if (!resource) {
+      return problem(404, 'resource_unknown', 'The resource identifier cannot be told from this request: set gateway.oauth.resource to the public URL of /mcp', req.correlationId);
+    }
+    // configured: the same for everyone; derived from the request: not for shared caches
+    const cache = this.d.settings.oauth.resource ? 'public, max-age=300' : 'no-store';
+    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': cache }, body: JSON.stringify(this.resource.metadata(resource)) };
   }
 
   private async callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
