@@ -15,10 +15,8 @@
 // (gateway_refusals_total) and logged once (refusals.ts).
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
 import type { GatewaySettings, Subscription } from './config.ts';
 import { KEY_HEADER, KeyRing } from './keys.ts';
@@ -39,6 +37,7 @@ import {
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
+import { runTool } from './tool-call.ts';
 
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayResponse } from './rpc.ts';
@@ -438,56 +437,14 @@ export class McpGateway {
   }
 
   private async callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
-    const tm = this.toolMetrics.get(tool.name)!;
-    const started = performance.now();
-    const open = c.modern ? '{"resultType":"complete",' : '{';
-    const close = c.modern ? this.modernTail : '}';
-    let result: DirectResult;
-    try {
-      let body = args;
-      let params: Record<string, string> | undefined;
-      if (tool.pathParams.length) {
-        // the route's path parameters are arguments too; they must be there before any route runs
-        ({ body, params } = splitPathParams(tool, args));
-      }
-      result = await this.d.call(tool.route, { body, params, user: { id: c.userId, authenticated: c.authenticated }, correlationId: c.req.correlationId });
-    } catch (e) {
-      const err = toPlatformError(e);
-      tm.duration.observe((performance.now() - started) / 1000);
-      tm.error.inc();
-      if (err.kind === 'internal' || err.kind === 'config') this.d.log.error({ tool: tool.name, correlationId: c.req.correlationId, err: e }, 'gateway: tool failed');
-      const p = JSON.stringify(problemOf(err, c.req.correlationId));
-      // the problem as structuredContent too, so an agent reads code and field without parsing
-      // text: where the revision has structuredContent, and (before 2026-07-28, whose served
-      // output schema admits the problem) only for tools without an output schema, since
-      // "Servers MUST provide structured results that conform to this schema" and clients check it
-      const structured = !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema) ? `,"structuredContent":${p}` : '';
-      return rpcResult(c.id, `${open}"content":[{"type":"text","text":${JSON.stringify(p)}}]${structured},"isError":true${close}`);
-    }
-    tm.duration.observe((performance.now() - started) / 1000);
-    tm.ok.inc();
-    const body = result.body;
-    const json = body === undefined ? 'null' : JSON.stringify(body);
-    const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
-    return rpcResult(c.id, `${open}"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false${close}`);
+    const result = await runTool({ call: this.d.call, log: this.d.log }, this.toolMetrics.get(tool.name)!, tool, args,
+      { id: c.userId, authenticated: c.authenticated }, c.req.correlationId,
+      // the problem as structuredContent too where the revision has structuredContent and, before
+      // 2026-07-28 (whose served output schema admits the problem), only for tools without an
+      // output schema: "Servers MUST provide structured results that conform to this schema"
+      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema));
+    return rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`);
   }
-}
-
-/** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */
-function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Record<string, unknown>; params: Record<string, string> } {
-  const body: Record<string, unknown> = { ...args };
-  const params: Record<string, string> = {};
-  const errors: { field: string; message: string }[] = [];
-  for (const n of tool.pathParams) {
-    const v = args[n];
-    delete body[n];
-    if (typeof v === 'string' && v !== '') params[n] = v;
-    else errors.push({ field: `/${n}`, message: v === undefined ? 'is required' : 'must be a non-empty string' });
-  }
-  if (errors.length) {
-    throw new PlatformError({ kind: 'validation', code: 'GC025', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
-  }
-  return { body, params };
 }
 
 function rateHeaders(r: LimitResult): Record<string, string> {
