@@ -202,6 +202,11 @@ export class McpGateway {
         if (c.hasId && ('result' in c.msg || 'error' in c.msg)) return { status: 202, headers: {} };
         return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: method must be a string', 400);
       }
+      // a request with 2026-07-28 `_meta` but no header: "A required standard header
+      // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing" is a HeaderMismatch, not 2025-03-26
+      if (pv === undefined && typeof c.msg.params?._meta?.[META_PROTOCOL_VERSION] === 'string') {
+        return rpcError(c.id, HEADER_MISMATCH, 'Header mismatch: the MCP-Protocol-Version header is required with params._meta["io.modelcontextprotocol/protocolVersion"]', 400);
+      }
       c.method = c.msg.method;
       const name = c.method === 'tools/call' ? c.msg.params?.name : undefined;
       c.name = typeof name === 'string' ? name : undefined;
@@ -392,7 +397,8 @@ export class McpGateway {
         return this.callTool(c, tool, args ?? {});
       }
       default:
-        return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${c.method}`);
+        // 2026-07-28: 404 (a method with an id under a notifications/ name reaches here)
+        return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${c.method}`, c.modern ? 404 : 200);
     }
   }
 

@@ -123,6 +123,18 @@ describe('versions and methods', () => {
     expect(r.body).toEqual({ jsonrpc: '2.0', id: 41, error: { code: -32601, message: 'Method not found: resources/list' } });
   });
 
+  it('2026-07-28 _meta without the MCP-Protocol-Version header is a HeaderMismatch, not a 2025-03-26 request', async () => {
+    const r = await e.mcp({ jsonrpc: '2.0', id: 'h-1', method: 'server/discover', params: { _meta: META } }, { 'mcp-method': 'server/discover' });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ id: 'h-1', error: { code: -32020, message: expect.stringContaining('MCP-Protocol-Version') } });
+  });
+
+  it('a request with an id under a notifications/ method is 404 -32601', async () => {
+    const r = await m26('notifications/cancelled');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe(-32601);
+  });
+
   it('without the header the request is 2025-03-26: initialize works as before', async () => {
     const r = await e.rpc('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } });
     expect(r.status).toBe(200);
