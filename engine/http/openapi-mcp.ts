@@ -136,9 +136,7 @@ export const MCP_PATHS: Record<string, Json> = {
         { $ref: '#/components/parameters/CorrelationId' },
         hdr('MCP-Protocol-Version', 'the revision of the request: 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26 (absent: 2025-03-26); another is 400 with -32022 and the supported list', '2026-07-28'),
         hdr('Mcp-Method', '2026-07-28: required, the body\'s `method`', 'tools/call'),
-        hdr('Mcp-Name', '2026-07-28: required for tools/call, the body\'s `params.name` (`=?base64?...?=` for names that are no plain ASCII)', 'getExchangeRate'),
-        hdr('Mcp-Param-BuyCurrency', '2026-07-28: tools/call of getExchangeRate, its `buyCurrency` argument (x-mcp-header); every x-mcp-header argument given must be mirrored', 'EUR'),
-        hdr('Mcp-Param-SellCurrency', '2026-07-28: tools/call of getExchangeRate, its `sellCurrency` argument (x-mcp-header)', 'USD'),
+        hdr('Mcp-Name', '2026-07-28: required for tools/call, the body\'s `params.name` (`=?base64?...?=` for names that are no plain ASCII). A tools/call also carries `Mcp-Param-{Name}` for every argument given whose input schema property has `x-mcp-header: {Name}` (see tools/list), equal to the argument', 'getExchangeRate'),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
       responses: {
