@@ -1,12 +1,15 @@
 // Gateway benchmark: `tools/call getExchangeRate` through POST /mcp with a subscription key and a
 // bearer JWT, against (1) the FX route called directly on the same engine and (2) the official MCP
 // SDK's stateless server running the same route in-process. Same simulator, same bounded load on
-// 127.0.0.1, one run; prints req/s, p50/p99 and the ratios, and writes docs/benchmarks-gateway.md.
+// 127.0.0.1, one run; prints req/s, p50/p99 and the ratios, and writes docs/benchmarks-gateway.md
+// (keeping its "Other runs" section). Also: tools/call in MCP 2026-07-28 (headers and `_meta`), and
+// refusals (unknown tool, over the limit) of a 16 KB body decided on the 2026-07-28 headers without
+// a JSON parse, next to the same refusals of 2025-11-25 requests, which need the parsed body.
 //   node --import tsx bench/gateway/run.ts      (SECONDS=10 CONNECTIONS=50 ROUNDS=3 to change)
 // The gateway's rate limits are raised for the run (they are checked on every request, as in
 // production, but a benchmark client is one user far over 500 calls a minute).
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { spawnUrl, stop, measure, table, type LoadResult, type Proc } from '../lib/harness.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
@@ -19,6 +22,13 @@ const tsx = ['--import', 'tsx'];
 const args = { buyCurrency: 'EUR', sellCurrency: 'USD' };
 const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: args } };
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } };
+const call2026 = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: args, _meta: META } };
+const headers2026 = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getExchangeRate', 'mcp-param-buycurrency': 'EUR', 'mcp-param-sellcurrency': 'USD' };
+// refusals: a tools/call with 16 KB of arguments the gateway never runs
+const big = { ...args, remittance: 'x'.repeat(16 * 1024) };
+const unknownCall = (meta: boolean) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'noSuchTool', arguments: big, ...(meta ? { _meta: META } : {}) } });
+const quotaCall = (meta: boolean) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: big, ...(meta ? { _meta: META } : {}) } });
 
 /** The engine logs JSON lines; its URL is in the `engine started` line (the sandbox's come first). */
 function spawnEngine(argv: string[]): Promise<Proc> {
@@ -36,11 +46,13 @@ function spawnEngine(argv: string[]): Promise<Proc> {
   });
 }
 
-/** One request after a run: the target must still answer a successful result. */
-async function check(name: string, p: Proc, load: Parameters<typeof measure>[2]): Promise<void> {
+/** One request after a run: the target must still answer what it should (a result, or the refusal measured). */
+async function check(name: string, p: Proc, load: Parameters<typeof measure>[2], expect: { status: number; contains?: string }): Promise<void> {
   const res = await fetch(p.url + load.path, { method: load.method, headers: { 'content-type': 'application/json', ...load.headers }, body: JSON.stringify(load.body) });
   const text = await res.text();
-  if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: the target no longer answers correctly (${res.status} ${text.slice(0, 200)})`);
+  if (res.status !== expect.status || text.includes('"isError":true') || (expect.contains && !text.includes(expect.contains))) {
+    throw new Error(`${name}: the target no longer answers as measured (${res.status} ${text.slice(0, 200)})`);
+  }
 }
 
 const rounds = Number(process.env.ROUNDS ?? 3);
@@ -51,8 +63,13 @@ try {
   const token = await signSandboxToken({ sub: 'bench-user', ttl: 3600 });
   const engine = await spawnEngine(['bin/engine.js', 'run', 'routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange',
     '--env', 'sandbox', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`,
-    '--set', 'gateway.rateLimits.user=1000000000', '--set', 'gateway.rateLimits.subscriptionPublic=1000000000']);
+    '--set', 'gateway.rateLimits.user=1000000000', '--set', 'gateway.rateLimits.subscriptionPublic=1000000000',
+    // the fx-only subscription has no public quota: each of its tool calls is over the limit
+    '--set', 'gateway:gateway.subscriptions.sandbox.fx-only.quota.public=0']);
   const sdkServer = await spawnUrl([...tsx, 'bench/gateway/sdk-server.ts', sim.url]).catch(async (e) => { await stop(engine); throw e; });
+  const gw = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' };
+  const fxOnly = { ...gw, 'ocp-gateway-subscription-key': 'sandbox-fx-only-subscription-key' };
+  const refusal = (body: unknown, headers: Record<string, string>) => ({ method: 'POST' as const, path: '/mcp', body, headers, connections, seconds, warmupSeconds: 3 });
   const targets: [string, Proc, Parameters<typeof measure>[2]][] = [
     ['FX route direct (POST /foreign-exchange/exchange-rates)', engine,
       { method: 'POST', path: '/foreign-exchange/exchange-rates', body: args, connections, seconds, warmupSeconds: 3 }],
@@ -65,14 +82,25 @@ try {
       { method: 'POST', path: '/mcp', body: list, headers: { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, connections, seconds, warmupSeconds: 3 }],
     ['official MCP SDK stateless server tools/list', sdkServer,
       { method: 'POST', path: '/mcp', body: list, headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, connections, seconds, warmupSeconds: 3 }],
+    ['gateway /mcp tools/call 2026-07-28 (headers + _meta checked, key + JWT + limits)', engine,
+      { method: 'POST', path: '/mcp', body: call2026, headers: { ...gw, ...headers2026 }, connections, seconds, warmupSeconds: 3 }],
+    ['refusal, unknown tool, 16 KB body, 2026-07-28 (Mcp-Name, no body parse)', engine,
+      refusal(unknownCall(true), { ...gw, ...headers2026, 'mcp-name': 'noSuchTool' })],
+    ['refusal, unknown tool, 16 KB body, 2025-11-25 (parsed body)', engine,
+      refusal(unknownCall(false), { ...gw, 'mcp-protocol-version': '2025-11-25' })],
+    ['refusal, over the limit (429), 16 KB body, 2026-07-28 (no body parse)', engine,
+      refusal(quotaCall(true), { ...fxOnly, ...headers2026 })],
+    ['refusal, over the limit (429), 16 KB body, 2025-11-25 (parsed body)', engine,
+      refusal(quotaCall(false), { ...fxOnly, 'mcp-protocol-version': '2025-11-25' })],
   ];
+  const expected = (name: string) => name.includes('unknown tool') ? { status: 200, contains: 'Unknown tool' } : name.includes('429') ? { status: 429 } : { status: 200 };
   try {
     // interleaved rounds, best of each target: other work on a shared machine only ever slows a run down
     const best = new Map<string, LoadResult>();
     for (let r = 0; r < rounds; r++) {
       for (const [name, proc, load] of targets) {
         const m = await measure(name, proc, load);
-        await check(name, proc, load); // a 200 with isError (a vendor failure) must not count as a result
+        await check(name, proc, load, expected(name)); // a 200 with isError (a vendor failure) must not count as a result
         process.stderr.write(`round ${r + 1}: ${name}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuUsPerReq} µs CPU/req, steal ${m.stealPct} %, errors ${m.errors + m.non2xx}\n`);
         if (!best.has(name) || best.get(name)!.rps < m.rps) best.set(name, m);
         (perRound[r] ??= new Map()).set(name, m);
@@ -87,7 +115,7 @@ try {
   await stop(sim);
 }
 
-const [direct, gateway, sdk, gwList, sdkList] = results;
+const [direct, gateway, sdk, gwList, sdkList, gw2026, unknown2026, unknownLegacy, limit2026, limitLegacy] = results;
 // the two tools/call targets of one round ran seconds apart, under about the same machine load
 const roundRows = perRound.map((m, i) => {
   const g = m.get(gateway.name)!;
@@ -105,6 +133,8 @@ const summary = [
   `gateway / FX route direct: ${(gateway.rps / direct.rps).toFixed(2)}x throughput (the cost of MCP + key + JWT + limits)`,
   `protocol layer alone (tools/list): gateway / SDK server ${(gwList.rps / sdkList.rps).toFixed(2)}x throughput, ${(sdkList.cpuUsPerReq / gwList.cpuUsPerReq).toFixed(2)}x less CPU per request`,
   `tools/call CPU per request: gateway / SDK server ${(sdk.cpuUsPerReq / gateway.cpuUsPerReq).toFixed(2)}x less`,
+  `tools/call in 2026-07-28 (header and _meta checks, one x-mcp-header pair): ${(gw2026.rps / sdk.rps).toFixed(2)}x the SDK server's throughput, ${gw2026.cpuUsPerReq} µs CPU per call against ${gateway.cpuUsPerReq} µs in 2025-11-25`,
+  `refusals of a 16 KB body decided on the headers (2026-07-28) against the same refusals needing the parsed body (2025-11-25): unknown tool ${unknown2026.cpuUsPerReq} against ${unknownLegacy.cpuUsPerReq} µs CPU per request (${(unknownLegacy.cpuUsPerReq / unknown2026.cpuUsPerReq).toFixed(2)}x less), over the limit ${limit2026.cpuUsPerReq} against ${limitLegacy.cpuUsPerReq} µs (${(limitLegacy.cpuUsPerReq / limit2026.cpuUsPerReq).toFixed(2)}x less)`,
 ];
 const md = `# Benchmark: agent tool gateway
 
@@ -121,7 +151,8 @@ warm-up, 127.0.0.1; ${rounds} interleaved rounds, the best round of each target.
 
 ${table(results, sdk.name)}
 
-Ratios in the table are against the SDK server's tools/call. ${summary.join('. ')}.
+Ratios in the table are against the SDK server's tools/call. The refusal rows answer a JSON-RPC
+error (unknown tool, 200) or 429 by design: their "errors" column counts those answers. ${summary.join('. ')}.
 
 Each round, tools/call of both servers:
 
@@ -135,5 +166,8 @@ time its hypervisor gave to other guests during the measurement (\`/proc/stat\`)
 steal are slower for every target, which is why the best round of each target is reported, next to
 the ratio of each round.
 `;
-writeFileSync('docs/benchmarks-gateway.md', md);
+// the hand-kept history below the generated part stays
+const OTHER = '\n## Other runs of this session';
+const old = existsSync('docs/benchmarks-gateway.md') ? readFileSync('docs/benchmarks-gateway.md', 'utf8') : '';
+writeFileSync('docs/benchmarks-gateway.md', old.includes(OTHER) ? md + old.slice(old.indexOf(OTHER)) : md);
 console.log(`\n${md}`);

@@ -21,6 +21,11 @@ export class ClientIp {
     }
   }
 
+  /** The socket peer is one of gateway.trustedProxies (its X-Forwarded-* headers count). */
+  peerIsProxy(remote: string | undefined): boolean {
+    return this.any && this.isTrusted(normalise(remote ?? ''));
+  }
+
   private isTrusted(addr: string): boolean {
     const v = isIP(addr);
     return v !== 0 && this.trusted.check(addr, v === 6 ? 'ipv6' : 'ipv4');

@@ -41,11 +41,22 @@ export interface RateLimitSettings {
   subscriptionUser: number;
 }
 
+export interface OAuthSettings {
+  /** the public URL of /mcp (RFC 9728 `resource`, RFC 8707 resource indicator); '' = derived per request */
+  resource: string;
+  /** `authorization_servers` of the metadata; [] = [jwt.issuer] */
+  authorizationServers: string[];
+  /** `scopes_supported`, and the `scope` of the 401 challenges; [] = not advertised */
+  scopes: string[];
+}
+
 export interface GatewaySettings {
   env: string;
   serverName: string;
   serverVersion: string;
   pageSize: number;
+  /** freshness of tools/list and server/discover results for 2026-07-28 clients (ttlMs) */
+  listTtlSeconds: number;
   allowedOrigins: string[];
   requireToken: boolean;
   subscriptions: Subscription[];
@@ -55,6 +66,8 @@ export interface GatewaySettings {
   trustedProxies: string[];
   /** an IPv6 client's anonymous limit is keyed on this prefix (/64: one host's whole subnet) */
   ipv6Prefix: number;
+  /** discoverable auth (RFC 9728 protected resource metadata, the 401 challenge) */
+  oauth: OAuthSettings;
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
   /** outage policy of the limits' Redis (gateway.redis.onError), also when the engine store's Redis serves them */
   redisOnError?: 'allow' | 'deny';
@@ -145,10 +158,30 @@ export function readSettings(values: ValuesSet): GatewaySettings {
   if (jwt.typ !== undefined && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)) {
     problems.push(`jwt.typ must be a media type such as 'at+jwt', got ${JSON.stringify(jwt.typ)}`);
   }
+  const oauth: OAuthSettings = {
+    resource: str('oauth.resource') ?? '',
+    authorizationServers: list(g('oauth.authorizationServers')),
+    scopes: list(g('oauth.scopes')),
+  };
+  if (oauth.resource) {
+    // basic/authorization "Canonical Server URI": absolute, no fragment, no trailing slash
+    let u: URL | undefined;
+    try { u = new URL(oauth.resource); } catch { /* below */ }
+    if (!u || !/^https?:$/.test(u.protocol) || u.hash || oauth.resource.endsWith('/') || /[\s"\\]/.test(oauth.resource)) {
+      problems.push(`oauth.resource must be the absolute http(s) URL of /mcp without fragment or trailing slash, e.g. https://api.bank.example/mcp; got ${JSON.stringify(oauth.resource)}`);
+    }
+    // "MCP servers MUST validate that access tokens were issued specifically for them as the
+    // intended audience" (RFC 8707): without an explicit audience, the resource identifier is it
+    if (!jwt.audience.length) jwt.audience = [oauth.resource];
+  }
+  for (const a of oauth.authorizationServers) {
+    try { new URL(a); } catch { problems.push(`oauth.authorizationServers: '${a}' is not a URL`); }
+  }
+  for (const sc of oauth.scopes) if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(sc)) problems.push(`oauth.scopes: '${sc}' is not an OAuth scope token (RFC 6749 §3.3)`);
   const sources = ['discoveryUrl', 'jwksUri', 'jwksFile', 'publicKeyPem'].filter((k) => (jwt as any)[k]);
   if (sources.length > 1) problems.push(`jwt: give one key source, not ${sources.join(' and ')}`);
   if (!jwt.issuer) problems.push('jwt.issuer is required');
-  if (!jwt.audience.length) problems.push('jwt.audience is required');
+  if (!jwt.audience.length) problems.push('jwt.audience is required (or oauth.resource, which is then the audience)');
   const redisUrl = str('redis.url');
   const onError = str('redis.onError') ?? 'allow';
   if (onError !== 'allow' && onError !== 'deny') problems.push(`redis.onError must be 'allow' or 'deny', got '${onError}'`);
@@ -157,6 +190,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     serverName: str('serverName') ?? 'bank-integration-platform',
     serverVersion: str('serverVersion') ?? '1.0.0',
     pageSize: num(g('pageSize') ?? 50, 'pageSize', problems, 1),
+    listTtlSeconds: num(g('listTtlSeconds') ?? 300, 'listTtlSeconds', problems),
     allowedOrigins: list(g('allowedOrigins')),
     requireToken: g('requireToken') === true || g('requireToken') === 'true',
     subscriptions: subs,
@@ -169,6 +203,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
       subscriptionUser: num(g('rateLimits.subscriptionUser') ?? 50, 'rateLimits.subscriptionUser', problems),
     },
     trustedProxies: list(g('trustedProxies')),
+    oauth,
     ipv6Prefix: prefixLength(g('rateLimits.ipv6Prefix') ?? 64, problems),
     redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' } : undefined,
     // kept without a URL too: the limits then use the engine store's Redis, with this policy

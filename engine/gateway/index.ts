@@ -19,6 +19,7 @@ import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-
 import { McpGateway } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
+import { METADATA_PATH } from './oauth.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -84,7 +85,7 @@ export function gatewayExtension(): GatewayExtension {
         ? await RedisLimiter.connect(redis.url, redis.prefix, log, redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
-      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry) });
+      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry), path: MCP_PATH });
       running = { gateway, verifier, limiter, settings, served };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
@@ -101,6 +102,14 @@ export function gatewayExtension(): GatewayExtension {
         if (out.body !== undefined) out.headers['content-length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers).end(out.body);
       });
+      // RFC 9728 protected resource metadata: the path-suffixed form of /mcp and the root form
+      // (MCP clients try them in this order when a 401 names neither)
+      const metadata = (req: IncomingMessage, res: ServerResponse, _body: string, correlationId: string) => {
+        const out = running!.gateway.resourceMetadata({ headers: req.headers, remoteAddress: req.socket.remoteAddress, correlationId });
+        res.writeHead(out.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body ?? '')) }).end(out.body);
+      };
+      engine.http.addRaw('GET', `${METADATA_PATH}${MCP_PATH}`, metadata);
+      engine.http.addRaw('GET', METADATA_PATH, metadata);
       engine.http.addRaw('GET', MCP_PATH, notAllowed);
       engine.http.addRaw('DELETE', MCP_PATH, notAllowed);
       log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
@@ -116,7 +125,7 @@ export function gatewayExtension(): GatewayExtension {
       if (JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) || JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)) {
         log.warn('gateway: jwt and redis settings apply at the next restart');
       }
-      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry) });
+      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry), path: MCP_PATH });
       running = { ...prev, gateway, settings, served };
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },

@@ -1,16 +1,22 @@
-// MCP (revision 2025-11-25) over Streamable HTTP, stateless, written by hand: one POST carries one
-// JSON-RPC request and gets one JSON answer. Checks run in this order: Origin, subscription key,
-// MCP-Protocol-Version, bearer token (a token not verified before is first paid for from the client
-// IP's budget), JSON-RPC shape, rate limits, then the method. tools/list
-// pages are built at start per subscription; tools/call runs the target route in-process with the
-// arguments as body and only the user id (never the token, never client headers) as user context.
-// Every refusal is counted (gateway_refusals_total) and logged once (refusals.ts).
+// MCP over Streamable HTTP, stateless, written by hand: one POST carries one JSON-RPC request and
+// gets one JSON answer. Two eras on one endpoint, chosen by the MCP-Protocol-Version header
+// (2026-07-28, basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"):
+// 2026-07-28 requests carry their version, client info and capabilities in `_meta` and the
+// Mcp-Method / Mcp-Name headers, so the gateway decides on the method and the tool (404 for an
+// unknown method, unknown tools, rate limits) before it parses the body, then checks the headers
+// against the body (HeaderMismatch). 2025-11-25 and earlier (a legacy version in the header, or no
+// header: 2025-03-26) open with `initialize`, and method and tool come from the parsed body.
+// Checks run in this order: Origin, subscription key, MCP-Protocol-Version, content type, (2026)
+// the method and name headers, bearer token (a token not verified before is first paid for from the
+// client IP's budget), tool scoping, rate limits, JSON-RPC shape, (2026) headers against the body
+// and `_meta`, then the method. tools/list pages are built at start per subscription and era;
+// tools/call runs the target route in-process with the arguments as body and only the user id
+// (never the token, never client headers) as user context. Every refusal is counted
+// (gateway_refusals_total) and logged once (refusals.ts).
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
 import type { GatewaySettings, Subscription } from './config.ts';
 import { KEY_HEADER, KeyRing } from './keys.ts';
@@ -21,53 +27,26 @@ import { jsonDeeperThan } from '../http/json-depth.ts';
 import type { Tool } from './tools.ts';
 import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from './metrics.ts';
 import { Refusals, type Refused } from './refusals.ts';
+import {
+  HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+  problem, rpcError, rpcResult, scanId, type GatewayResponse, type Id,
+} from './rpc.ts';
+import {
+  LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS, VERSION_WITHOUT_HEADER, WITHOUT_STRUCTURED_CONTENT, header, paramHeaderMismatch, readModernHeaders,
+} from './mcp-headers.ts';
+import { buildViews, type SubView } from './views.ts';
+import { ProtectedResource, type BearerError } from './oauth.ts';
+import { runTool } from './tool-call.ts';
 
-export const LATEST_PROTOCOL_VERSION = '2025-11-25';
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
+export type { GatewayResponse } from './rpc.ts';
 
 export interface GatewayRequest {
   headers: IncomingHttpHeaders;
   body: string;
   remoteAddress?: string;
   correlationId: string;
-}
-
-export interface GatewayResponse {
-  status: number;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-type Id = string | number | null;
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-function rpcError(id: Id, code: number, message: string, status = 200, data?: unknown): GatewayResponse {
-  return {
-    status,
-    headers: { ...JSON_HEADERS },
-    body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(data === undefined ? { code, message } : { code, message, data })}}`,
-  };
-}
-
-function rpcResult(id: Id, resultJson: string): GatewayResponse {
-  return { status: 200, headers: { ...JSON_HEADERS }, body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}` };
-}
-
-function problem(status: number, error: string, detail: string, correlationId: string, headers: Record<string, string> = {}): GatewayResponse {
-  const kind = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 429 || status === 503 ? 'rate-limited' : status === 415 ? 'unsupported-media' : status === 406 ? 'validation' : 'validation';
-  const p = problemOf(new PlatformError({ kind, status, title: status === 406 ? 'Not acceptable' : status === 503 ? 'Service unavailable' : undefined, detail, extensions: { error } }), correlationId);
-  return { status, headers: { 'content-type': 'application/problem+json', 'x-correlation-id': correlationId, ...headers }, body: JSON.stringify(p) };
-}
-
-function header(h: IncomingHttpHeaders, name: string): string | undefined {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
@@ -84,6 +63,9 @@ function bearerToken(auth: string): string | undefined {
 
 const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
+/** The 2026-07-28 methods this server implements; any other is 404 with -32601. */
+const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
+
 export interface GatewayDeps {
   settings: GatewaySettings;
   tools: Tool[];
@@ -95,27 +77,42 @@ export interface GatewayDeps {
   jsonDepthLimit?: number;
   /** the engine's gateway metrics (default: a registry of its own) */
   metrics?: GatewayMetrics;
+  /** where the gateway is served (default /mcp): the path of the resource identifier */
+  path?: string;
 }
 
-interface SubView {
-  sub: Subscription;
-  tools: Map<string, Tool>;
-  /** tools/list result JSON per page */
-  pages: string[];
-  publicQuota: number;
-  userQuota: number;
+/** One request on its way through the checks. */
+interface Call {
+  req: GatewayRequest;
+  view: SubView;
+  /** the revision the request speaks: the header's, or 2025-03-26 without one */
+  version: string;
+  modern: boolean;
+  method: string;
+  /** tools/call: the tool named (header or body), served to this subscription or not */
+  name?: string;
+  tool?: Tool;
+  userId: string;
+  authenticated: boolean;
+  msg?: any;
+  id: Id;
+  hasId: boolean;
 }
 
 export class McpGateway {
   private keys: KeyRing;
-  private views = new Map<Subscription, SubView>();
+  private views: Map<Subscription, SubView>;
   private ip: ClientIp;
   private windowMs: number;
-  private initializeResult: (version: string) => string;
   /** bound metrics of every served tool, by name */
   private toolMetrics = new Map<string, ToolMetrics>();
   private unknownTool: ToolMetrics;
   private refusals: Refusals;
+  private resource: ProtectedResource;
+  private initializeResult: (version: string) => string;
+  private discoverResult: string;
+  /** `,"_meta":{serverInfo}}` closing every 2026-07-28 result */
+  private modernTail: string;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
@@ -127,25 +124,17 @@ export class McpGateway {
     this.unknownTool = metrics.tool(UNKNOWN_TOOL);
     this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
     this.windowMs = s.rateLimits.windowSeconds * 1000;
-    for (const sub of s.subscriptions) {
-      const allowed = d.tools.filter((t) => sub.tools.includes('*') || sub.tools.includes(t.name));
-      const pages: string[] = [];
-      for (let i = 0; i < Math.max(1, allowed.length); i += s.pageSize) {
-        const slice = allowed.slice(i, i + s.pageSize).map((t) => t.definition);
-        const next = i + s.pageSize < allowed.length ? Buffer.from(`page:${pages.length + 1}`).toString('base64url') : undefined;
-        pages.push(JSON.stringify(next ? { tools: slice, nextCursor: next } : { tools: slice }));
-      }
-      this.views.set(sub, {
-        sub, pages,
-        tools: new Map(allowed.map((t) => [t.name, t])),
-        publicQuota: sub.quotaPublic ?? s.rateLimits.subscriptionPublic,
-        userQuota: sub.quotaUser ?? s.rateLimits.subscriptionUser,
-      });
-    }
+    this.views = buildViews(s, d.tools);
+    this.resource = new ProtectedResource(s, this.ip, d.path ?? '/mcp');
     const info = JSON.stringify({ name: s.serverName, version: s.serverVersion, title: 'Bank integration platform tools' });
     const instructions = JSON.stringify('Banking tools. Public tools (exchange rates, products) need only the subscription key; '
       + 'tools about the user\'s own accounts need `Authorization: Bearer <token>` of the signed-in user.');
-    this.initializeResult = (version) => `{"protocolVersion":${JSON.stringify(version)},"capabilities":{"tools":{"listChanged":false}},"serverInfo":${info},"instructions":${instructions}}`;
+    const capabilities = '{"tools":{"listChanged":false}}';
+    this.initializeResult = (version) => `{"protocolVersion":${JSON.stringify(version)},"capabilities":${capabilities},"serverInfo":${info},"instructions":${instructions}}`;
+    // 2026-07-28: "Servers SHOULD include ... io.modelcontextprotocol/serverInfo in every result's _meta"
+    this.modernTail = `,"_meta":{"io.modelcontextprotocol/serverInfo":${info}}}`;
+    // server/discover is cacheable (server/utilities/caching.mdx); the same for every caller
+    this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${capabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
   }
 
   async handle(req: GatewayRequest): Promise<GatewayResponse> {
@@ -154,25 +143,29 @@ export class McpGateway {
 
     const origin = header(headers, 'origin');
     if (origin !== undefined && !s.allowedOrigins.includes(origin)) {
-      return this.refusals.refuse({ req, reason: 'origin_not_allowed', detail: '' },
+      return this.refusals.refuse({ req, reason: 'origin_not_allowed', detail: '', ...this.named(req) },
         problem(403, 'origin_not_allowed', `Origin '${origin}' is not allowed (gateway.allowedOrigins)`, correlationId));
     }
 
     const key = header(headers, KEY_HEADER);
     if (key === undefined || key === '') {
-      return this.refusals.refuse({ req, reason: 'missing_key', detail: '' },
-        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId));
+      return this.refusals.refuse({ req, reason: 'missing_key', detail: '', ...this.named(req) },
+        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId, this.challenge(req)));
     }
     const sub = this.keys.match(key);
     if (!sub) {
-      return this.refusals.refuse({ req, reason: 'invalid_key', detail: '' },
-        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId));
+      return this.refusals.refuse({ req, reason: 'invalid_key', detail: '', ...this.named(req) },
+        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId, this.challenge(req)));
     }
     const view = this.views.get(sub)!;
 
+    // the era: a 2026-07-28 header, a legacy one, or none (2025-03-26); any other version is 400
+    // with the supported list (streamable-http.mdx "Protocol Version Header")
     const pv = header(headers, 'mcp-protocol-version');
-    if (pv !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(pv)) {
-      return problem(400, 'unsupported_protocol_version', `MCP-Protocol-Version '${pv}' is not supported; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`, correlationId);
+    const modern = pv !== undefined && MODERN_VERSIONS.includes(pv);
+    if (pv !== undefined && !modern && !LEGACY_VERSIONS.includes(pv)) {
+      return rpcError(scanId(req.body), UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${pv.slice(0, 64)}`, 400,
+        { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) });
     }
 
     const ct = header(headers, 'content-type');
@@ -184,82 +177,63 @@ export class McpGateway {
       return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
     }
 
-    // the user: a bearer token is verified whenever present; without one the caller is anonymous.
-    // A token not verified before costs a signature check, so it is paid for first from the client
-    // IP's budget (the anonymous one): a bad token keeps that unit, a valid one gets it back. Once the
-    // IP's budget is spent, unknown tokens get 429 without any signature check.
-    const rl = s.rateLimits;
-    let userId = 'anonymous';
-    let authenticated = false;
-    const auth = header(headers, 'authorization');
-    if (auth !== undefined) {
-      // a token verified before is found by its exact string without parsing the header further
-      const candidate = bearerToken(auth);
-      const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
-      const m = known ? null : BEARER.exec(auth);
-      if (known) {
-        userId = known.sub;
-        authenticated = true;
-      } else {
-        const ipKey = this.ipKey(req);
-        let pre = this.d.limiter.hit([{ key: ipKey, limit: rl.anonymous }], this.windowMs);
-        if (pre instanceof Promise) pre = await pre;
-        if (!pre.allowed) return this.refused(pre, { req, sub }, 'anonymous_ip');
-        if (!m) return this.invalidToken({ req, sub, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre));
-        try {
-          userId = (await this.d.verifier.verify(m[1])).sub;
-          authenticated = true;
-        } catch (e) {
-          if (e instanceof TokenError) return this.invalidToken({ req, sub, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
-          throw e;
-        }
-        if (pre.ticket !== undefined) {
-          const back = this.d.limiter.release([ipKey], pre.ticket);
-          if (back instanceof Promise) await back;
-        }
+    const c: Call = { req, view, version: pv ?? VERSION_WITHOUT_HEADER, modern, method: '', userId: 'anonymous', authenticated: false, id: null, hasId: false };
+    if (modern) {
+      // 2026-07-28: method and name from the headers, before any JSON parse
+      const h = readModernHeaders(headers);
+      if (typeof h === 'string') return rpcError(scanId(req.body), HEADER_MISMATCH, h, 400);
+      c.method = h.method;
+      c.name = h.method === 'tools/call' ? h.name : undefined;
+      // "If the server does not implement the requested RPC method, it MUST respond with 404 Not
+      // Found and a JSON-RPC error with code -32601" (notifications pass: they are answered 202)
+      if (!MODERN_METHODS.has(c.method) && !c.method.startsWith('notifications/')) {
+        return rpcError(scanId(req.body), METHOD_NOT_FOUND, `Method not found: ${c.method.slice(0, 64)}`, 404);
       }
-    } else if (s.requireToken) {
-      return this.refusals.refuse({ req, sub, user: userId, reason: 'token_required', detail: 'all_requests' },
-        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', correlationId, { 'www-authenticate': 'Bearer realm="mcp"' }));
     }
 
-    // JSON-RPC shape
-    let msg: any;
-    const depth = this.d.jsonDepthLimit ?? 64;
-    if (jsonDeeperThan(req.body, depth)) return rpcError(null, INVALID_REQUEST, `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`, 400);
-    try {
-      msg = JSON.parse(req.body);
-    } catch {
-      return rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400);
+    const denied = await this.authenticate(c);
+    if (denied) return denied;
+
+    if (!modern) {
+      const bad = this.parse(c);
+      if (bad) return bad;
+      if (typeof c.msg.method !== 'string') {
+        // a response or error object sent by the client (answers to server requests): accepted
+        if (c.hasId && ('result' in c.msg || 'error' in c.msg)) return { status: 202, headers: {} };
+        return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: method must be a string', 400);
+      }
+      // a request with 2026-07-28 `_meta` but no header: "A required standard header
+      // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing" is a HeaderMismatch, not 2025-03-26
+      if (pv === undefined && typeof c.msg.params?._meta?.[META_PROTOCOL_VERSION] === 'string') {
+        return rpcError(c.id, HEADER_MISMATCH, 'Header mismatch: the MCP-Protocol-Version header is required with params._meta["io.modelcontextprotocol/protocolVersion"]', 400);
+      }
+      c.method = c.msg.method;
+      const name = c.method === 'tools/call' ? c.msg.params?.name : undefined;
+      c.name = typeof name === 'string' ? name : undefined;
     }
-    if (Array.isArray(msg)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
-    if (!msg || typeof msg !== 'object') return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
-    const hasId = 'id' in msg;
-    const id: Id = isId(msg.id) ? msg.id : null;
-    if (msg.jsonrpc !== '2.0') return rpcError(id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400);
-    if (hasId && !isId(msg.id)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
-    if (typeof msg.method !== 'string') {
-      // a response or error object sent by the client (answers to server requests): accepted
-      if (hasId && ('result' in msg || 'error' in msg)) return { status: 202, headers: {} };
-      return rpcError(id, INVALID_REQUEST, 'Invalid Request: method must be a string', 400);
-    }
-    if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object')) {
-      return hasId ? rpcError(id, INVALID_PARAMS, 'Invalid params: params must be an object') : { status: 202, headers: {} };
+
+    // tool scoping: by the Mcp-Name header (2026-07-28) or the parsed body
+    if (c.method === 'tools/call' && c.name !== undefined) {
+      c.tool = view.tools.get(c.name);
+      if (!c.tool) {
+        // the same answer either way (the subscription's tools/list does not show the other tools)
+        return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.name, reason: this.toolMetrics.has(c.name) ? 'tool_not_allowed' : 'unknown_tool', detail: '' },
+          rpcError(c.modern ? scanId(req.body) : c.id, INVALID_PARAMS, `Unknown tool: ${c.name}`));
+      }
+      if (c.tool.security === 'bearer' && !c.authenticated) {
+        return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'token_required', detail: 'tool' },
+          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, this.challenge(req)));
+      }
     }
 
     // limits: the per-user or per-IP policy on every request, the subscription quota on tool calls
-    const method: string = msg.method;
-    const tool: Tool | undefined = method === 'tools/call' && typeof msg.params?.name === 'string' ? view.tools.get(msg.params.name) : undefined;
-    if (tool?.security === 'bearer' && !authenticated) {
-      return this.refusals.refuse({ req, sub, user: userId, method, tool: tool.name, reason: 'token_required', detail: 'tool' },
-        problem(401, 'token_required', `Tool '${tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, { 'www-authenticate': 'Bearer realm="mcp", error="invalid_token", error_description="a bearer token is required for this tool"' }));
-    }
-    const checks: LimitCheck[] = [authenticated
-      ? { key: `user:${userId}`, limit: rl.user }
+    const rl = s.rateLimits;
+    const checks: LimitCheck[] = [c.authenticated
+      ? { key: `user:${c.userId}`, limit: rl.user }
       : { key: this.ipKey(req), limit: rl.anonymous }];
-    if (tool) {
-      checks.push(tool.security === 'bearer'
-        ? { key: `sub:${sub.name}:user:${userId}`, limit: view.userQuota }
+    if (c.tool) {
+      checks.push(c.tool.security === 'bearer'
+        ? { key: `sub:${sub.name}:user:${c.userId}`, limit: view.userQuota }
         : { key: `sub:${sub.name}:public`, limit: view.publicQuota });
     }
     let limit = this.d.limiter.hit(checks, this.windowMs);
@@ -267,15 +241,165 @@ export class McpGateway {
     if (!limit.allowed) {
       // which counter refused: the policy (first check) or the subscription quota (second)
       const which: LimitName = limit.key !== undefined && checks.length > 1 && limit.key === checks[1].key
-        ? (tool!.security === 'bearer' ? 'subscription_user' : 'subscription_public')
-        : authenticated ? 'user' : 'anonymous_ip';
-      return this.refused(limit, { req, sub, user: userId, method, tool: tool?.name ?? (method === 'tools/call' ? requestedTool(msg) : undefined) }, which);
+        ? (c.tool!.security === 'bearer' ? 'subscription_user' : 'subscription_public')
+        : c.authenticated ? 'user' : 'anonymous_ip';
+      return this.refused(limit, { req, sub, user: c.userId, method: c.method, tool: c.name }, which);
     }
     const rlHeaders = rateHeaders(limit);
 
-    const out = await this.dispatch(req, msg, hasId, id, method, view, tool, userId, authenticated, correlationId);
+    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? await this.dispatch(c)) : await this.dispatch(c);
     Object.assign(out.headers, rlHeaders);
     return out;
+  }
+
+  /** Method and tool of a refusal before the body is read: the 2026-07-28 headers, else a peek (refusals.ts). */
+  private named(req: GatewayRequest): { method?: string; tool?: string } {
+    const pv = header(req.headers, 'mcp-protocol-version');
+    if (pv === undefined || !MODERN_VERSIONS.includes(pv)) return {};
+    const h = readModernHeaders(req.headers);
+    return typeof h === 'string' ? {} : { method: h.method, tool: h.method === 'tools/call' ? h.name : undefined };
+  }
+
+  /**
+   * The user: a bearer token is verified whenever present; without one the caller is anonymous.
+   * A token not verified before costs a signature check, so it is paid for first from the client
+   * IP's budget (the anonymous one): a bad token keeps that unit, a valid one gets it back. Once
+   * the IP's budget is spent, unknown tokens get 429 without any signature check.
+   */
+  private async authenticate(c: Call): Promise<GatewayResponse | undefined> {
+    const { req } = c;
+    const s = this.d.settings;
+    const sub = c.view.sub;
+    const named = c.modern ? { method: c.method, tool: c.name } : {};
+    const auth = header(req.headers, 'authorization');
+    if (auth !== undefined) {
+      // a token verified before is found by its exact string without parsing the header further
+      const candidate = bearerToken(auth);
+      const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
+      if (known) {
+        c.userId = known.sub;
+        c.authenticated = true;
+        return undefined;
+      }
+      const m = BEARER.exec(auth);
+      const ipKey = this.ipKey(req);
+      let pre = this.d.limiter.hit([{ key: ipKey, limit: s.rateLimits.anonymous }], this.windowMs);
+      if (pre instanceof Promise) pre = await pre;
+      if (!pre.allowed) return this.refused(pre, { req, sub, ...named }, 'anonymous_ip');
+      if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre), 'invalid_request');
+      try {
+        c.userId = (await this.d.verifier.verify(m[1])).sub;
+        c.authenticated = true;
+      } catch (e) {
+        if (e instanceof TokenError) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
+        throw e;
+      }
+      if (pre.ticket !== undefined) {
+        const back = this.d.limiter.release([ipKey], pre.ticket);
+        if (back instanceof Promise) await back;
+      }
+    } else if (s.requireToken) {
+      return this.refusals.refuse({ req, sub, user: c.userId, ...named, reason: 'token_required', detail: 'all_requests' },
+        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', req.correlationId, this.challenge(req)));
+    }
+    return undefined;
+  }
+
+  /** Parses the body into c.msg and checks the JSON-RPC 2.0 shape; an answer when it is not one. */
+  private parse(c: Call): GatewayResponse | undefined {
+    const body = c.req.body;
+    const depth = this.d.jsonDepthLimit ?? 64;
+    if (jsonDeeperThan(body, depth)) return rpcError(null, INVALID_REQUEST, `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`, 400);
+    let msg: any;
+    try {
+      msg = JSON.parse(body);
+    } catch {
+      return rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400);
+    }
+    if (Array.isArray(msg)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
+    if (!msg || typeof msg !== 'object') return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
+    c.msg = msg;
+    c.hasId = 'id' in msg;
+    c.id = isId(msg.id) ? msg.id : null;
+    if (msg.jsonrpc !== '2.0') return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400);
+    if (c.hasId && !isId(msg.id)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
+    if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))) {
+      return c.hasId ? rpcError(c.id, INVALID_PARAMS, 'Invalid params: params must be an object', c.modern ? 400 : 200) : { status: 202, headers: {} };
+    }
+    return undefined;
+  }
+
+  /**
+   * 2026-07-28 checks of the parsed body: "Servers that process the request body MUST reject
+   * requests where the values specified in the headers do not match the corresponding values in
+   * the request body" (400, -32020), and the required `_meta` fields (400, -32602).
+   */
+  private checkModern(c: Call): GatewayResponse | undefined {
+    const { msg, id } = c;
+    if (typeof msg.method !== 'string') return rpcError(id, INVALID_REQUEST, 'Invalid Request: method must be a string (a client sends no responses)', 400);
+    if (msg.method !== c.method) return rpcError(id, HEADER_MISMATCH, 'Header mismatch: the Mcp-Method header does not match the body\'s method', 400);
+    if (c.method === 'tools/call' && msg.params?.name !== c.name) return rpcError(id, HEADER_MISMATCH, 'Header mismatch: the Mcp-Name header does not match the body\'s params.name', 400);
+    if (!c.hasId) return undefined; // a notification: 202 (no header rules for notifications in this revision)
+    const meta = msg.params?._meta;
+    const version = meta?.[META_PROTOCOL_VERSION];
+    const caps = meta?.[META_CLIENT_CAPABILITIES];
+    // "A request missing any required field is malformed; the server MUST reject it with JSON-RPC
+    // error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."
+    if (typeof version !== 'string') return rpcError(id, INVALID_PARAMS, `Invalid params: params._meta["${META_PROTOCOL_VERSION}"] is required`, 400);
+    if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return rpcError(id, INVALID_PARAMS, `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`, 400);
+    if (version !== c.version) return rpcError(id, HEADER_MISMATCH, `Header mismatch: the MCP-Protocol-Version header does not match params._meta["${META_PROTOCOL_VERSION}"]`, 400);
+    if (c.tool?.paramHeaders.length) {
+      const args = msg.params.arguments;
+      const why = args !== null && typeof args === 'object' && !Array.isArray(args) ? paramHeaderMismatch(c.tool.paramHeaders, args, c.req.headers) : undefined;
+      if (why) return rpcError(id, HEADER_MISMATCH, why, 400);
+    }
+    return undefined;
+  }
+
+  private async dispatch(c: Call): Promise<GatewayResponse> {
+    if (!c.hasId) return { status: 202, headers: {} }; // notifications: notifications/initialized, cancelled, ...
+    const { msg, id, view } = c;
+    switch (c.modern ? `2026:${c.method}` : c.method) {
+      case 'initialize': {
+        const asked = msg.params?.protocolVersion;
+        if (typeof asked !== 'string') return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
+        // initialize negotiates a legacy revision; 2026-07-28 has no handshake
+        return rpcResult(id, this.initializeResult(LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION));
+      }
+      case 'ping':
+        return rpcResult(id, '{}');
+      case '2026:server/discover':
+        return rpcResult(id, this.discoverResult);
+      case 'tools/list':
+      case '2026:tools/list': {
+        const pages = c.modern ? view.modernPages : view.pages;
+        const cursor = msg.params?.cursor;
+        let page = 0;
+        if (cursor !== undefined) {
+          const m = typeof cursor === 'string' ? /^page:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+          page = m ? Number(m[1]) : -1;
+          if (page < 1 || page >= pages.length) return rpcError(id, INVALID_PARAMS, 'Invalid params: unknown cursor');
+        }
+        return rpcResult(id, c.modern ? pages[page] + this.modernTail : pages[page]);
+      }
+      case 'tools/call':
+      case '2026:tools/call': {
+        if (c.name === undefined) {
+          this.unknownTool.invalid.inc();
+          return rpcError(id, INVALID_PARAMS, 'Invalid params: name is required');
+        }
+        const tool = c.tool!;
+        const args = msg.params.arguments;
+        if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+          this.toolMetrics.get(tool.name)!.invalid.inc();
+          return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
+        }
+        return this.callTool(c, tool, args ?? {});
+      }
+      default:
+        // 2026-07-28: 404 (a method with an id under a notifications/ name reaches here)
+        return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${c.method}`, c.modern ? 404 : 200);
+    }
   }
 
   private ipKey(req: GatewayRequest): string {
@@ -295,106 +419,38 @@ export class McpGateway {
       problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
   }
 
-  private invalidToken(why: Refused, description: string, extra: Record<string, string>): GatewayResponse {
+  /** 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC 6750 §3.1). */
+  private invalidToken(why: Refused, description: string, extra: Record<string, string>, error: BearerError = 'invalid_token'): GatewayResponse {
     return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
-      ...extra,
-      'www-authenticate': `Bearer realm="mcp", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
+      ...extra, ...this.challenge(why.req, error, description),
     }));
   }
 
-  private async dispatch(req: GatewayRequest, msg: any, hasId: boolean, id: Id, method: string, view: SubView, tool: Tool | undefined, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
-    if (!hasId) return { status: 202, headers: {} }; // notifications: notifications/initialized, cancelled, ...
-    switch (method) {
-      case 'initialize': {
-        const asked = msg.params?.protocolVersion;
-        if (typeof asked !== 'string') return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
-        const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-        return rpcResult(id, this.initializeResult(version));
-      }
-      case 'ping':
-        return rpcResult(id, '{}');
-      case 'tools/list': {
-        const cursor = msg.params?.cursor;
-        let page = 0;
-        if (cursor !== undefined) {
-          const m = typeof cursor === 'string' ? /^page:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
-          page = m ? Number(m[1]) : -1;
-          if (page < 1 || page >= view.pages.length) return rpcError(id, INVALID_PARAMS, 'Invalid params: unknown cursor');
-        }
-        return rpcResult(id, view.pages[page]);
-      }
-      case 'tools/call': {
-        const name = msg.params?.name;
-        if (typeof name !== 'string') {
-          this.unknownTool.invalid.inc();
-          return rpcError(id, INVALID_PARAMS, 'Invalid params: name is required');
-        }
-        if (!tool) {
-          // the same answer either way (the subscription's tools/list does not show the other tools)
-          return this.refusals.refuse({ req, sub: view.sub, user: userId, method, tool: name, reason: this.toolMetrics.has(name) ? 'tool_not_allowed' : 'unknown_tool', detail: '' },
-            rpcError(id, INVALID_PARAMS, `Unknown tool: ${name}`));
-        }
-        const args = msg.params.arguments;
-        if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-          this.toolMetrics.get(tool.name)!.invalid.inc();
-          return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
-        }
-        return this.callTool(id, tool, args ?? {}, userId, authenticated, correlationId);
-      }
-      default:
-        return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${method}`);
+  /** The WWW-Authenticate header of a 401 (oauth.ts): where the protected resource metadata is. */
+  private challenge(req: GatewayRequest, error?: BearerError, description?: string): Record<string, string> {
+    return { 'www-authenticate': this.resource.challenge(req.headers, req.remoteAddress, error, description) };
+  }
+
+  /** GET of the protected resource metadata (RFC 9728), root and path-suffixed form alike. */
+  resourceMetadata(req: Omit<GatewayRequest, 'body'>): GatewayResponse {
+    const resource = this.resource.resource(req.headers, req.remoteAddress);
+    if (!resource) {
+      return problem(404, 'resource_unknown', 'The resource identifier cannot be told from this request: set gateway.oauth.resource to the public URL of /mcp', req.correlationId);
     }
+    // configured: the same for everyone; derived from the request: not for shared caches
+    const cache = this.d.settings.oauth.resource ? 'public, max-age=300' : 'no-store';
+    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': cache }, body: JSON.stringify(this.resource.metadata(resource)) };
   }
 
-  private async callTool(id: Id, tool: Tool, args: Record<string, unknown>, userId: string, authenticated: boolean, correlationId: string): Promise<GatewayResponse> {
-    const tm = this.toolMetrics.get(tool.name)!;
-    const started = performance.now();
-    let result: DirectResult;
-    try {
-      let body = args;
-      let params: Record<string, string> | undefined;
-      if (tool.pathParams.length) {
-        // the route's path parameters are arguments too; they must be there before any route runs
-        ({ body, params } = splitPathParams(tool, args));
-      }
-      result = await this.d.call(tool.route, { body, params, user: { id: userId, authenticated }, correlationId });
-    } catch (e) {
-      const err = toPlatformError(e);
-      tm.duration.observe((performance.now() - started) / 1000);
-      tm.error.inc();
-      if (err.kind === 'internal' || err.kind === 'config') this.d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
-      const p = JSON.stringify(problemOf(err, correlationId));
-      return rpcResult(id, `{"content":[{"type":"text","text":${JSON.stringify(p)}}],"isError":true}`);
-    }
-    tm.duration.observe((performance.now() - started) / 1000);
-    tm.ok.inc();
-    const body = result.body;
-    const json = body === undefined ? 'null' : JSON.stringify(body);
-    const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
-    return rpcResult(id, `{"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false}`);
+  private async callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const result = await runTool({ call: this.d.call, log: this.d.log }, this.toolMetrics.get(tool.name)!, tool, args,
+      { id: c.userId, authenticated: c.authenticated }, c.req.correlationId,
+      // the problem as structuredContent too where the revision has structuredContent and, before
+      // 2026-07-28 (whose served output schema admits the problem), only for tools without an
+      // output schema: "Servers MUST provide structured results that conform to this schema"
+      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema));
+    return rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`);
   }
-}
-
-/** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */
-function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Record<string, unknown>; params: Record<string, string> } {
-  const body: Record<string, unknown> = { ...args };
-  const params: Record<string, string> = {};
-  const errors: { field: string; message: string }[] = [];
-  for (const n of tool.pathParams) {
-    const v = args[n];
-    delete body[n];
-    if (typeof v === 'string' && v !== '') params[n] = v;
-    else errors.push({ field: `/${n}`, message: v === undefined ? 'is required' : 'must be a non-empty string' });
-  }
-  if (errors.length) {
-    throw new PlatformError({ kind: 'validation', code: 'GC025', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
-  }
-  return { body, params };
-}
-
-/** The tool name of a tools/call body, when it names one. */
-function requestedTool(msg: any): string | undefined {
-  return typeof msg.params?.name === 'string' ? msg.params.name : undefined;
 }
 
 function rateHeaders(r: LimitResult): Record<string, string> {

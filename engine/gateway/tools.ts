@@ -10,6 +10,8 @@ import { checkConfig } from '../dsl/config-check.ts';
 import { didYouMean, type Diagnostic } from '../dsl/diagnostics.ts';
 import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
+import type { ParamHeader } from './mcp-headers.ts';
+import { resolveParamHeaders } from './tool-headers.ts';
 
 export type Security = 'none' | 'bearer';
 
@@ -24,14 +26,25 @@ export interface ToolDeclaration {
   /** path parameters of the target route, filled from the arguments of these names */
   'path-params'?: Record<string, string>;
   annotations?: Record<string, unknown>;
+  /** arguments mirrored into Mcp-Param-{Name} headers (2026-07-28): property path -> name */
+  'x-mcp-header'?: Record<string, string>;
 }
 
 export interface Tool {
   name: string;
   route: string;
   security: Security;
-  /** the MCP tool object served by tools/list */
+  /** the MCP tool object served by tools/list (2025-11-25 and earlier) */
   definition: Record<string, unknown>;
+  /**
+   * the tool object of 2026-07-28: `x-mcp-header` annotations in the input schema, and an output
+   * schema that also admits the problem a failed call carries as structuredContent
+   */
+  modernDefinition: Record<string, unknown>;
+  /** arguments mirrored into headers (2026-07-28 requests), checked against the body */
+  paramHeaders: ParamHeader[];
+  /** the tool declares an output schema (earlier revisions: a failure carries no structuredContent) */
+  hasOutputSchema: boolean;
   /** sha256 of the canonical metadata */
   digest: string;
   /** arguments that are the route's path parameters (the others are the body) */
@@ -66,6 +79,12 @@ export const TOOLS_FILE_SCHEMA = {
             propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
             additionalProperties: { type: 'string', minLength: 1 },
             description: 'the target route\'s path parameters, each an argument of the same name (a required string) with this description; the other arguments are the body',
+          },
+          'x-mcp-header': {
+            type: 'object',
+            propertyNames: { pattern: '^[A-Za-z_$][A-Za-z0-9_$-]*(\\.[A-Za-z_$][A-Za-z0-9_$-]*)*$' },
+            additionalProperties: { type: 'string', minLength: 1 },
+            description: 'MCP 2026-07-28: arguments worth routing on, mirrored by clients into Mcp-Param-{Name} headers (argument path, dotted for nested properties: header name); string, integer or boolean properties only',
           },
           annotations: {
             type: 'object',
@@ -108,6 +127,22 @@ function mcpSchema(s: Record<string, unknown>): Record<string, unknown> {
   void $schema; void $id;
   return rest.type === undefined ? { type: 'object', ...rest } : rest;
 }
+
+/** The platform problem a failed tool call carries as structuredContent (RFC 9457 members). */
+export const TOOL_PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'isError: true: the platform problem (RFC 9457) of the failed call',
+  required: ['status', 'title'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'platform error code, e.g. GC025' },
+    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    correlationId: { type: 'string' },
+  },
+};
 
 interface Loaded { decl: ToolDeclaration; src: YamlSource; index: number }
 
@@ -206,19 +241,34 @@ export class ToolCollector {
         out.push(...paramDiags.map((m) => diagAt(src, at(m.key), m.message)));
         continue;
       }
-      const input = withPathParams(bodySchema, pathParams);
+      const input = mcpSchema(withPathParams(bodySchema, pathParams));
+      const headers = resolveParamHeaders(decl['x-mcp-header'] ?? {}, input);
+      if (headers.problems.length) {
+        out.push(...headers.problems.map((m) => diagAt(src, at('x-mcp-header'), `tool '${decl.name}': ${m}`)));
+        continue;
+      }
       const output = file('output-schema') ?? route.meta.outputSchema;
       const definition: Record<string, unknown> = {
         name: decl.name,
         ...(decl.title ? { title: decl.title } : {}),
         description: decl.description,
-        inputSchema: mcpSchema(input),
+        inputSchema: input,
         ...(output ? { outputSchema: mcpSchema(output) } : {}),
         ...(decl.annotations ? { annotations: decl.annotations } : {}),
         ...(decl.security === 'bearer' ? { _meta: { 'platform/security': 'bearer' } } : {}),
       };
-      const digest = 'sha256:' + createHash('sha256').update(canonical({ ...definition, security: decl.security, route: decl.route })).digest('hex');
-      this.tools.push({ name: decl.name, route: decl.route, security: decl.security, definition, digest, file: src.file, pathParams: Object.keys(pathParams) });
+      const modernDefinition: Record<string, unknown> = {
+        ...definition,
+        inputSchema: headers.schema,
+        // 2026-07-28 allows any JSON Schema 2020-12 here: the result, or the problem of a failed call
+        ...(output ? { outputSchema: { anyOf: [mcpSchema(output), TOOL_PROBLEM_SCHEMA] } } : {}),
+      };
+      const declared = decl['x-mcp-header'] ? { 'x-mcp-header': decl['x-mcp-header'] } : {};
+      const digest = 'sha256:' + createHash('sha256').update(canonical({ ...definition, ...declared, security: decl.security, route: decl.route })).digest('hex');
+      this.tools.push({
+        name: decl.name, route: decl.route, security: decl.security, definition, modernDefinition, digest, file: src.file,
+        pathParams: Object.keys(pathParams), paramHeaders: headers.params, hasOutputSchema: output !== undefined,
+      });
     }
     return out;
   }

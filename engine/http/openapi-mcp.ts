@@ -1,5 +1,7 @@
 // OpenAPI of the agent tool gateway: POST /mcp carries one JSON-RPC 2.0 message (MCP Streamable
-// HTTP, stateless) with the subscription key and an optional bearer JWT; GET and DELETE are 405.
+// HTTP, stateless; 2026-07-28 with its request headers, or 2025-11-25 and earlier) with the
+// subscription key and an optional bearer JWT; GET and DELETE are 405. The protected resource
+// metadata (RFC 9728) tells agent clients where to get a token.
 
 import { problemResponse } from './openapi-common.ts';
 
@@ -21,12 +23,12 @@ const ID = { type: ['string', 'number'], description: 'request id (a number or a
 export const MCP_SCHEMAS: Record<string, Json> = {
   JsonRpcRequest: {
     type: 'object',
-    description: 'one JSON-RPC 2.0 request or notification (no `id`): initialize, notifications/initialized, ping, tools/list, tools/call',
+    description: 'one JSON-RPC 2.0 request or notification (no `id`). 2026-07-28: server/discover, tools/list, tools/call, each with `params._meta` (protocol version, client capabilities); 2025-11-25 and earlier: initialize, notifications/initialized, ping, tools/list, tools/call',
     required: ['jsonrpc', 'method'],
     properties: {
       jsonrpc: { const: '2.0' },
       id: ID,
-      method: { type: 'string', examples: ['initialize', 'ping', 'tools/list', 'tools/call'] },
+      method: { type: 'string', examples: ['server/discover', 'tools/list', 'tools/call', 'initialize', 'ping'] },
       params: {
         type: 'object',
         description: 'tools/call: `{name, arguments}`; initialize: `{protocolVersion, capabilities, clientInfo}`; tools/list: `{cursor}`',
@@ -35,7 +37,15 @@ export const MCP_SCHEMAS: Record<string, Json> = {
           arguments: { type: 'object', description: 'tools/call: the input, checked against the tool\'s input schema' },
           cursor: { type: 'string', description: 'tools/list: the next page' },
           protocolVersion: { type: 'string', description: 'initialize: the revision the client speaks' },
-          _meta: { type: 'object' },
+          _meta: {
+            type: 'object',
+            description: '2026-07-28: required on every request',
+            properties: {
+              'io.modelcontextprotocol/protocolVersion': { type: 'string', description: 'equal to the MCP-Protocol-Version header', examples: ['2026-07-28'] },
+              'io.modelcontextprotocol/clientCapabilities': { type: 'object' },
+              'io.modelcontextprotocol/clientInfo': { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
+            },
+          },
         },
       },
     },
@@ -56,7 +66,7 @@ export const MCP_SCHEMAS: Record<string, Json> = {
     type: 'object',
     required: ['code', 'message'],
     properties: {
-      code: { type: 'integer', description: '-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32000 not allowed' },
+      code: { type: 'integer', description: '-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32020 header mismatch, -32022 unsupported protocol version (data: supported, requested), -32000 not allowed' },
       message: { type: 'string' },
       data: {},
     },
@@ -78,32 +88,70 @@ const notAllowed = (operationId: string, method: string): Json => ({
   },
 });
 
+const hdr = (name: string, description: string, example: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string', examples: [example] } });
+
+const resourceMetadata = (operationId: string, summary: string): Json => ({
+  get: {
+    operationId,
+    summary,
+    description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728) of /mcp: resource identifier (gateway.oauth.resource, or derived from the request), authorization servers, bearer methods, scopes when configured. No key needed. Every 401 from /mcp names this document in `WWW-Authenticate: Bearer resource_metadata="..."`.',
+    tags: ['gateway'],
+    security: [],
+    responses: {
+      '200': {
+        description: 'the metadata',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['resource', 'authorization_servers', 'bearer_methods_supported'],
+              properties: {
+                resource: { type: 'string', format: 'uri', examples: ['https://api.bank.example/mcp'] },
+                authorization_servers: { type: 'array', items: { type: 'string', format: 'uri' } },
+                bearer_methods_supported: { type: 'array', items: { const: 'header' } },
+                scopes_supported: { type: 'array', items: { type: 'string' } },
+                resource_name: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      '404': problemResponse('no resource identifier can be told from the request (set gateway.oauth.resource)'),
+    },
+  },
+});
+
 export const MCP_PATHS: Record<string, Json> = {
+  '/.well-known/oauth-protected-resource/mcp': resourceMetadata('mcp-resource-metadata', 'Protected resource metadata of /mcp (path-suffixed form)'),
+  '/.well-known/oauth-protected-resource': resourceMetadata('mcp-resource-metadata-root', 'Protected resource metadata of /mcp (root form)'),
   '/mcp': {
     post: {
       operationId: 'mcp',
       summary: 'Agent tool gateway (MCP over Streamable HTTP, JSON-RPC 2.0)',
-      description: 'One JSON-RPC message per request, answered with one JSON document. Checks in order: Origin, subscription key, MCP-Protocol-Version, bearer token, JSON-RPC shape, rate limits, then the method.',
+      description: 'One JSON-RPC message per request, answered with one JSON document. The MCP-Protocol-Version header chooses the revision: 2026-07-28 (per-request `_meta`, the Mcp-Method and Mcp-Name headers, checked against the body), or 2025-11-25 and earlier (initialize first; no header means 2025-03-26). Checks in order: Origin, subscription key, MCP-Protocol-Version, (2026-07-28) method and name headers, bearer token, tool, rate limits, JSON-RPC shape, (2026-07-28) headers against the body, then the method.',
       tags: ['gateway'],
       // the subscription key always; the bearer token adds the signed-in user
       security: [{ subscriptionKey: [] }, { subscriptionKey: [], bearerAuth: [] }],
       parameters: [
         { $ref: '#/components/parameters/CorrelationId' },
-        { name: 'MCP-Protocol-Version', in: 'header', required: false, description: 'the negotiated MCP revision; an unsupported one is a 400', schema: { type: 'string', examples: ['2025-11-25'] } },
+        hdr('MCP-Protocol-Version', 'the revision of the request: 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26 (absent: 2025-03-26); another is 400 with -32022 and the supported list', '2026-07-28'),
+        hdr('Mcp-Method', '2026-07-28: required, the body\'s `method`', 'tools/call'),
+        hdr('Mcp-Name', '2026-07-28: required for tools/call, the body\'s `params.name` (`=?base64?...?=` for names that are no plain ASCII). A tools/call also carries `Mcp-Param-{Name}` for every argument given whose input schema property has `x-mcp-header: {Name}` (see tools/list), equal to the argument', 'getExchangeRate'),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
       responses: {
         '200': rpc('the JSON-RPC answer (also JSON-RPC errors such as an unknown method or invalid params)'),
         '202': { description: 'a notification or a response was accepted; no body' },
+        '404': rpc('2026-07-28: a method this server does not implement (-32601)'),
         '400': {
-          description: 'not JSON, not a JSON-RPC 2.0 object (JSON-RPC error), or an unsupported MCP-Protocol-Version (problem)',
+          description: 'not JSON, not a JSON-RPC 2.0 object, an unsupported MCP-Protocol-Version (-32022), (2026-07-28) headers that do not match the body (-32020) or a request without the required `_meta` (-32602)',
           headers: { 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } },
           content: {
             'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } },
             'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
           },
         },
-        '401': problemResponse('missing or invalid subscription key, or a missing or refused bearer token', { 'WWW-Authenticate': { description: 'Bearer challenge when a token is missing or refused', schema: { type: 'string' } } }),
+        '401': problemResponse('missing or invalid subscription key, or a missing or refused bearer token', { 'WWW-Authenticate': { description: 'Bearer challenge naming the protected resource metadata (`resource_metadata`), with `error` (invalid_token, invalid_request) when credentials were sent', schema: { type: 'string', examples: ['Bearer resource_metadata="https://api.bank.example/.well-known/oauth-protected-resource/mcp"'] } } }),
         '403': problemResponse('the Origin is not allowed'),
         '406': problemResponse('Accept does not allow application/json'),
         '413': { $ref: '#/components/responses/PayloadTooLarge' },

@@ -1,17 +1,31 @@
-// The sandbox identity provider: OpenID Connect discovery and a JWKS endpoint on a real HTTP port,
-// plus a demo token endpoint. Tokens are RS256 JWTs signed with the fixed sandbox key
-// (./sandbox-key.ts), so `engine token --sub alice` in another process mints tokens this sandbox's
-// gateway accepts. Tests rotate keys (`rotate()`) to exercise refetch-on-unknown-kid.
+// The sandbox identity provider: OpenID Connect discovery, OAuth 2.0 authorization server metadata
+// (RFC 8414, what MCP clients try first) and a JWKS endpoint on a real HTTP port, plus a token
+// endpoint. Tokens are RS256 JWTs signed with the fixed sandbox key (./sandbox-key.ts), so
+// `engine token --sub alice` in another process mints tokens this sandbox's gateway accepts. Tests
+// rotate keys (`rotate()`) to exercise refetch-on-unknown-kid.
 //
-//   GET  /.well-known/openid-configuration   discovery document (issuer, jwks_uri, ...)
-//   GET  /jwks                                the public keys
-//   POST /token  {"sub": "alice", "ttl": 3600}  a demo access token (sandbox only)
+//   GET  /.well-known/openid-configuration        OIDC discovery (issuer: the tokens' `iss`)
+//   GET  /.well-known/oauth-authorization-server  RFC 8414 metadata (issuer: this server's URL, the
+//                                                 identifier MCP clients discover and check)
+//   GET  /jwks                                     the public keys
+//   POST /token  grant_type=client_credentials     an access token without a browser: the client
+//                (form; client_id/client_secret     authenticates with HTTP Basic or the form, may name
+//                 or HTTP Basic; resource, scope)   the resource (RFC 8707), and is the token's `sub`
+//   POST /token  {"sub": "alice", "ttl": 3600}     a demo user token (JSON; sandbox only)
+//
+// Sandbox simplification: the RFC 8414 issuer is the URL clients reach, while tokens keep the fixed
+// `iss` the gateway is configured with (a client never reads an access token).
 
 import { generateKeyPair, exportJWK, importJWK, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { createSimServer, type SimLog, type SimServer } from '../lib/sim-server.ts';
 import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID, SANDBOX_PRIVATE_JWK } from './sandbox-key.ts';
 
 export { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID } from './sandbox-key.ts';
+
+/** The sandbox's OAuth client (client_credentials), demo values published on purpose. */
+export const SANDBOX_CLIENT_ID = 'sandbox-agent';
+export const SANDBOX_CLIENT_SECRET = 'sandbox-agent-secret';
+const CLIENTS: Record<string, string> = { [SANDBOX_CLIENT_ID]: SANDBOX_CLIENT_SECRET };
 
 export interface IdpOptions {
   port?: number;
@@ -26,7 +40,7 @@ export interface SignOptions {
   sub: string;
   /** seconds until exp (default 3600) */
   ttl?: number;
-  audience?: string;
+  audience?: string | string[];
   issuer?: string;
   /** sign with this key id (default: the current key) */
   kid?: string;
@@ -103,11 +117,25 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
         grant_types_supported: ['urn:sandbox:demo'],
       },
     }))
+    .route('GET', '/.well-known/oauth-authorization-server', () => ({
+      status: 200,
+      body: {
+        issuer: server.url,
+        token_endpoint: `${server.url}/token`,
+        jwks_uri: `${server.url}/jwks`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        response_types_supported: ['token'],
+      },
+    }))
     .route('GET', '/jwks', () => {
       fetches++;
       return { status: 200, body: { keys: keys.map((k) => k.publicJwk) }, headers: { 'cache-control': 'max-age=300' } };
     })
     .route('POST', '/token', async (req) => {
+      if (typeof req.body === 'string' || String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+        return clientCredentials(new URLSearchParams(req.rawBody.toString('utf8')), req.headers.authorization);
+      }
       const b = (req.body ?? {}) as { sub?: unknown; ttl?: unknown };
       if (typeof b.sub !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(b.sub)) {
         return { status: 400, body: { error: 'invalid_request', error_description: 'sub: a user id of 1-128 characters [A-Za-z0-9._@-] is required' } };
@@ -115,6 +143,40 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
       const ttl = typeof b.ttl === 'number' && b.ttl > 0 && b.ttl <= 86_400 ? b.ttl : 3600;
       return { status: 200, body: { access_token: await sign({ sub: b.sub, ttl }), token_type: 'Bearer', expires_in: ttl } };
     });
+  /** RFC 6749 §4.4 client credentials grant (errors of §5.2; `invalid_target` of RFC 8707). */
+  const clientCredentials = async (form: URLSearchParams, authorization: string | undefined) => {
+    const err = (status: number, error: string, error_description: string, headers?: Record<string, string>) =>
+      ({ status, body: { error, error_description }, headers: { 'cache-control': 'no-store', ...headers } });
+    let id = form.get('client_id') ?? undefined;
+    let secret = form.get('client_secret') ?? undefined;
+    const basic = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization ?? '');
+    if (basic) {
+      const [u, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+      try {
+        // RFC 6749 §2.3.1: both form-urlencoded before the Basic encoding
+        id = decodeURIComponent(u.replace(/\+/g, ' '));
+        secret = decodeURIComponent(rest.join(':').replace(/\+/g, ' '));
+      } catch {
+        id = undefined;
+      }
+    }
+    if (form.get('grant_type') !== 'client_credentials') return err(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+    if (!id || CLIENTS[id] === undefined || CLIENTS[id] !== secret) {
+      return err(401, 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="sandbox-idp"' });
+    }
+    const resource = form.get('resource') ?? undefined;
+    if (resource !== undefined) {
+      let u: URL | undefined;
+      try { u = new URL(resource); } catch { /* below */ }
+      if (!u || u.hash) return err(400, 'invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707)');
+    }
+    const scope = form.get('scope') ?? undefined;
+    const ttl = 3600;
+    // the gateway audience of this sandbox, and the resource the client named (RFC 8707)
+    const access_token = await sign({ sub: id, ttl, audience: resource ? [audience, resource] : audience, claims: { client_id: id, ...(scope ? { scope } : {}) } });
+    return { status: 200, body: { access_token, token_type: 'Bearer', expires_in: ttl, ...(scope ? { scope } : {}) }, headers: { 'cache-control': 'no-store' } };
+  };
+
   await server.start();
 
   return {

@@ -111,8 +111,11 @@ describe('attacks: each answered 401 invalid_token, also on a public tool', () =
   it('missing sub, garbage, and a non-Bearer scheme', async () => {
     expectInvalidToken(await callFx(await signed(claims({ sub: undefined }))));
     expectInvalidToken(await callFx('not.a.jwt'));
+    // credentials that are no bearer token: RFC 6750's invalid_request in the challenge
     const r = await e.rpc('ping', undefined, { authorization: 'Basic YWxpY2U6cHc=' });
-    expectInvalidToken(r);
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe('invalid_token');
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_request"/);
   });
 
   it('a subject that is no plain user id, or the reserved anonymous, is refused', async () => {

@@ -116,6 +116,19 @@ describe('gateway refusals: metrics and one log line each', () => {
     expect(r.status).toBe(403);
   });
 
+  it('2026-07-28: refusals take the method and tool from Mcp-Method and Mcp-Name, not from the body', async () => {
+    const h2026 = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getExchangeRate' };
+    // the body names another tool and is not even JSON: only the headers can have told the log and the metric
+    const { r } = await refused(() => send('10.9.0.20', '{"jsonrpc":"2.0","id":1,"method":"tools/list"', { ...h2026, 'ocp-gateway-subscription-key': '' }),
+      { [refusal('missing_key')]: 1, [calls('getExchangeRate', 'refused')]: 1 },
+      { reason: 'missing_key', status: 401, method: 'tools/call', tool: 'getExchangeRate' });
+    expect(r.status).toBe(401);
+    const unknown = await refused(() => send('10.9.0.21', 'not json', { ...h2026, 'mcp-name': 'noSuchTool' }),
+      { [refusal('unknown_tool')]: 1, [calls('(unknown)', 'refused')]: 1 },
+      { reason: 'unknown_tool', method: 'tools/call', tool: 'noSuchTool', subscription: 'demo-agent' });
+    expect(unknown.r.body.error.code).toBe(-32602);
+  });
+
   it('missing key: the method and tool are read from the refused body, the tool call counts as refused', async () => {
     const { r, line } = await refused(() => send('10.9.0.2', rpc('tools/call', FX), { 'ocp-gateway-subscription-key': '' }),
       { [refusal('missing_key')]: 1, [calls('getExchangeRate', 'refused')]: 1 },

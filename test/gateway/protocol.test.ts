@@ -78,10 +78,11 @@ describe('JSON-RPC and MCP lifecycle', () => {
     }
   });
 
-  it('an unsupported MCP-Protocol-Version header is 400; supported ones pass', async () => {
-    const bad = await e.rpc('ping', undefined, { 'mcp-protocol-version': '2023-01-01' });
+  it('an unsupported MCP-Protocol-Version header is 400 with the supported list (-32022); supported ones pass', async () => {
+    const bad = await e.mcp({ jsonrpc: '2.0', id: 'v-1', method: 'ping' }, { 'mcp-protocol-version': '2023-01-01' });
     expect(bad.status).toBe(400);
-    expect(bad.body.detail).toContain('2023-01-01');
+    expect(bad.body).toEqual({ jsonrpc: '2.0', id: 'v-1', error: { code: -32022, message: expect.stringContaining('2023-01-01'),
+      data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2023-01-01' } } });
     const ok = await e.rpc('ping', undefined, { 'mcp-protocol-version': '2025-11-25' });
     expect(ok.status).toBe(200);
   });

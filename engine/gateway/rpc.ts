@@ -1,0 +1,103 @@
+// The gateway's answers: JSON-RPC results and errors, problem documents, and the request id read
+// from a body that was not parsed (refusals decided on headers answer without a JSON parse).
+
+import { PlatformError, problemOf } from '../runtime/errors.ts';
+
+export type Id = string | number | null;
+
+export interface GatewayResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+// 2026-07-28, basic/index "Error Codes": -32020..-32099 are the specification's own
+export const HEADER_MISMATCH = -32020;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export function rpcError(id: Id, code: number, message: string, status = 200, data?: unknown): GatewayResponse {
+  return {
+    status,
+    headers: { ...JSON_HEADERS },
+    body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(data === undefined ? { code, message } : { code, message, data })}}`,
+  };
+}
+
+export function rpcResult(id: Id, resultJson: string): GatewayResponse {
+  return { status: 200, headers: { ...JSON_HEADERS }, body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}` };
+}
+
+export function problem(status: number, error: string, detail: string, correlationId: string, headers: Record<string, string> = {}): GatewayResponse {
+  const kind = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 429 || status === 503 ? 'rate-limited' : status === 415 ? 'unsupported-media' : 'validation';
+  const p = problemOf(new PlatformError({ kind, status, title: status === 406 ? 'Not acceptable' : status === 503 ? 'Service unavailable' : undefined, detail, extensions: { error } }), correlationId);
+  return { status, headers: { 'content-type': 'application/problem+json', 'x-correlation-id': correlationId, ...headers }, body: JSON.stringify(p) };
+}
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
+
+/**
+ * The `id` of a JSON-RPC request body without parsing it: the value of the top-level `"id"` member
+ * when it is a number or a string, else null. It walks the top level only, skipping nested values
+ * by counting brackets outside strings, and builds no object: a refusal decided on the headers
+ * (unsupported version, unknown method or tool) still answers with the request's id.
+ */
+export function scanId(body: string): Id {
+  let i = 0;
+  const n = body.length;
+  while (i < n && isSpace(body.charCodeAt(i))) i++;
+  if (body.charCodeAt(i) !== 123 /* { */) return null;
+  i++;
+  let depth = 1;
+  let expectKey = true;
+  while (i < n && depth > 0) {
+    const c = body.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const start = i;
+      i++;
+      while (i < n && body.charCodeAt(i) !== 34) i += body.charCodeAt(i) === 92 ? 2 : 1;
+      i++;
+      if (depth === 1 && expectKey) {
+        if (i - start === 4 && body.startsWith('"id"', start)) {
+          while (i < n && isSpace(body.charCodeAt(i))) i++;
+          if (body.charCodeAt(i) !== 58 /* : */) return null;
+          i++;
+          while (i < n && isSpace(body.charCodeAt(i))) i++;
+          return idToken(body, i);
+        }
+        expectKey = false;
+      }
+      continue;
+    }
+    if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+    else if (c === 44 && depth === 1) expectKey = true;
+    i++;
+  }
+  return null;
+}
+
+/** A number or string token at `i` (the value of `"id"`), else null. */
+function idToken(body: string, i: number): Id {
+  let j = i;
+  if (body.charCodeAt(i) === 34) {
+    j++;
+    while (j < body.length && body.charCodeAt(j) !== 34) j += body.charCodeAt(j) === 92 ? 2 : 1;
+    j++;
+  } else {
+    while (j < body.length && /[-+0-9.eE]/.test(body[j])) j++;
+  }
+  if (j === i || j - i > 256) return null;
+  try {
+    const v = JSON.parse(body.slice(i, j));
+    return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
+  } catch {
+    return null;
+  }
+}
