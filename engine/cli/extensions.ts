@@ -11,8 +11,11 @@ export interface CliExtension extends EngineExtension {
 }
 
 export async function loadExtensions(plugins: CliExtension[] = []): Promise<CliExtension[]> {
-  // plugins first: the sandbox's simulators are up before other extensions prepare
-  return [...plugins, (await import('../gateway/index.ts')).gatewayExtension()];
+  // plugins first: the sandbox's simulators are up before other extensions prepare; the console
+  // last, as it shows what the others registered (tools, panels)
+  const list: CliExtension[] = [...plugins, (await import('../gateway/index.ts')).gatewayExtension()];
+  list.push((await import('../console/index.ts')).consoleExtension(() => list));
+  return list;
 }
 
 export function registerCommands(program: Command, extensions: CliExtension[]): void {
