@@ -117,7 +117,7 @@ export class ExchangeRecorder implements SpanProcessor {
     } else {
       rec.outcome = 'ok';
     }
-    rec.spans.sort((x, y) => x.start - y.start);
+    rec.spans = treeOrder(rec.spans, p.spanIds);
     this.drop(id);
     if (this.ring.length < this.capacity) this.ring.push(rec);
     else this.ring[this.next] = rec;
@@ -171,6 +171,27 @@ export class ExchangeRecorder implements SpanProcessor {
       try { fn(s); } catch { /* a listener's failure is its own */ }
     }
   }
+}
+
+/** Parents before their children, siblings in the order they started (times may tie). */
+function treeOrder(spans: SpanRecord[], startOrder: string[]): SpanRecord[] {
+  const rank = new Map(startOrder.map((id, i) => [id, i]));
+  const ids = new Set(spans.map((s) => s.id));
+  const children = new Map<string | undefined, SpanRecord[]>();
+  for (const s of spans) {
+    const parent = s.parentId && ids.has(s.parentId) ? s.parentId : undefined;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)!.push(s);
+  }
+  const out: SpanRecord[] = [];
+  const walk = (parent: string | undefined) => {
+    for (const s of (children.get(parent) ?? []).sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0))) {
+      out.push(s);
+      walk(s.id);
+    }
+  };
+  walk(undefined);
+  return out;
 }
 
 function summary(r: ExchangeRecord): ExchangeSummary {

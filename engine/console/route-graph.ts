@@ -26,13 +26,21 @@ export interface RouteGraph {
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? v as Obj : {});
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+/** the resolver of the graph being built (graphs are built synchronously, one at a time) */
+let placeholders: (key: string) => string | undefined = () => undefined;
+const str = (v: unknown): string | undefined => (typeof v === 'string'
+  ? v.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (m, k: string) => placeholders(k) ?? m)
+  : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
-/** The graph of the route in `file`; undefined when the file no longer parses (it changed on disk). */
-export function routeGraph(file: string): RouteGraph | undefined {
+/**
+ * The graph of the route in `file`; undefined when the file no longer parses (it changed on
+ * disk). `value` resolves `{{property}}` placeholders in labels (masked by the caller).
+ */
+export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined): RouteGraph | undefined {
   let doc: Obj;
   try { doc = obj(parse(readFileSync(file, 'utf8'))); } catch { return undefined; }
+  placeholders = value;
   return {
     source: sourceOf(obj(doc.from)),
     steps: steps(doc.steps, 'steps'),

@@ -32,8 +32,9 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
   const tools = gatewayOf(extensions)?.tools ?? [];
   const root = engine.services.root;
   return engine.routes.map((r) => {
-    const graph = routeGraph(r.file);
     const values = r.valuesName ? engine.values.find(r.valuesName) : undefined;
+    const shown = values ? shownValues(values) : [];
+    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value);
     return {
       id: r.id,
       connector: r.connector,
@@ -41,7 +42,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
       file: relative(root, r.file),
       source: graph?.source ?? { kind: r.source.kind, label: r.source.kind },
       valuesName: r.valuesName,
-      values: values ? shownValues(values) : [],
+      values: shown,
       tools: tools.filter((t) => t.route === r.id).map((t) => t.name),
       graph,
     };
