@@ -1,7 +1,7 @@
 // The extensions the `engine` command registers and their CLI commands, in one place: the ones
 // the program passes in (bin/engine.js adds the embedded sandbox, which the engine library does
-// not know: test/engine/layering.test.ts), then the agent tool gateway, then the route tests'
-// document kind (so that run and lint skip routes/<connector>/tests/*.yaml and check them).
+// not know: test/engine/layering.test.ts), then the agent tool gateway, then the browser console
+// (engine/console; it shows what the others registered).
 
 import type { Command } from 'commander';
 import type { EngineExtension } from '../engine.ts';

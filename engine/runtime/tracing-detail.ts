@@ -26,31 +26,31 @@ export function installDetail(d: SpanDetail | undefined): void {
   detail = d;
 }
 
-const ELLIPSIS = '…';
-
 /** A value as masked JSON text, at most `bodyLimit` characters. */
 export function maskedJson(v: unknown, d: SpanDetail = detail!): string {
   if (v === undefined) return '';
   let s: string;
   try {
-    s = typeof v === 'string' ? maskText(v, d.secrets, d.bodyLimit) : JSON.stringify(maskFields(v, d, 0)) ?? '';
+    // one pass: fields named like a credential masked by the replacer, then credentials by shape
+    // and configured secrets by value in the text (bounded before the regular expressions run)
+    s = typeof v === 'string' ? v : JSON.stringify(v, maskField) ?? '';
   } catch {
-    s = '[not serialisable]';
+    return '[not serialisable]';
   }
-  return s.length > d.bodyLimit ? s.slice(0, d.bodyLimit) + ELLIPSIS : s;
+  return maskText(s, d.secrets, d.bodyLimit);
 }
 
-function maskFields(v: unknown, d: SpanDetail, depth: number): unknown {
-  if (typeof v === 'string') return maskText(v, d.secrets, d.bodyLimit);
-  if (v === null || typeof v !== 'object') return v;
-  if (depth >= 16) return '[nested too deep]';
-  if (Array.isArray(v)) return v.map((x) => maskFields(x, d, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    const x = (v as Record<string, unknown>)[k];
-    out[k] = x !== null && typeof x !== 'object' && (isSecretKey(k) || isSecretHeader(k)) ? maskSecret(x) : maskFields(x, d, depth + 1);
+/** Field names seen, and whether they name a credential (names repeat: checked once each). */
+const secretNames = new Map<string, boolean>();
+
+function maskField(this: unknown, key: string, x: unknown): unknown {
+  if (x === null || typeof x === 'object' || key === '') return x;
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = isSecretKey(key) || isSecretHeader(key);
+    if (secretNames.size < 10_000) secretNames.set(key, secret);
   }
-  return out;
+  return secret ? maskSecret(x) : x;
 }
 
 const live = (span: Span | undefined): span is Span => span !== undefined && detail !== undefined && span.isRecording();
