@@ -47,6 +47,9 @@ export interface ExchangeRecord extends ExchangeSummary {
   spans: SpanRecord[];
 }
 
+/** A kept exchange: its summary, and its spans as the SDK ended them (converted when asked for). */
+interface Kept { summary: ExchangeSummary; raw: ReadableSpan[]; order: string[]; t0: number; spans?: SpanRecord[] }
+
 export interface ExchangeQuery {
   correlationId?: string;
   route?: string;
@@ -55,14 +58,14 @@ export interface ExchangeQuery {
   limit?: number;
 }
 
-interface Pending { record: ExchangeRecord; rootId: string; t0: number; spanIds: string[] }
+interface Pending { record: ExchangeSummary; rootId: string; t0: number; spanIds: string[]; raw: ReadableSpan[] }
 
 const ms = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
 /** pending exchanges kept at most (spans that never end must not grow the map for ever) */
 const MAX_PENDING = 5000;
 
 export class ExchangeRecorder implements SpanProcessor {
-  private ring: ExchangeRecord[] = [];
+  private ring: Kept[] = [];
   private next = 0;
   private pending = new Map<string, Pending>();
   /** span id -> the pending exchange it belongs to */
@@ -84,13 +87,13 @@ export class ExchangeRecorder implements SpanProcessor {
     if (typeof a['engine.route.id'] !== 'string') return; // a span outside any exchange
     if (this.pending.size >= MAX_PENDING) this.drop(this.pending.keys().next().value!);
     const t0 = ms(span.startTime);
-    const record: ExchangeRecord = {
+    const record: ExchangeSummary = {
       id, traceId: span.spanContext().traceId, correlationId: '', route: a['engine.route.id'],
       connector: typeof a['engine.connector'] === 'string' ? a['engine.connector'] : undefined,
       source: String(a['engine.source.kind'] ?? ''), name: span.name, startedAt: Date.now(),
-      outcome: 'running', calls: 0, retries: 0, events: 0, spans: [],
+      outcome: 'running', calls: 0, retries: 0, events: 0,
     };
-    const pend: Pending = { record, rootId: id, t0, spanIds: [id] };
+    const pend: Pending = { record, rootId: id, t0, spanIds: [id], raw: [] };
     this.pending.set(id, pend);
     this.owner.set(id, pend);
     this.emit(record);
@@ -100,27 +103,28 @@ export class ExchangeRecorder implements SpanProcessor {
     const id = span.spanContext().spanId;
     const p = this.owner.get(id);
     if (!p) return;
-    const r = toSpanRecord(span, p.t0);
-    p.record.spans.push(r);
-    if (r.role === 'call') { p.record.calls++; if (Number(r.attributes['http.request.resend_count'] ?? 0) > 0) p.record.retries++; }
-    if (r.role === 'publish') p.record.events++;
-    if (id !== p.rootId) return;
+    // only what the summary needs now: the spans are converted when someone opens the exchange
+    p.raw.push(span);
     const rec = p.record;
-    rec.correlationId = String(r.attributes['engine.correlation_id'] ?? '');
-    rec.durationMs = r.durationMs;
-    const status = r.attributes['http.response.status_code'];
+    if (span.kind === SpanKind.CLIENT) { rec.calls++; if (Number(span.attributes['http.request.resend_count'] ?? 0) > 0) rec.retries++; }
+    if (span.kind === SpanKind.PRODUCER) rec.events++;
+    if (id !== p.rootId) return;
+    const a = span.attributes;
+    rec.correlationId = String(a['engine.correlation_id'] ?? '');
+    rec.durationMs = round(ms(span.duration));
+    const status = a['http.response.status_code'];
     if (typeof status === 'number') rec.status = status;
-    if (r.attributes['error.type'] !== undefined) {
+    if (a['error.type'] !== undefined) {
       rec.outcome = 'error';
-      rec.errorKind = String(r.attributes['error.type']);
-      if (r.attributes['engine.error.code'] !== undefined) rec.errorCode = String(r.attributes['engine.error.code']);
+      rec.errorKind = String(a['error.type']);
+      if (a['engine.error.code'] !== undefined) rec.errorCode = String(a['engine.error.code']);
     } else {
       rec.outcome = 'ok';
     }
-    rec.spans = treeOrder(rec.spans, p.spanIds);
     this.drop(id);
-    if (this.ring.length < this.capacity) this.ring.push(rec);
-    else this.ring[this.next] = rec;
+    const kept: Kept = { summary: rec, raw: p.raw, order: p.spanIds, t0: p.t0 };
+    if (this.ring.length < this.capacity) this.ring.push(kept);
+    else this.ring[this.next] = kept;
     this.next = (this.next + 1) % this.capacity;
     this.emit(rec);
   }
@@ -133,11 +137,11 @@ export class ExchangeRecorder implements SpanProcessor {
     const out: ExchangeSummary[] = [];
     const limit = q.limit ?? this.capacity;
     for (let i = 1; i <= this.ring.length && out.length < limit; i++) {
-      const r = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!;
+      const r = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!.summary;
       if (q.correlationId && r.correlationId !== q.correlationId) continue;
       if (q.route && r.route !== q.route) continue;
       if (q.status && !(r.outcome === q.status || String(r.status) === q.status)) continue;
-      out.push(summary(r));
+      out.push({ ...r });
     }
     return out;
   }
@@ -145,8 +149,10 @@ export class ExchangeRecorder implements SpanProcessor {
   /** One exchange by its id (the exchange span's id) or its correlation id, the newest first. */
   get(idOrCorrelationId: string): ExchangeRecord | undefined {
     for (let i = 1; i <= this.ring.length; i++) {
-      const r = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!;
-      if (r.id === idOrCorrelationId || r.correlationId === idOrCorrelationId) return r;
+      const k = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!;
+      if (k.summary.id !== idOrCorrelationId && k.summary.correlationId !== idOrCorrelationId) continue;
+      k.spans ??= treeOrder(k.raw.map((s) => toSpanRecord(s, k.t0)), k.order);
+      return { ...k.summary, spans: k.spans };
     }
     return undefined;
   }
@@ -164,9 +170,9 @@ export class ExchangeRecorder implements SpanProcessor {
     for (const id of p.spanIds) this.owner.delete(id);
   }
 
-  private emit(r: ExchangeRecord): void {
+  private emit(r: ExchangeSummary): void {
     if (this.listeners.size === 0) return;
-    const s = summary(r);
+    const s = { ...r };
     for (const fn of this.listeners) {
       try { fn(s); } catch { /* a listener's failure is its own */ }
     }
@@ -192,11 +198,6 @@ function treeOrder(spans: SpanRecord[], startOrder: string[]): SpanRecord[] {
   };
   walk(undefined);
   return out;
-}
-
-function summary(r: ExchangeRecord): ExchangeSummary {
-  const { spans: _spans, ...s } = r;
-  return s;
 }
 
 function toSpanRecord(span: ReadableSpan, t0: number): SpanRecord {

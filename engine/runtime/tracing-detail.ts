@@ -55,26 +55,40 @@ function maskField(this: unknown, key: string, x: unknown): unknown {
 
 const live = (span: Span | undefined): span is Span => span !== undefined && detail !== undefined && span.isRecording();
 
+/**
+ * The last body serialised, by identity: a step receives what the step before produced (or what
+ * the exchange started with), and nothing runs between that event and the next one, so the same
+ * object is still the same text. Never reused after a step ran: it may have changed the object.
+ */
+let last: { body: unknown; text: string } | undefined;
+
+function bodyText(body: unknown, reuse: boolean): string {
+  if (reuse && last !== undefined && last.body === body && body !== null && typeof body === 'object') return last.text;
+  const text = maskedJson(body);
+  last = { body, text };
+  return text;
+}
+
 /** The body (and query, path parameters) an exchange started with. */
 export function exchangeReceived(span: Span, ex: Exchange): void {
   if (!live(span)) return;
   span.addEvent('request', {
-    'engine.body': maskedJson(ex.body),
+    'engine.body': bodyText(ex.body, false),
     ...(Object.keys(ex.query).length ? { 'engine.query': maskedJson(ex.query) } : {}),
     ...(Object.keys(ex.params).length ? { 'engine.params': maskedJson(ex.params) } : {}),
   });
 }
 
-/** The answer of a successful exchange. */
+/** The answer of a successful exchange: what its last step produced. */
 export function exchangeAnswered(span: Span, ex: Exchange): void {
   if (!live(span)) return;
-  span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': maskedJson(ex.body) });
+  span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': bodyText(ex.body, true) });
 }
 
 /** What a step received (`phase` 'received') or left (`produced`) as the exchange body. */
 export function stepBody(span: Span, phase: 'received' | 'produced', ex: Exchange): void {
   if (!live(span)) return;
-  span.addEvent(phase, { 'engine.body': maskedJson(ex.body) });
+  span.addEvent(phase, { 'engine.body': bodyText(ex.body, phase === 'received') });
 }
 
 /** A vendor call attempt as sent: path and query (no host), headers and body, masked. */
