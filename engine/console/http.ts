@@ -13,6 +13,7 @@ import { RouteMetricsSampler } from './route-metrics.ts';
 import { gatewayView, LintView, routeViews } from './views.ts';
 import { parseTryInput, tryTool } from './try-tool.ts';
 import { isContributor, type ConsolePanel } from './panel.ts';
+import { gatewayExtension } from '../gateway/index.ts';
 
 export interface ConsoleHost {
   engine: () => RunningEngine;
@@ -37,7 +38,8 @@ const notFound = (detail: string) => new PlatformError({ kind: 'not-found', deta
 export function mountConsole(host: ConsoleHost): { close(): void } {
   const engine = host.engine();
   const http = engine.http;
-  const lint = new LintView(host.engine, () => host.extensions().filter((x) => x.name !== 'console'));
+  // lint gets a gateway of its own: its document handler would replace the served one's tools
+  const lint = new LintView(host.engine, () => host.extensions().filter((x) => x.name !== 'console').map((x) => (x.name === 'gateway' ? gatewayExtension() : x)));
   const sampler = new RouteMetricsSampler(engine.services.metrics);
   const streams = new Set<ServerResponse>();
   const panels: ConsolePanel[] = host.extensions().flatMap((x) => (isContributor(x) ? x.consolePanels(engine) : []));
