@@ -30,6 +30,8 @@ const PAGE_HEADERS = { 'content-security-policy': CSP, 'x-content-type-options':
 /** how often the stream sends route metrics while someone watches */
 const METRICS_MS = 2000;
 const HEARTBEAT_MS = 15_000;
+/** open event streams at most (each is a connection held open) */
+const MAX_STREAMS = 50;
 
 type Answer = { status: number; body?: unknown };
 const bad = (detail: string) => new PlatformError({ kind: 'validation', detail });
@@ -71,7 +73,8 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
   const unsubscribe = host.recorder.subscribe((e: ExchangeSummary) => send('exchange', e));
   let ticker: NodeJS.Timeout | undefined;
   const tick = async () => { if (streams.size) send('metrics', await sampler.sample()); };
-  http.addRaw('GET', '/console/api/stream', (req, res) => {
+  http.addRaw('GET', '/console/api/stream', (req, res, _b, correlationId) => {
+    if (streams.size >= MAX_STREAMS) return writeProblem(res, new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: `the console serves at most ${MAX_STREAMS} live streams`, headers: { 'retry-after': '10' } }), correlationId);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     res.write(`retry: 2000\n: connected\n\n`);
     streams.add(res);
@@ -127,6 +130,8 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
 
   const serveApi = (method: string) => async (req: IncomingMessage, res: ServerResponse, raw: string, correlationId: string) => {
     const url = new URL(req.url ?? '/', 'http://console');
+    const refused = method === 'GET' ? undefined : crossSite(req);
+    if (refused) return writeProblem(res, refused, correlationId, url.pathname);
     let body: unknown;
     if (raw) {
       try { body = JSON.parse(raw); } catch { return writeProblem(res, bad('the body is not valid JSON'), correlationId); }
@@ -148,6 +153,25 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
       streams.clear();
     },
   };
+}
+
+/**
+ * Changes (POST, DELETE) come from the console's own page only: another site open in the same
+ * browser could otherwise add faults or spend a typed key. A browser sends `Origin` with them,
+ * and cannot send `content-type: application/json` across sites without a preflight the console
+ * never answers.
+ */
+export function crossSite(req: IncomingMessage): PlatformError | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let host: string | undefined;
+    try { host = new URL(origin).host; } catch { /* refused below */ }
+    if (host !== req.headers.host) return new PlatformError({ kind: 'forbidden', status: 403, detail: `Origin '${String(origin).slice(0, 100)}' is not this console's` });
+  }
+  if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+    return new PlatformError({ kind: 'validation', status: 415, title: 'Unsupported media type', detail: "'content-type' must be application/json" });
+  }
+  return undefined;
 }
 
 /** The exchanges list's filters; a bad one is a 400 naming it. */

@@ -124,8 +124,23 @@ describe('console API on a sandbox engine', () => {
     expect([badRule.status, badRule.body.error]).toEqual([400, 'rule: status must be an integer between 100 and 599']);
     expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'nosuch', rule: {} })).body.error).toMatch(/^'sim' must be one of /);
     expect((await send('POST', '/console/api/panels/sandbox/triggers/ach-status', {})).body.error).toContain("'batchId'");
-    const notJson = await fetch(`${engine.url}/console/api/gateway/try`, { method: 'POST', body: '{oops' });
+    const notJson = await fetch(`${engine.url}/console/api/gateway/try`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
     expect([notJson.status, (await notJson.json()).detail]).toEqual([400, 'the body is not valid JSON']);
+  });
+
+  it('takes changes from its own page only: another origin is refused, and so is a body that is not JSON', async () => {
+    const rule = JSON.stringify({ sim: 'hubvendor', rule: { path: '^/never$', status: 500 } });
+    const other = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: rule });
+    expect([other.status, (await other.json()).detail]).toEqual([403, "Origin 'http://evil.example' is not this console's"]);
+    // what a cross-site form or no-cors fetch can send without a preflight
+    const plain = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: rule });
+    expect([plain.status, (await plain.json()).detail]).toEqual([415, "'content-type' must be application/json"]);
+    const del = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: 'http://evil.example' } });
+    expect(del.status).toBe(403);
+    expect((await get('/console/api/panels/sandbox')).body.simulators.find((x: any) => x.name === 'hubvendor').faults.some((f: any) => f.path === '^/never$')).toBe(false);
+    // the page itself: same origin
+    const own = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: engine.url } });
+    expect(own.status).toBe(204);
   });
 
   it('the routes API draws each route from its file, with placeholders resolved and secrets masked', async () => {
