@@ -24,6 +24,7 @@ function App() {
   useEffect(() => {
     const on = () => setWhere(parseHash());
     addEventListener('hashchange', on);
+    on(); // the hash may have changed between the first render and this effect
     api('overview').then(setOverview, () => {});
     const off = live('status', setStatus);
     return () => { removeEventListener('hashchange', on); off(); };
