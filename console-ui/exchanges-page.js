@@ -17,12 +17,19 @@ function ExchangeList({ query }) {
   useEffect(() => {
     const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
     api(`exchanges?${q}`).then((d) => { setRows(d.exchanges); setError(undefined); }, (e) => setError(e.message));
-    const matches = (e) => (!filters.correlationId || e.correlationId === filters.correlationId || e.outcome === 'running')
-      && (!filters.route || e.route === filters.route)
-      && (!filters.status || e.outcome === filters.status || String(e.status) === filters.status || e.outcome === 'running');
+    // a running exchange has no correlation id or status yet: shown only when no filter needs them
+    const matches = (e) => (!filters.route || e.route === filters.route)
+      && (!filters.correlationId || e.correlationId === filters.correlationId)
+      && (!filters.status || e.outcome === filters.status || String(e.status) === filters.status);
     return live('exchange', (e) => {
-      if (!matches(e)) return;
-      setRows((rs) => [e, ...(rs ?? []).filter((r) => r.id !== e.id)].slice(0, 500));
+      const keep = matches(e);
+      setRows((rs) => {
+        const rest = (rs ?? []).filter((r) => r.id !== e.id);
+        if (!keep) return rest.length === (rs ?? []).length ? rs : rest;
+        const at = (rs ?? []).findIndex((r) => r.id === e.id);
+        // an exchange that ends keeps its place; a new one goes on top
+        return at >= 0 ? rs.map((r) => (r.id === e.id ? e : r)) : [e, ...rest].slice(0, 500);
+      });
     });
   }, [filters.correlationId, filters.route, filters.status]);
 
