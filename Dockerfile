@@ -11,11 +11,13 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# no install scripts: nothing the build needs runs one (tsx's esbuild is not used by tsc)
+# no install scripts: nothing the build needs runs one (esbuild, which bundles the console's page,
+# runs from its platform package without its install script)
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY engine ./engine
 COPY sandbox ./sandbox
+COPY console-ui ./console-ui
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime

@@ -1,7 +1,8 @@
 // The sandbox as an engine extension, registered by the CLI (engine/cli/extensions.ts) and the
 // test helper: in an environment with `sandbox: true` it starts the simulators before the routes
 // load (their URLs resolve `sandbox:NAME` references), points the simulators' webhooks at the
-// engine once it listens (its real port, --port or 0), and adds `engine token`.
+// engine once it listens (its real port, --port or 0), adds `engine token`, and contributes the
+// Sandbox page of the engine console (console-panel.ts).
 
 import type { Command } from 'commander';
 import type { CliExtension } from '../engine/cli/extensions.ts';
@@ -10,13 +11,15 @@ import { startSandbox, type Sandbox } from './index.ts';
 import { registerTokenCommand } from './token-command.ts';
 import type { Achvendor } from './achvendor/index.ts';
 import type { Screenvendor } from './screenvendor/index.ts';
+import type { ConsoleContributor } from '../engine/console/panel.ts';
+import { sandboxPanel } from './console-panel.ts';
 
 export interface SandboxExtensionOptions {
   /** record requests on the simulators (default true; benchmarks turn it off) */
   record?: boolean;
 }
 
-export interface SandboxExtension extends CliExtension {
+export interface SandboxExtension extends CliExtension, ConsoleContributor {
   /** the running simulators (after the engine prepared an environment with `sandbox: true`) */
   readonly sandbox?: Sandbox;
 }
@@ -47,6 +50,11 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
 
     commands(program: Command) {
       registerTokenCommand(program);
+    },
+
+    // the Sandbox page of the engine console (docs/console.md)
+    consolePanels() {
+      return sandbox ? [sandboxPanel(sandbox)] : [];
     },
   };
 }

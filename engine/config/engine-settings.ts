@@ -36,11 +36,22 @@ export interface StoreSettings {
   inFlightTimeout: number;
 }
 
+/** The browser console (engine/console, docs/console.md). */
+export interface ConsoleSettings {
+  /** served under /console/; absent: on in a sandbox environment, off elsewhere */
+  enabled?: boolean;
+  /** exchanges the console keeps (a ring: the oldest go first) */
+  exchanges: number;
+  /** longest masked body text kept per step, call or event, characters */
+  bodyLimit: number;
+}
+
 export interface EngineSettings {
   server: ServerSettings;
   expressions: ExpressionSettings;
   /** absent: memory, with the defaults */
   store?: StoreSettings;
+  console: ConsoleSettings;
 }
 
 export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFlightTimeout: 120_000 };
@@ -48,6 +59,7 @@ export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFligh
 export const ENGINE_DEFAULTS: EngineSettings = {
   server: { port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000 },
   expressions: { timeout: 1000, maxDepth: 500 },
+  console: { exchanges: 200, bodyLimit: 4000 },
 };
 
 const int = (minimum: number, description: string) => ({ type: 'integer', minimum, description });
@@ -77,6 +89,16 @@ export const engineSettingsSchema = {
         maxDepth: int(10, 'deepest recursion of one JSONata evaluation'),
       },
     },
+    console: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'the browser console under /console/ (docs/console.md)',
+      properties: {
+        enabled: { type: 'boolean', description: 'serve the console and record exchanges (default: on in a sandbox environment, off elsewhere)' },
+        exchanges: { ...int(1, 'exchanges the console keeps, newest first (default 200)'), maximum: 100_000 },
+        bodyLimit: { ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'), maximum: 1_000_000 },
+      },
+    },
     store: {
       type: 'object',
       additionalProperties: false,
@@ -101,12 +123,13 @@ export const engineSettingsSchema = {
 export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: EngineSettings; diagnostics: Diagnostic[] } {
   const diagnostics = src ? checkConfig(raw ?? {}, engineSettingsSchema as unknown as Record<string, unknown>, src, ['engine'], 'engine settings') : [];
   const v = (raw && typeof raw === 'object' ? raw : {}) as {
-    server?: Partial<ServerSettings>; expressions?: Partial<ExpressionSettings>;
+    server?: Partial<ServerSettings>; expressions?: Partial<ExpressionSettings>; console?: Partial<ConsoleSettings>;
     store?: { redis?: { url?: string; prefix?: string; commandTimeout?: number }; inFlightTimeout?: number };
   };
   const settings: EngineSettings = {
     server: { ...ENGINE_DEFAULTS.server, ...v.server },
     expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
+    console: { ...ENGINE_DEFAULTS.console, ...v.console },
   };
   if (v.store) {
     const r = v.store.redis;

@@ -6,6 +6,7 @@ import { trace, type Context } from '@opentelemetry/api';
 import type { Step } from '../steps/step-kind.ts';
 import type { Exchange } from './exchange.ts';
 import { tracer, recording, startStepSpan, endSpan } from './tracing.ts';
+import { stepBody } from './tracing-detail.ts';
 
 export type Pipeline = (ex: Exchange) => void | Promise<void>;
 
@@ -34,6 +35,7 @@ function runTraced(steps: Step[], from: number, ex: Exchange, parent: Context): 
     if (ex.stopped) return;
     const span = startStepSpan(steps[i], i, parent);
     ex.trace = trace.setSpan(parent, span);
+    stepBody(span, 'received', ex);
     let r: void | Promise<void>;
     try {
       r = steps[i](ex);
@@ -44,11 +46,12 @@ function runTraced(steps: Step[], from: number, ex: Exchange, parent: Context): 
     }
     if (r && typeof (r as Promise<void>).then === 'function') {
       return (r as Promise<void>).then(
-        () => { ex.trace = parent; endSpan(span); return runTraced(steps, i + 1, ex, parent); },
+        () => { ex.trace = parent; stepBody(span, 'produced', ex); endSpan(span); return runTraced(steps, i + 1, ex, parent); },
         (e) => { ex.trace = parent; endSpan(span, e); throw e; },
       );
     }
     ex.trace = parent;
+    stepBody(span, 'produced', ex);
     endSpan(span);
   }
 }

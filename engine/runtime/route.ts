@@ -7,6 +7,7 @@ import { PlatformError, toPlatformError } from './errors.ts';
 import { matches, type Match, type CompiledProblem, type CompiledTemplate } from './error-templates.ts';
 import type { Metrics } from './metrics.ts';
 import { tracer, startExchangeSpan, endExchangeSpan } from './tracing.ts';
+import { errorMapped } from './tracing-detail.ts';
 
 export interface ExceptionHandler {
   when?: Match;
@@ -50,7 +51,9 @@ export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metr
     if (r && typeof (r as Promise<void>).then === 'function') await r;
     out = {};
   } catch (err) {
-    const error = await handleError(route, ex, toPlatformError(err));
+    const raised = toPlatformError(err);
+    const error = await handleError(route, ex, raised);
+    if (span) errorMapped(span, raised, error);
     metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
     out = { error };
   }

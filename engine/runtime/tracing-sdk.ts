@@ -2,9 +2,12 @@
 // unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is set; when off, the SDK is
 // never loaded. The OTLP exporter, batch processor, sampler and resource read their own variables
 // (OTEL_EXPORTER_OTLP_*, OTEL_BSP_*, OTEL_TRACES_SAMPLER*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES).
+// In-process consumers (the console's exchange recorder) subscribe with `addSpanConsumer`: they
+// switch tracing on too, and see the very spans the exporters get.
 
 import { diag, DiagLogLevel } from '@opentelemetry/api';
-import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Context } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { installTracer, tracer } from './tracing.ts';
 import { maskText } from './mask.ts';
@@ -24,6 +27,20 @@ export interface TracingHandle {
   /** flushes the spans not yet exported and switches tracing off */
   shutdown(): Promise<void>;
 }
+
+/** In-process span consumers, registered before the engine starts tracing (the console's recorder). */
+const consumers = new Set<SpanProcessor>();
+
+export function addSpanConsumer(p: SpanProcessor): void { consumers.add(p); }
+export function removeSpanConsumer(p: SpanProcessor): void { consumers.delete(p); }
+
+/** One processor of the provider that hands each span to the consumers registered at that moment. */
+const fanOut: SpanProcessor = {
+  onStart(span: Span, ctx: Context) { for (const c of consumers) c.onStart(span, ctx); },
+  onEnd(span: ReadableSpan) { for (const c of consumers) c.onEnd(span); },
+  forceFlush: async () => { await Promise.all([...consumers].map((c) => c.forceFlush())); },
+  shutdown: async () => {},
+};
 
 /** The exporters the environment asks for; empty when tracing is off. Throws on a value it cannot honour. */
 export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
@@ -49,14 +66,14 @@ export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
 export async function startTracing(opts: TracingOptions): Promise<TracingHandle | undefined> {
   const env = opts.env ?? process.env;
   const exporters = opts.exporter ? [] : tracingExporters(env);
-  if (!opts.exporter && exporters.length === 0) return undefined;
+  if (!opts.exporter && exporters.length === 0 && consumers.size === 0) return undefined;
   if (tracer) return { shutdown: async () => {} };
   const [sdk, { W3CTraceContextPropagator }, res] = await Promise.all([
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
   ]);
-  const processors: SpanProcessor[] = [];
+  const processors: SpanProcessor[] = [fanOut];
   if (opts.exporter) processors.push(new sdk.SimpleSpanProcessor(opts.exporter));
   for (const x of exporters) {
     if (x === 'console') processors.push(new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter()));
@@ -79,7 +96,7 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
   }, DiagLogLevel.WARN);
   installTracer(provider.getTracer(DEFAULT_SERVICE_NAME), new W3CTraceContextPropagator());
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  log.info({ exporters: opts.exporter ? ['custom'] : exporters, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
+  log.info({ exporters: opts.exporter ? ['custom'] : exporters, consumers: consumers.size, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
   let done: Promise<void> | undefined;
   return {
     shutdown: () => (done ??= (async () => {

@@ -3,12 +3,14 @@
 // tracing-sdk.ts installed a tracer: the hot path then checks `tracer` once per exchange and per
 // call, and allocates nothing. Contexts travel on the exchange (`ex.trace`), not through
 // AsyncLocalStorage, so the off path pays no async-hooks cost either.
-// Attributes name routes, steps, hosts and statuses only: never headers, bodies, URLs or details.
+// Attributes name routes, steps, hosts and statuses only: never headers, bodies, URLs or details;
+// masked bodies are added as span events only while a consumer asks for them (tracing-detail.ts).
 
 import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { CompiledRoute } from './route.ts';
 import type { PlatformError } from './errors.ts';
+import { exchangeAnswered, exchangeReceived, spanFailed } from './tracing-detail.ts';
 
 /** The installed tracer; undefined while tracing is off (the one check of the hot path). */
 export let tracer: Tracer | undefined;
@@ -66,6 +68,7 @@ export function startExchangeSpan(route: CompiledRoute, ex: Exchange): Span {
   const messageId = ex.message?.messageId;
   if (typeof messageId === 'string') span.setAttribute('messaging.message.id', messageId);
   ex.trace = trace.setSpan(parent, span);
+  exchangeReceived(span, ex);
   return span;
 }
 
@@ -78,6 +81,8 @@ export function endExchangeSpan(route: CompiledRoute, span: Span, ex: Exchange, 
     if (error.code) span.setAttribute('engine.error.code', error.code);
     // a refused request (4xx) is the caller's error, not the server's (OTel HTTP conventions)
     if (!http || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: error.kind });
+  } else {
+    exchangeAnswered(span, ex);
   }
   span.end();
 }
@@ -116,6 +121,7 @@ export function endSpan(span: Span, error?: unknown): void {
     const kind = (error as PlatformError)?.kind;
     span.setAttribute('error.type', typeof kind === 'string' ? kind : 'error');
     span.setStatus({ code: SpanStatusCode.ERROR, message: typeof kind === 'string' ? kind : undefined });
+    spanFailed(span, error);
   }
   span.end();
 }

@@ -16,6 +16,7 @@ import { stableId } from '../runtime/functions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { tracer, describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
+import { eventPublished } from '../runtime/tracing-detail.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface ToEventHubConfig {
@@ -122,6 +123,7 @@ export default defineStep<ToEventHubConfig>({
         }
         let status: number;
         const span = tctx ? startCallSpan(tctx, `publish ${event.topic ?? event.type}`, SpanKind.PRODUCER, spanAttributes(event, attempt)) : undefined;
+        if (span) eventPublished(span, event);
         try {
           const headers = { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId };
           const r = await httpCall({ method: 'POST', url, headers: span ? withTraceHeaders(headers, tctx!, span) : headers, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });

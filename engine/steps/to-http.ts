@@ -15,6 +15,7 @@ import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtim
 import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
+import { callAnswer, callRequest } from '../runtime/tracing-detail.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';
@@ -216,6 +217,7 @@ export default defineStep<ToHttpConfig>({
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
       }
       const span = tctx ? startHttpCallSpan(tctx, method, target, url, attempt) : undefined;
+      if (span) callRequest(span, url, h, body);
       const started = performance.now();
       let r: HttpResult;
       try {
@@ -228,6 +230,7 @@ export default defineStep<ToHttpConfig>({
       }
       tm.call(r.status, (performance.now() - started) / 1000);
       span?.setAttribute('http.response.status_code', r.status);
+      if (span) callAnswer(span, r);
       if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(span); return { r, alreadyDone: false }; }
       if (await isAlreadyDone(r, call)) {
         ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');

@@ -54,6 +54,7 @@ describe('engine settings', () => {
     expect(env).toEqual({
       server: { ...ENGINE_DEFAULTS.server, port: 9090, trustProxy: ['10.0.0.0/8'] },
       expressions: ENGINE_DEFAULTS.expressions,
+      console: { exchanges: 200, bodyLimit: 4000 },
     });
     expect(env.server).toMatchObject({ host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, shutdownTimeout: 10_000 });
     expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500 });

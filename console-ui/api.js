@@ -1,0 +1,39 @@
+// The console's calls to the engine (/console/api/*) and its one live connection (Server-Sent
+// Events at /console/api/stream): each exchange as it starts and ends, route metrics.
+
+/** GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail. */
+export async function api(path, { method = 'GET', body } = {}) {
+  const res = await fetch(`/console/api/${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new Error(data?.detail ?? data?.error ?? `${res.status} ${res.statusText}`);
+  return data;
+}
+
+const listeners = { exchange: new Set(), metrics: new Set(), status: new Set() };
+let source;
+
+/** Subscribes to a live event kind ('exchange', 'metrics', 'status'); returns the unsubscribe. */
+export function live(kind, fn) {
+  connect();
+  listeners[kind].add(fn);
+  return () => listeners[kind].delete(fn);
+}
+
+function connect() {
+  if (source) return;
+  source = new EventSource('/console/api/stream');
+  const status = (s) => { for (const fn of listeners.status) fn(s); };
+  source.onopen = () => status('live');
+  source.onerror = () => status('reconnecting');
+  for (const kind of ['exchange', 'metrics']) {
+    source.addEventListener(kind, (e) => {
+      const data = JSON.parse(e.data);
+      for (const fn of listeners[kind]) fn(data);
+    });
+  }
+}

@@ -1,0 +1,74 @@
+// The browser console as an engine extension (docs/console.md). When `engine.console.enabled`
+// (default: on in a sandbox environment, off elsewhere; ENGINE_CONSOLE_ENABLED=true|false wins),
+// it subscribes its exchange recorder to the tracing layer's spans before tracing starts, asks
+// the spans for masked bodies (runtime/tracing-detail.ts), and serves /console/ on the engine's
+// listener once the routes are registered. Off, it does nothing at all: no tracer, no spans.
+
+import type { EngineExtension, RunningEngine } from '../engine.ts';
+import { configuredSecrets } from '../runtime/mask.ts';
+import { addSpanConsumer, removeSpanConsumer } from '../runtime/tracing-sdk.ts';
+import { installDetail } from '../runtime/tracing-detail.ts';
+import type { ValuesSet } from '../config/values.ts';
+import { ExchangeRecorder } from './recorder.ts';
+import { mountConsole } from './http.ts';
+
+export const CONSOLE_ENV = 'ENGINE_CONSOLE_ENABLED';
+
+export interface ConsoleExtension extends EngineExtension {
+  /** the recorder while the console is on (tests) */
+  readonly recorder?: ExchangeRecorder;
+}
+
+/** Whether the console runs: the variable, else the setting, else on in the sandbox only. */
+export function consoleEnabled(setting: boolean | undefined, sandbox: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env[CONSOLE_ENV]?.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  if (v) throw new Error(`${CONSOLE_ENV} must be true or false (got ${JSON.stringify(env[CONSOLE_ENV])})`);
+  return setting ?? sandbox;
+}
+
+/** `extensions`: the engine's other extensions (the gateway's tools, contributed panels). */
+export function consoleExtension(extensions: () => EngineExtension[]): ConsoleExtension {
+  let recorder: ExchangeRecorder | undefined;
+  let sandbox = false;
+  let current: RunningEngine | undefined;
+  const others = () => extensions().filter((x) => x.name !== 'console');
+  const secretsOf = (values: ValuesSet) => [...new Set([...values.files.values()].flatMap((f) => configuredSecrets(f)))];
+  return {
+    name: 'console',
+    get recorder() { return recorder; },
+
+    prepare({ services, lintOnly, sandbox: sb }) {
+      if (lintOnly || !consoleEnabled(services.settings.console.enabled, sb)) return;
+      sandbox = sb;
+      const r = new ExchangeRecorder(services.settings.console.exchanges);
+      recorder = r;
+      addSpanConsumer(r);
+      installDetail({ bodyLimit: services.settings.console.bodyLimit, secrets: [] });
+      services.onClose(() => {
+        removeSpanConsumer(r);
+        installDetail(undefined);
+      });
+    },
+
+    start(engine) {
+      if (!recorder) return;
+      current = engine;
+      installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
+      const mounted = mountConsole({ engine: () => current!, recorder, extensions: others, sandbox });
+      engine.services.onClose(() => mounted.close());
+    },
+
+    listening(engine) {
+      if (!recorder) return;
+      engine.services.logger.info({ console: `${engine.url}/console/`, exchanges: recorder.capacity }, 'console: serving /console/');
+    },
+
+    reload(engine) {
+      if (!recorder) return;
+      current = engine;
+      installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
+    },
+  };
+}

@@ -1,0 +1,159 @@
+// What an exchange's spans carry beyond names and statuses while an in-process consumer asks for
+// it (the console's exchange recorder): the bodies each step received and produced, each vendor
+// call's request and answer, each event published and how an error was mapped, as span events.
+// Masked as logs are (secret fields by name, credentials by shape, configured secrets by value)
+// and bounded. Off (`detail` undefined) unless installed: every hook is called only where a span
+// exists, and then checks `detail` once. An OTLP exporter running beside the console gets these
+// events too: the same spans, one model of what happened.
+
+import type { Span } from '@opentelemetry/api';
+import type { Exchange } from './exchange.ts';
+import type { PlatformError } from './errors.ts';
+import { isSecretHeader, maskSecret, maskText } from './mask.ts';
+import { isSecretKey } from '../config/env-keys.ts';
+
+export interface SpanDetail {
+  /** longest body text kept, characters */
+  bodyLimit: number;
+  /** literal secret values (configured secrets) masked wherever they appear */
+  secrets: readonly string[];
+}
+
+/** Installed while a consumer records bodies; undefined otherwise. */
+export let detail: SpanDetail | undefined;
+
+export function installDetail(d: SpanDetail | undefined): void {
+  detail = d;
+}
+
+/** A value as masked JSON text, at most `bodyLimit` characters. */
+export function maskedJson(v: unknown, d: SpanDetail = detail!): string {
+  if (v === undefined) return '';
+  let s: string;
+  try {
+    // one pass: fields named like a credential masked by the replacer, then credentials by shape
+    // and configured secrets by value in the text (bounded before the regular expressions run)
+    s = typeof v === 'string' ? v : JSON.stringify(v, maskField) ?? '';
+  } catch {
+    return '[not serialisable]';
+  }
+  return maskText(s, d.secrets, d.bodyLimit);
+}
+
+/** Field names seen, and whether they name a credential (names repeat: checked once each). */
+const secretNames = new Map<string, boolean>();
+
+function maskField(this: unknown, key: string, x: unknown): unknown {
+  if (x === null || typeof x === 'object' || key === '') return x;
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = isSecretKey(key) || isSecretHeader(key);
+    if (secretNames.size < 10_000) secretNames.set(key, secret);
+  }
+  return secret ? maskSecret(x) : x;
+}
+
+const live = (span: Span | undefined): span is Span => span !== undefined && detail !== undefined && span.isRecording();
+
+/**
+ * The last body serialised, by identity: a step receives what the step before produced (or what
+ * the exchange started with), and nothing runs between that event and the next one, so the same
+ * object is still the same text. Never reused after a step ran: it may have changed the object.
+ */
+let last: { body: unknown; text: string } | undefined;
+
+function bodyText(body: unknown, reuse: boolean): string {
+  if (reuse && last !== undefined && last.body === body && body !== null && typeof body === 'object') return last.text;
+  const text = maskedJson(body);
+  last = { body, text };
+  return text;
+}
+
+/** The body (and query, path parameters) an exchange started with. */
+export function exchangeReceived(span: Span, ex: Exchange): void {
+  if (!live(span)) return;
+  span.addEvent('request', {
+    'engine.body': bodyText(ex.body, false),
+    ...(Object.keys(ex.query).length ? { 'engine.query': maskedJson(ex.query) } : {}),
+    ...(Object.keys(ex.params).length ? { 'engine.params': maskedJson(ex.params) } : {}),
+  });
+}
+
+/** The answer of a successful exchange: what its last step produced. */
+export function exchangeAnswered(span: Span, ex: Exchange): void {
+  if (!live(span)) return;
+  span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': bodyText(ex.body, true) });
+}
+
+/** What a step received (`phase` 'received') or left (`produced`) as the exchange body. */
+export function stepBody(span: Span, phase: 'received' | 'produced', ex: Exchange): void {
+  if (!live(span)) return;
+  span.addEvent(phase, { 'engine.body': bodyText(ex.body, phase === 'received') });
+}
+
+/** A vendor call attempt as sent: path and query (no host), headers and body, masked. */
+export function callRequest(span: Span | undefined, url: string, headers: Record<string, string>, body: string | undefined): void {
+  if (!live(span)) return;
+  let target = url;
+  try { const u = new URL(url); target = u.pathname + u.search; } catch { /* shown as given */ }
+  const shown: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) shown[k] = isSecretHeader(k) || isSecretKey(k) ? maskSecret(v) : v;
+  span.addEvent('request', {
+    'url.path': maskText(target, [...detail!.secrets, ...secretValues(headers)], detail!.bodyLimit),
+    'engine.headers': maskedJson(shown),
+    'engine.body': body === undefined ? '' : maskedJson(parsed(body), { ...detail!, secrets: [...detail!.secrets, ...secretValues(headers)] }),
+  });
+}
+
+/** A vendor's answer to one attempt. */
+export function callAnswer(span: Span | undefined, r: { status: number; body: unknown }): void {
+  if (!live(span)) return;
+  span.addEvent('answer', { 'http.response.status_code': r.status, 'engine.body': maskedJson(r.body) });
+}
+
+/** A CloudEvent as published. */
+export function eventPublished(span: Span | undefined, event: unknown): void {
+  if (!live(span)) return;
+  span.addEvent('event', { 'engine.body': maskedJson(event) });
+}
+
+/** A failed step or call: the error's kind, code and masked detail. */
+export function spanFailed(span: Span, error: unknown): void {
+  if (!live(span)) return;
+  span.addEvent('error', errorAttributes(error as PlatformError, 'error'));
+}
+
+/** How on-exception mapped an exchange's error (`from`: as raised; `to`: as answered). */
+export function errorMapped(span: Span | undefined, from: PlatformError, to: PlatformError): void {
+  if (!live(span)) return;
+  span.addEvent('error.mapped', { ...errorAttributes(from, 'from'), ...errorAttributes(to, 'to') });
+}
+
+function errorAttributes(e: PlatformError | undefined, prefix: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (!e || typeof e !== 'object') return out;
+  const put = (k: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') out[`${prefix}.${k}`] = typeof v === 'number' ? v : maskText(String(v), detail!.secrets, detail!.bodyLimit); };
+  put('kind', e.kind);
+  put('status', e.status);
+  put('code', e.code);
+  put('title', e.title);
+  put('detail', e.detail ?? (e as Error).message);
+  put('vendorStatus', e.vendorStatus);
+  put('vendorCode', e.vendorCode);
+  return out;
+}
+
+function parsed(body: string): unknown {
+  try { return JSON.parse(body); } catch { return body; }
+}
+
+/** The credentials a call sent (without their scheme), masked wherever a vendor echoes them. */
+function secretValues(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (!(isSecretHeader(k) || isSecretKey(k)) || typeof v !== 'string') continue;
+    const cred = /^[A-Za-z]+\s+(\S+)$/.exec(v)?.[1] ?? v;
+    if (cred.length >= 6) out.push(cred);
+  }
+  return out;
+}

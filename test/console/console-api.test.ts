@@ -1,0 +1,180 @@
+// The console's recorder and API over real sockets, on an in-process sandbox engine with the
+// sandbox, gateway and console extensions as the CLI registers them: exchanges recorded from
+// the tracing spans (the same spans an exporter gets), bodies masked, live updates over SSE,
+// bad input refused with a 400 naming the field.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { sandboxExtension } from '../../sandbox/extension.ts';
+import { gatewayExtension } from '../../engine/gateway/index.ts';
+import { consoleExtension, type ConsoleExtension } from '../../engine/console/index.ts';
+import type { ExchangeRecord } from '../../engine/console/recorder.ts';
+
+const FX = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
+
+describe('console API on a sandbox engine', () => {
+  let engine: RunningEngine;
+  let con: ConsoleExtension;
+  const exporter = new InMemorySpanExporter();
+
+  const get = async (path: string) => {
+    const res = await fetch(engine.url + path);
+    return { status: res.status, body: await res.json() as any };
+  };
+  const send = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(engine.url + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const fx = (correlationId: string, body: unknown = FX) => fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId }, body: JSON.stringify(body),
+  });
+
+  beforeAll(async () => {
+    const list: EngineExtension[] = [];
+    con = consoleExtension(() => list);
+    list.push(sandboxExtension(), gatewayExtension(), con);
+    engine = await startEngine({
+      routes: ['routes'], env: 'sandbox', port: 0, logger: createLogger('silent'), shutdownTimeoutMs: 2000,
+      extensions: list, tracing: { exporter },
+    });
+  }, 60_000);
+  afterAll(async () => { await engine?.close(); });
+
+  it('records an FX exchange from its spans: the spans an exporter gets, with the vendor call and bodies', async () => {
+    const id = `api-${randomUUID()}`;
+    expect((await fx(id)).status).toBe(200);
+    const { status, body } = await get(`/console/api/exchanges/${id}`);
+    expect(status).toBe(200);
+    const x = body as ExchangeRecord;
+    expect(x).toMatchObject({ route: 'get-exchange-rate', correlationId: id, outcome: 'ok', status: 200, calls: 1, retries: 0 });
+    // one model: every span the console shows is a span the exporter was given, same ids
+    const exported = new Set(exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === x.traceId).map((s) => s.spanContext().spanId));
+    expect(new Set(x.spans.map((s) => s.id))).toEqual(exported);
+    expect(x.spans.map((s) => `${s.role} ${s.name}`)).toEqual([
+      'exchange POST /foreign-exchange/exchange-rates', 'step validate', 'step to-http', 'call GET hubvendor-forex', 'step transform',
+    ]);
+    const call = x.spans.find((s) => s.role === 'call')!;
+    const request = call.events.find((e) => e.name === 'request')!.attributes;
+    expect(request['url.path']).toBe('/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1');
+    expect(call.events.find((e) => e.name === 'answer')!.attributes).toMatchObject({ 'http.response.status_code': 200, 'engine.body': expect.stringContaining('"middleRate"') });
+    const transform = x.spans.find((s) => s.name === 'transform')!;
+    expect(JSON.parse(String(transform.events.find((e) => e.name === 'produced')!.attributes['engine.body']))).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD' });
+  });
+
+  it('masks secrets in recorded bodies as logs do: by field name and by shape', async () => {
+    const id = `mask-${randomUUID()}`;
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
+    await fx(id, { ...FX, password: 'hunter2-hunter2', note: `Bearer ${jwt}` });
+    const text = JSON.stringify((await get(`/console/api/exchanges/${id}`)).body);
+    expect(text).not.toContain('hunter2-hunter2');
+    expect(text).not.toContain(jwt);
+    expect(text).toContain('hunt****');
+    // the exporter got the same masked events: nothing unmasked left the process either
+    expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.events))).not.toContain('hunter2-hunter2');
+  });
+
+  it('a fault on the hub makes the exchange show each attempt and the mapped GC027', async () => {
+    expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'hubvendor', rule: { path: '^/v1/forex', status: 503, times: 4 } })).status).toBe(201);
+    const id = `fault-${randomUUID()}`;
+    expect((await fx(id)).status).toBe(502);
+    const x = (await get(`/console/api/exchanges/${id}`)).body as ExchangeRecord;
+    expect(x).toMatchObject({ outcome: 'error', status: 502, errorCode: 'GC027', calls: 4, retries: 3 });
+    const calls = x.spans.filter((s) => s.role === 'call');
+    expect(calls.map((c) => c.attributes['http.request.resend_count'] ?? 0)).toEqual([0, 1, 2, 3]);
+    const mapped = x.spans[0]!.events.find((e) => e.name === 'error.mapped')!.attributes;
+    expect(mapped).toMatchObject({ 'from.kind': 'vendor', 'to.code': 'GC027', 'to.status': 502 });
+  });
+
+  it('streams each exchange over Server-Sent Events as it starts and ends', async () => {
+    const ctrl = new AbortController();
+    const res = await fetch(`${engine.url}/console/api/stream`, { signal: ctrl.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const id = `sse-${randomUUID()}`;
+    await fx(id);
+    let text = '';
+    const dec = new TextDecoder();
+    while (!text.includes(`"correlationId":"${id}"`)) text += dec.decode((await reader.read()).value);
+    ctrl.abort();
+    const frames = text.split('\n\n').filter((f) => f.startsWith('event: exchange'));
+    const mine = frames.map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6))).filter((e) => e.correlationId === id);
+    expect(mine[0]).toMatchObject({ route: 'get-exchange-rate', outcome: 'ok', calls: 1 });
+  });
+
+  it('lists exchanges by route and status, newest first', async () => {
+    const { body } = await get('/console/api/exchanges?route=get-exchange-rate&status=error');
+    expect(body.exchanges.length).toBeGreaterThan(0);
+    expect(body.exchanges.every((e: any) => e.route === 'get-exchange-rate' && e.outcome === 'error')).toBe(true);
+    const all = (await get('/console/api/exchanges?route=get-exchange-rate')).body.exchanges;
+    expect(all.map((e: any) => e.startedAt)).toEqual([...all.map((e: any) => e.startedAt)].sort((a, b) => b - a));
+  });
+
+  it('refuses bad input with a 400 naming the field, and unknown things with a 404', async () => {
+    expect((await get('/console/api/exchanges?limit=abc')).body.detail).toContain("'limit'");
+    expect((await get('/console/api/exchanges?status=maybe')).status).toBe(400);
+    expect((await get('/console/api/exchanges/no-such-exchange')).status).toBe(404);
+    expect((await get('/console/api/nope')).status).toBe(404);
+    const noKey = await send('POST', '/console/api/gateway/try', { tool: 'getExchangeRate', arguments: {} });
+    expect([noKey.status, noKey.body.detail]).toEqual([400, "'key' is required: a subscription key"]);
+    const badRule = await send('POST', '/console/api/panels/sandbox/faults', { sim: 'hubvendor', rule: { status: 42 } });
+    expect([badRule.status, badRule.body.error]).toEqual([400, 'rule: status must be an integer between 100 and 599']);
+    expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'nosuch', rule: {} })).body.error).toMatch(/^'sim' must be one of /);
+    expect((await send('POST', '/console/api/panels/sandbox/triggers/ach-status', {})).body.error).toContain("'batchId'");
+    const notJson = await fetch(`${engine.url}/console/api/gateway/try`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
+    expect([notJson.status, (await notJson.json()).detail]).toEqual([400, 'the body is not valid JSON']);
+  });
+
+  it('takes changes from its own page only: another origin is refused, and so is a body that is not JSON', async () => {
+    const rule = JSON.stringify({ sim: 'hubvendor', rule: { path: '^/never$', status: 500 } });
+    const other = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: rule });
+    expect([other.status, (await other.json()).detail]).toEqual([403, "Origin 'http://evil.example' is not this console's"]);
+    // what a cross-site form or no-cors fetch can send without a preflight
+    const plain = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: rule });
+    expect([plain.status, (await plain.json()).detail]).toEqual([415, "'content-type' must be application/json"]);
+    const del = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: 'http://evil.example' } });
+    expect(del.status).toBe(403);
+    expect((await get('/console/api/panels/sandbox')).body.simulators.find((x: any) => x.name === 'hubvendor').faults.some((f: any) => f.path === '^/never$')).toBe(false);
+    // the page itself: same origin
+    const own = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: engine.url } });
+    expect(own.status).toBe(204);
+  });
+
+  it('the routes API draws each route from its file, with placeholders resolved and secrets masked', async () => {
+    const { body } = await get('/console/api/routes');
+    const fxRoute = body.routes.find((r: any) => r.id === 'get-exchange-rate');
+    expect(fxRoute.tools).toEqual(['getExchangeRate']);
+    expect(fxRoute.graph.steps.map((s: any) => s.kind)).toEqual(['validate', 'to-http', 'transform']);
+    // {{hubvendor.forex.exchangeRates.apiUri}} as this environment resolves it
+    expect(fxRoute.graph.steps[1]).toMatchObject({ label: expect.stringMatching(/^GET \/v1\/forex\/exchange-rates\/\{buyCurrency\}\//), target: { kind: 'vendor', name: 'hubvendor-forex' } });
+    const submit = body.routes.find((r: any) => r.id === 'achvendor-submit-batch');
+    const choice = submit.graph.steps.filter((s: any) => s.kind === 'choice')[1];
+    expect(choice.branches.map((b: any) => b.label)).toEqual(["body.direction = 'credit'", 'otherwise']);
+    expect(choice.branches[0].steps[0].target).toEqual({ kind: 'vendor', name: 'achvendor-submit-credit-batch' });
+    expect(submit.graph.steps[1].target).toEqual({ kind: 'route', name: 'achvendor-validate-batch' });
+    const ach = body.routes.find((r: any) => r.valuesName === 'batch-payments-v0');
+    const key = ach.values.find((v: any) => v.key.includes('client_key') || v.key.includes('client-key'));
+    expect(key.value).toMatch(/^\S{0,4}\*{4}$/);
+    expect(JSON.stringify(body)).not.toContain('sandbox-achvendor-client-key');
+  });
+
+  it('the sandbox panel masks credential headers of recorded requests and filters events', async () => {
+    const token = 'secret-token-value-1234';
+    await fetch(`${engine.sandboxUrls.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' } });
+    const recorded = JSON.stringify((await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body);
+    expect(recorded).toContain('Bearer secr****');
+    expect(recorded).not.toContain(token);
+    expect(recorded).not.toContain('api-key-value-5678');
+    const { body } = await get('/console/api/panels/sandbox');
+    expect(body.simulators.map((s: any) => s.name)).toEqual(expect.arrayContaining(['hubvendor', 'eventhub', 'screenvendor', 'achvendor', 'idp']));
+    // the gateway's token check fetched the identity provider's keys; the FX calls reached the hub
+    const reqs = (await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body.requests;
+    expect(reqs.some((r: any) => r.method === 'GET' && r.path.startsWith('/v1/forex/'))).toBe(true);
+    expect((await get('/console/api/panels/sandbox/requests?sim=nosuch')).status).toBe(400);
+    const events = (await get('/console/api/panels/sandbox/events?type=no.such.type')).body.events;
+    expect(events).toEqual([]);
+  });
+});

@@ -1,0 +1,128 @@
+// The console in a real browser against `engine run --env sandbox`: routes and the FX diagram,
+// a curl-like FX call showing up live with its vendor call, a fault injected from the page
+// making the next exchange retry and map to GC027, and a tool called through /mcp.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, hasChromium, launchBrowser, requireChromium, runSandboxEngine, type EngineProcess } from './browser.ts';
+
+requireChromium();
+
+const FX = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
+
+describe.skipIf(!hasChromium)('console in Chromium', () => {
+  let engine: EngineProcess;
+  let browser: Browser;
+  let page: Page;
+
+  const fx = (correlationId: string) => fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId }, body: JSON.stringify(FX),
+  });
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    [engine, browser] = await Promise.all([runSandboxEngine(), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('pageerror', (e) => { throw e; });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await engine?.stop();
+  });
+
+  it('/ leads to the console; the routes page lists every route and draws the FX route', async () => {
+    const { routes } = await (await fetch(`${engine.url}/console/api/routes`)).json() as { routes: { id: string }[] };
+    expect(routes.length).toBeGreaterThan(10);
+    await page.goto(`${engine.url}/`);
+    await page.waitForURL(/\/console\/$/);
+    await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
+    await page.locator('.route-link').nth(routes.length - 1).waitFor();
+    expect(await page.locator('.route-link').evaluateAll((as) => as.map((a) => a.getAttribute('data-route')))).toEqual(expect.arrayContaining(routes.map((r) => r.id)));
+    expect(await page.locator('.route-link').count()).toBe(routes.length);
+    const svg = page.locator('svg.diagram[data-route="get-exchange-rate"]');
+    await svg.waitFor();
+    // source -> validate -> to-http (vendor target) -> transform, and the on-exception branch
+    expect(await svg.locator('.source text').textContent()).toBe('POST /foreign-exchange/exchange-rates');
+    expect(await svg.locator('.step text').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^validate /), expect.stringMatching(/^transform /)]));
+    expect(await svg.locator('[data-target="hubvendor-forex"]').count()).toBe(1);
+    expect(await svg.locator('.handler-label').textContent()).toContain('on-exception: kind: vendor, timeout, connection');
+    // values with secrets masked, and the gateway tool calling the route
+    await page.locator('a.chip', { hasText: 'getExchangeRate' }).waitFor();
+    await page.locator('.diagnostics, .ok', { hasText: /No diagnostics|:\d+:\d+/ }).first().waitFor({ timeout: 30_000 });
+    await shot('routes');
+  }, 60_000);
+
+  it('an FX call made with a plain HTTP client shows up in the exchanges list within a second, with its vendor call', async () => {
+    await page.goto(`${engine.url}/console/#/exchanges`);
+    await page.locator('.live.live').waitFor();
+    const id = `console-${randomUUID()}`;
+    const res = await fx(id);
+    expect(res.status).toBe(200);
+    const t0 = Date.now();
+    const row = page.locator(`tr.exchange.ok[data-correlation-id="${id}"]`);
+    await row.waitFor({ timeout: 1000 });
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(await row.locator('td').nth(4).textContent()).toBe('1'); // one vendor call
+    await shot('exchanges');
+    await row.locator('a').first().click();
+    const call = page.locator('li[data-role="call"]');
+    await call.waitFor();
+    expect((await call.locator('.name').textContent())?.trim()).toBe('GET hubvendor-forex');
+    expect(await call.locator('.status').textContent()).toBe('200');
+    await call.locator('summary').click();
+    // the vendor's answer as the span recorded it (masked body)
+    expect(await call.locator('.event', { hasText: 'answer' }).textContent()).toContain('middleRate');
+    await shot('exchange');
+  });
+
+  it('a 503 fault injected from the sandbox page makes the next FX exchange retry and map to GC027', async () => {
+    await page.goto(`${engine.url}/console/#/sandbox`);
+    const form = page.locator('form.fault-form');
+    await form.waitFor();
+    await form.locator('select[name=sim]').selectOption('hubvendor');
+    await form.locator('input[name=path]').fill('^/v1/forex');
+    await form.locator('input[name=status]').fill('503');
+    await form.locator('input[name=times]').fill('4');
+    await form.locator('button[type=submit]').click();
+    await page.locator('tr.fault[data-sim="hubvendor"]').waitFor();
+    await shot('sandbox');
+
+    const id = `console-fault-${randomUUID()}`;
+    const res = await fx(id);
+    expect(res.status).toBe(502);
+    expect((await res.json()).code).toBe('GC027');
+    await page.goto(`${engine.url}/console/#/exchanges/${id}`);
+    await page.locator('.exchange-detail .code', { hasText: 'GC027' }).waitFor();
+    const calls = page.locator('li[data-role="call"]');
+    expect(await calls.count()).toBe(4);
+    // the timeline is the span tree: the exchange first, then its steps, each call under its step
+    expect(await page.locator('.timeline > li').first().getAttribute('data-role')).toBe('exchange');
+    expect(await calls.locator('.attempt').allTextContents()).toEqual(['attempt 1', expect.stringMatching(/^attempt 2, after \d/), expect.stringMatching(/^attempt 3, after \d/), expect.stringMatching(/^attempt 4, after \d/)]);
+    expect(await calls.locator('.status').allTextContents()).toEqual(['503', '503', '503', '503']);
+    // raised as a vendor error, answered as the mapped GC027
+    expect(await page.locator('.mapping').textContent()).toMatch(/answered.*GC027/);
+    await shot('exchange-fault');
+  });
+
+  it('the try-it form calls getExchangeRate through /mcp and shows the JSON-RPC exchange', async () => {
+    await page.goto(`${engine.url}/console/#/gateway/getExchangeRate`);
+    const form = page.locator('form.try-it');
+    await form.waitFor();
+    await form.locator('input[name=key]').fill('sandbox-demo-subscription-key');
+    await form.locator('select[name=tool]').selectOption('getExchangeRate');
+    await form.locator('textarea[name=arguments]').fill(JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }));
+    await form.locator('button[type=submit]').click();
+    const call = page.locator('li.rpc-step[data-method="tools/call"]');
+    await call.waitFor();
+    expect(await page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method')))).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+    const text = await call.textContent();
+    expect(text).toContain('getExchangeRate');
+    expect(text).toContain('middleRate');
+    expect(text).not.toContain('sandbox-demo-subscription-key'); // the key is shown masked
+    expect(await call.locator('.badge').textContent()).toBe('200');
+    await shot('gateway');
+  });
+});
