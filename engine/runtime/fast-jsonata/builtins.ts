@@ -24,6 +24,40 @@ export interface Builtin {
   lambdaArgs?: number[];
   /** only the zero-argument form is emulated */
   noArgsOnly?: boolean;
+  /** arguments that may be regex literals (index) */
+  regexArgs?: number[];
+}
+
+/** A regex literal as the built-ins see it (evaluateRegex's closure): here only tested against. */
+export type RegexMatcher = ((str: string) => boolean) & { readonly [MATCHER]: true };
+
+const MATCHER = Symbol('fast-jsonata regex');
+
+/**
+ * JSONata copies the literal's RegExp (flags `g` and maybe `i`, `m`) per evaluation and starts
+ * at lastIndex 0; one RegExp reset before each use behaves the same, evaluations being synchronous.
+ */
+export function regexMatcher(re: RegExp): RegexMatcher {
+  const test = (str: string) => {
+    re.lastIndex = 0;
+    return re.exec(str) !== null;
+  };
+  return Object.assign(test, { [MATCHER]: true as const });
+}
+
+export function isRegexMatcher(v: unknown): v is RegexMatcher {
+  return typeof v === 'function' && (v as any)[MATCHER] === true;
+}
+
+/** fn.contains: a substring, or a match of a regex literal (any other function: JSONata's matcher protocol). */
+function contains(str: string | undefined, token: unknown): boolean | undefined {
+  if (typeof str === 'undefined' || typeof token === 'undefined') return undefined;
+  if (typeof token === 'string') return str.indexOf(token) !== -1;
+  if (isRegexMatcher(token)) {
+    charge(str.length);
+    return token(str);
+  }
+  throw BAIL;
 }
 
 /** Code points, not UTF-16 units: JSONata's stringToArray. */
@@ -212,7 +246,7 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   trim: ['<s-:s>', (a) => trim(a[0])],
   // the width comes from data: charged before the padding is built
   pad: ['<s-ns?:s>', (a) => (charge(Math.abs(a[1]) || 0), pad(a[0], a[1], a[2]))],
-  contains: ['<s-(sf):b>', (a) => (typeof a[0] === 'undefined' || typeof a[1] === 'undefined' ? undefined : a[0].indexOf(a[1]) !== -1)],
+  contains: ['<s-(sf):b>', (a) => contains(a[0], a[1]), { regexArgs: [1] }],
   split: ['<s-(sf)n?:a<s>>', (a) => sized(split(a[0], a[1], a[2]))],
   join: ['<a<s>s?:s>', (a) => (typeof a[0] === 'undefined' ? undefined : sized(a[0]).join(typeof a[1] === 'undefined' ? '' : a[1]))],
   number: ['<(nsb)-:n>', (a) => toNumber(a[0])],
