@@ -15,7 +15,7 @@ const CODES = { credit: ['22', '32', '42', '52'], debit: ['27', '37', '47'] };
 const ACCOUNT: Record<string, string> = { 22: 'CHECKING', 27: 'CHECKING', 32: 'SAVINGS', 37: 'SAVINGS', 42: 'GENERAL_LEDGER', 47: 'GENERAL_LEDGER', 52: 'LOAN' };
 const MAX_ADDENDA: Record<string, number> = { TEL: 0, PPD: 1, CCD: 1, WEB: 1, CTX: 9999 };
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const validate = createAjv().compile(JSON.parse(readFileSync('schemas/batch-payments/batch-request.schema.json', 'utf8')));
+const validate = createAjv().compile<any>(JSON.parse(readFileSync('schemas/batch-payments/batch-request.schema.json', 'utf8')));
 const pool = new Pool(vendor, { connections: 4 });
 
 type FieldError = { index?: number; field: string; message: string };
@@ -77,7 +77,7 @@ function reply(res: ServerResponse, status: number, body: unknown, type = 'appli
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
-async function batchRoute(direction: 'credit' | 'debit', validateOnly: boolean, headerKey: string | undefined, b: any, res: ServerResponse): Promise<void> {
+async function batchRoute(direction: "credit" | "debit", validateOnly: boolean, headerKey: string | undefined, b: any, res: ServerResponse): Promise<void> {
   if (!validate(b)) return reply(res, 400, { status: 400, code: 'GC025', errors: validate.errors }, 'application/problem+json');
   const errors = rules(direction, b);
   if (errors.length) return reply(res, 400, { status: 400, code: 'GC025', errors }, 'application/problem+json');
