@@ -530,6 +530,13 @@ const CASES: string[] = [
   // a path starting with a variable is not mapped over an array context
   'body.matrix.($obj.a.b)',
   'body.matrix.($list[0])',
+  // code points, with and without surrogate pairs
+  '$substring("a😀b😀c", 1, 3)',
+  '$substring("a😀b", -2)',
+  '$length("😀x")',
+  '$substring(body.x, 1.5, 2.7)',
+  '$substring(body.x, -10, 3)',
+  '$substring(body.c, 2, -1)',
   // positional binding `#$i` (tuple streams)
   'body.items#$i.price',
   'body.items#$i',

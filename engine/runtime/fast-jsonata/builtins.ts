@@ -65,8 +65,17 @@ function chars(str: string): string[] {
   return [...str];
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Length in code points; a string without surrogates has one per UTF-16 unit. */
+function codePoints(str: string): number {
+  return SURROGATE.test(str) ? chars(str).length : str.length;
+}
+
 function substring(str: string | undefined, start: number, length?: number): string | undefined {
   if (typeof str === 'undefined') return undefined;
+  // without surrogates code points are UTF-16 units: the same slices without the array
+  if (!SURROGATE.test(str)) return substringUnits(str, start, length);
   const strArray = chars(str);
   const strLength = strArray.length;
   if (strLength + start < 0) start = 0;
@@ -76,6 +85,19 @@ function substring(str: string | undefined, start: number, length?: number): str
     return strArray.slice(start, end).join('');
   }
   return strArray.slice(start).join('');
+}
+
+/** `substring` for strings whose code points are their UTF-16 units (the same arithmetic). */
+function substringUnits(str: string, start: number, length?: number): string {
+  const strLength = str.length;
+  if (strLength + start < 0) start = 0;
+  if (typeof length !== 'undefined') {
+    if (length <= 0) return '';
+    const end = start >= 0 ? start + length : strLength + start + length;
+    return str.slice(start, end);
+  }
+  // String.prototype.slice clamps and counts from the end exactly as Array.prototype.slice does
+  return str.slice(start);
 }
 
 function trim(str: string | undefined): string | undefined {
@@ -242,7 +264,7 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   substringAfter: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(a[0].indexOf(a[1]) + a[1].length) : a[0])],
   lowercase: ['<s-:s>', str((s) => s.toLowerCase())],
   uppercase: ['<s-:s>', str((s) => s.toUpperCase())],
-  length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : chars(sized(a[0])).length)],
+  length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : codePoints(sized(a[0])))],
   trim: ['<s-:s>', (a) => trim(a[0])],
   // the width comes from data: charged before the padding is built
   pad: ['<s-ns?:s>', (a) => (charge(Math.abs(a[1]) || 0), pad(a[0], a[1], a[2]))],

@@ -70,7 +70,7 @@ class Ctx {
    * and a variable holding a lambda holds nothing else.
    */
   checkBindable(name: unknown, lambda = false): string {
-    if (typeof name !== 'string' || name === '' || name === '$' || (this.isFunctionName(name) && !this.shadowable.has(name)) || this.lambdaVars.has(name) !== lambda) {
+    if (typeof name !== 'string' || name === '' || name === '$' || name === '__proto__' || (this.isFunctionName(name) && !this.shadowable.has(name)) || this.lambdaVars.has(name) !== lambda) {
       throw new Unsupported(`binding $${String(name)}`);
     }
     return name;
@@ -326,8 +326,10 @@ function evaluateTupleStep(step: Step, input: any[], tupleBindings: Seq | undefi
     if (!Array.isArray(res)) res = [res];
     charge(res.length);
     for (let bb = 0; bb < res.length; bb++) {
-      const tuple = Object.create(null);
-      Object.assign(tuple, binding);
+      // JSONata's tuples have no prototype; ours are plain objects (faster to make and read):
+      // they are only read by own keys, and `$__proto__` is never bound (checkBindable)
+      const tuple: any = {};
+      for (const key in binding) tuple[key] = binding[key];
       if ((res as Seq).tupleStream) Object.assign(tuple, res[bb]);
       else {
         tuple['@'] = res[bb];
@@ -875,20 +877,21 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
   });
   const invoke = targetInvoker(target);
 
+  const count = args.length + offset;
   return (input, frame, pipedValue, context) => {
-    const evaluated: unknown[] = [];
+    const evaluated: unknown[] = new Array(count);
     if (piped) {
       if (isFunction(pipedValue)) throw BAIL;
-      evaluated.push(pipedValue);
+      evaluated[0] = pipedValue;
     }
-    for (const arg of args) {
-      let value = arg(input, frame);
+    for (let i = 0; i < args.length; i++) {
+      let value = args[i](input, frame);
       if (isFunction(value)) {
         // only our own lambdas and regex literals are emulated; JSONata would wrap any other function value
         if (value instanceof LambdaProc) value = wrapLambda(value);
         else if (!isRegexMatcher(value) || target.kind !== 'builtin') throw BAIL;
       }
-      evaluated.push(value);
+      evaluated[i + offset] = value;
     }
     let result: any;
     try {
@@ -899,8 +902,10 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
       throw err;
     }
     // applyInner unwraps iterators and awaits promises; apply() runs returned thunks
-    if (isIterable(result)) result = result.next().value;
-    if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+    if (typeof result === 'object' && result !== null) {
+      if (isIterable(result)) result = result.next().value;
+      if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+    }
     return result;
   };
 }
