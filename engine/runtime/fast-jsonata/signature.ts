@@ -167,8 +167,9 @@ export function parseSignature(signature: string): Signature {
    * from the regex match (signature.js walks the parameters and the match on every call).
    */
   type Op = { kind: 'context' | 'as-is' | 'array'; argIndex: number; param: Param; single: string; match: string };
-  const plans = new Map<string, Op[]>();
-  const planOf = (isValid: RegExpExecArray): Op[] => {
+  const plans = new Map<string, Op[] | 'as-is'>();
+  /** The ops, or 'as-is' when every argument passes unchanged in its own place. */
+  const planOf = (isValid: RegExpExecArray, argCount: number): Op[] | 'as-is' => {
     const ops: Op[] = [];
     let argIndex = 0;
     params.forEach((param, index) => {
@@ -181,7 +182,7 @@ export function parseSignature(signature: string): Signature {
       // a '+' parameter may have matched several arguments
       for (const single of match.split('')) ops.push({ kind: param.type === 'a' ? 'array' : 'as-is', argIndex: argIndex++, param, single, match });
     });
-    return ops;
+    return ops.length === argCount && ops.every((op, i) => op.kind === 'as-is' && op.argIndex === i) ? 'as-is' : ops;
   };
 
   return {
@@ -199,9 +200,10 @@ export function parseSignature(signature: string): Signature {
       if (simple && isValid[0].length === params.length) return args;
       let plan = plans.get(suppliedSig);
       if (plan === undefined) {
-        plan = planOf(isValid);
+        plan = planOf(isValid, args.length);
         if (plans.size < 64) plans.set(suppliedSig, plan);
       }
+      if (plan === 'as-is') return args;
       const validatedArgs: unknown[] = new Array(plan.length);
       for (let i = 0; i < plan.length; i++) {
         const op = plan[i];
