@@ -115,6 +115,7 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   const group = node.group !== undefined && node.type !== 'path' ? compileGroup(node.group, c) : undefined;
   const literal = node.type === 'string' || node.type === 'number' || node.type === 'value';
   if (literal && !preds && !keepArray && !group) return inner; // a primitive is never a sequence
+  if (settled(node) && !preds && !keepArray && !group) return inner;
   if (group) {
     return (input, frame) => {
       let result = inner(input, frame);
@@ -137,6 +138,25 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
     }
     return result;
   };
+}
+
+/**
+ * Nodes whose value never needs evaluate()'s collapse: operators give numbers, strings and
+ * booleans (a range gives a sequence: not listed), constructors plain arrays and objects, and a
+ * condition or block the value of a node that was already collapsed (collapsing is idempotent).
+ */
+function settled(node: any): boolean {
+  switch (node.type) {
+    case 'binary':
+      return node.value !== '..';
+    case 'unary':
+      return node.value === '-' || node.value === '[' || node.value === '{';
+    case 'condition':
+    case 'block':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** Empty sequence -> undefined, singleton -> its item unless marked keepSingleton. */
@@ -211,6 +231,8 @@ interface Step {
   tuple: boolean;
   /** the variable `#$name` binds to the position of each result of this step */
   index: string | undefined;
+  /** a plain field name with nothing else on the step: evaluated by evaluateNameStep */
+  name: string | undefined;
 }
 
 function compileStages(stages: unknown, c: Ctx): Filter[] {
@@ -244,6 +266,7 @@ function compilePath(node: any, c: Ctx): Ev {
       consarray: !!step.consarray,
       tuple: step.tuple === true,
       index: step.index === undefined ? undefined : c.checkBindable(step.index),
+      name: isPlainName(step) && step.stages === undefined ? step.value : undefined,
     };
   });
   const firstIsVariable = node.steps[0].type === 'variable';
@@ -263,6 +286,7 @@ function compilePath(node: any, c: Ctx): Ev {
       // an array constructor as the first step is evaluated once, not per context item
       if (i === 0 && step.consarray) resultSequence = step.ev(inputSequence, frame);
       else if (isTupleStream) tupleBindings = evaluateTupleStep(step, inputSequence, tupleBindings, frame);
+      else if (step.name !== undefined) resultSequence = evaluateNameStep(step.name, inputSequence, i === last);
       else resultSequence = evaluateStep(step, inputSequence, frame, i === last);
       if (!isTupleStream && (typeof resultSequence === 'undefined' || resultSequence.length === 0)) break;
       inputSequence = resultSequence;
@@ -281,7 +305,66 @@ function compilePath(node: any, c: Ctx): Ev {
     if (group) resultSequence = group(isTupleStream ? tupleBindings : resultSequence, frame);
     return resultSequence;
   };
-  return simple ? simplePathEvaluator(simple, general) : general;
+  if (simple) return simplePathEvaluator(simple, general);
+  const variable = variablePath(node, c);
+  return variable ? variablePathEvaluator(variable.name, variable.names, general) : general;
+}
+
+function isPlainName(step: any): boolean {
+  return step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
+}
+
+/**
+ * evaluateStep for a plain name, in one pass: each item's field (evaluate() collapsing it), then
+ * the results flattened one level, the last step keeping a single array value as it is.
+ */
+function evaluateNameStep(name: string, input: any, lastStep: boolean): any {
+  const resultSequence = seq();
+  let count = 0;
+  let only: any;
+  for (let i = 0; i < input.length; i++) {
+    charge();
+    let res = lookup(input[i], name);
+    if (res && res.sequence === true && Array.isArray(res) && !(res as Seq).tupleStream) res = collapse(res);
+    if (typeof res === 'undefined') continue;
+    if (++count === 1) only = res;
+    if (!Array.isArray(res) || (res as Seq).cons) resultSequence.push(res);
+    else {
+      charge(res.length);
+      for (let j = 0; j < res.length; j++) resultSequence.push(res[j]);
+    }
+  }
+  if (lastStep && count === 1 && Array.isArray(only) && !isSequence(only)) return only;
+  return resultSequence;
+}
+
+/** `$var.a.b`: a plain variable (not `$`, `$$`, a function or a lambda) and plain names. */
+function variablePath(node: any, c: Ctx): { name: string; names: string[] } | undefined {
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
+  const [first, ...rest] = node.steps;
+  if (first.type !== 'variable' || typeof first.value !== 'string' || !Object.keys(first).every((k) => k === 'type' || k === 'value' || k === 'position')) return undefined;
+  const name: string = first.value;
+  if (name === '' || name === '$' || c.isFunctionName(name) || c.lambdaVars.has(name) || rest.length === 0 || !rest.every(isPlainName)) return undefined;
+  return { name, names: rest.map((step: any) => step.value) };
+}
+
+/** As simplePathEvaluator, from the variable's value: a variable first step is evaluated once. */
+function variablePathEvaluator(variable: string, names: string[], general: Ev): Ev {
+  const last = names.length - 1;
+  return (input, frame) => {
+    let cur: any = frame.lookup(variable);
+    if (cur === undefined) return undefined;
+    if (Array.isArray(cur)) return general(input, frame);
+    for (let i = 0; i <= last; i++) {
+      if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+      if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
+      const v = cur[names[i]];
+      if (v === undefined) return undefined;
+      if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
+      cur = v;
+    }
+    return cur;
+  };
 }
 
 function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): any {
@@ -347,8 +430,7 @@ function simpleNamePath(node: any): string[] | undefined {
   if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
   const names: string[] = [];
   for (const step of node.steps) {
-    const plain = step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
-    if (!plain) return undefined;
+    if (!isPlainName(step)) return undefined;
     names.push(step.value);
   }
   return names;
@@ -614,13 +696,17 @@ function compileArray(node: any, c: Ctx): Ev {
   const nested: boolean[] = node.expressions.map((item: any) => item.value === '[');
   const cons = !!node.consarray;
   return (input, frame) => {
-    const values = items.map((item) => item(input, frame));
-    let result: any = [];
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
+    // the items in order, each appended as it comes: fn.append onto the fresh array (a copy per
+    // item in JSONata) is a push, and an array value's items are pushed one by one
+    const result: any[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const value = items[i](input, frame);
       if (typeof value === 'undefined') continue;
-      if (nested[i]) result.push(value);
-      else result = append(result, value);
+      if (nested[i] || !Array.isArray(value)) result.push(value);
+      else {
+        charge(value.length);
+        for (let j = 0; j < value.length; j++) result.push(value[j]);
+      }
     }
     if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
     return result;
