@@ -5,7 +5,7 @@
 import { FastJsonataError, BAIL } from './errors.ts';
 import { charge } from './budget.ts';
 import { parseSignature, type Signature } from './signature.ts';
-import { append, isFunction, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
+import { append, isFunction, nullObject, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
 
 /** Per-evaluation state: the clock JSONata samples once per evaluate() for $now()/$millis(). */
 export interface RunState {
@@ -175,7 +175,7 @@ function keys(arg: unknown): Seq {
 
 function merge(arg: any[] | undefined): Record<string, unknown> | undefined {
   if (typeof arg === 'undefined') return undefined;
-  const result: Record<string, unknown> = Object.create(null);
+  const result: Record<string, unknown> = nullObject();
   arg.forEach((obj: any) => {
     for (const prop of keysOf(obj)) result[prop] = obj[prop];
   });

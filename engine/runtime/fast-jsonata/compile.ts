@@ -10,7 +10,7 @@ import { callLambda, Frame, LambdaProc, NOT_BOUND, Thunk, wrapLambda, type CallC
 import { parseSignature, type Signature } from './signature.ts';
 import {
   append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isNumeric, isPromise, looksLikeThunk,
-  isSequence, keysOf, lookup, seq, seq1, toBoolean, toJsonataString, type Seq,
+  isSequence, keysOf, lookup, nullObject, seq, seq1, toBoolean, toJsonataString, type Seq,
 } from './values.ts';
 
 export type CustomFunctions = Record<string, { fn: (...a: any[]) => unknown; signature?: string }>;
@@ -725,7 +725,7 @@ function compileObject(node: any, c: Ctx): Ev {
   // with constant, distinct keys and a single context item, grouping is just "evaluate each value"
   return (input, frame) => {
     if (Array.isArray(input)) return general(input, frame);
-    const result: Record<string, unknown> = Object.create(null);
+    const result: Record<string, unknown> = nullObject();
     for (let i = 0; i < values.length; i++) {
       const value = values[i](input, frame);
       if (typeof value !== 'undefined') result[literalKeys[i]] = value;
@@ -764,7 +764,7 @@ function compilePairs(lhs: any[], c: Ctx): [Ev, Ev][] {
  * value its context and variables.
  */
 function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: Frame): Record<string, unknown> {
-  const result: Record<string, unknown> = Object.create(null);
+  const result: Record<string, unknown> = nullObject();
   const groups: Record<string, { data: unknown; exprIndex: number }> = Object.create(null);
   const reduce = !!(input && input.tupleStream);
   if (!Array.isArray(input)) input = seq1(input);
@@ -808,7 +808,7 @@ function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: F
 /** reduceTupleStream: one tuple whose every variable appends the values of all of them. */
 function reduceTupleStream(tupleStream: any): any {
   if (!Array.isArray(tupleStream)) return tupleStream;
-  const result = Object.create(null);
+  const result = nullObject();
   Object.assign(result, tupleStream[0]);
   for (let ii = 1; ii < tupleStream.length; ii++) {
     for (const prop of keysOf(tupleStream[ii])) result[prop] = append(result[prop], tupleStream[ii][prop]);
