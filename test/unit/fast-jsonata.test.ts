@@ -830,6 +830,8 @@ describe('random expressions give the same results as JSONata', () => {
     let s = pick(NAMES);
     for (let i = Math.floor(rnd() * 3); i > 0; i--) {
       s += '.' + (rnd() < 0.1 ? pick(['$', '*', `(${expr(d - 1)})`, `[${expr(d - 1)}]`, `{"k": ${expr(d - 1)}}`]) : pick(NAMES));
+      // positional bindings (tuple streams), read by `$i` leaves and predicates
+      if (rnd() < 0.12) s += '#$i';
       const r = rnd();
       if (r < 0.1) s += `[${pick(['0', '1', '-1', '0.5'])}]`;
       else if (r < 0.2) s += `[${expr(d - 1)}]`;
@@ -839,8 +841,10 @@ describe('random expressions give the same results as JSONata', () => {
   };
   const list = (d: number, n: number) => Array.from({ length: Math.floor(rnd() * n) }, () => expr(d - 1));
   function expr(d: number): string {
-    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '[]', '{}']);
+    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '$i', '[]', '{}']);
     const r = rnd();
+    // group-by over a path, keys from the data or literal
+    if (r < 0.03) return `${path(d)}{${pick(['$string($)', '"k"', 'a', '$string($i)'])}: ${expr(d - 1)}}`;
     if (r < 0.25) return path(d);
     if (r < 0.45) return `(${expr(d - 1)} ${pick(OPS)} ${expr(d - 1)})`;
     if (r < 0.52) return `${expr(d - 1)} ? ${expr(d - 1)}` + (rnd() < 0.7 ? ` : ${expr(d - 1)}` : '');
