@@ -1,7 +1,7 @@
 // Measures of one target under a bounded sequential load of big requests: CPU time per request
 // read from /proc, the peak RSS (VmHWM, reset before each load through /proc/<pid>/clear_refs),
 // and the worst latency of a concurrent `GET /health/live` probe on its own connection.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Client } from 'undici';
 import { cpuMicros, cpuTicks } from '../lib/harness.ts';
 
@@ -120,4 +120,14 @@ export function machine(): () => string {
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     return `load average ${load}, steal ${steal.toFixed(1)} %`;
   };
+}
+
+/** What `bin/engine.js` runs: the build in dist/ when it is fresh (as shipped), else the TypeScript through tsx. */
+export function engineBuild(): string {
+  const newest = (dir: string) => Math.max(0, ...readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
+  const built = 'dist/engine/cli/main.js';
+  return existsSync(built) && statSync(built).mtimeMs >= Math.max(newest('engine'), newest('sandbox'))
+    ? 'engine from the build in dist/'
+    : 'engine from the TypeScript sources through tsx (no fresh build: run `npm run build` to measure what ships)';
 }

@@ -8,7 +8,7 @@
 import { Client } from 'undici';
 import { spawnUrl, stop } from '../lib/harness.ts';
 import { achBatch, validationSummary } from './batches.ts';
-import { cpuLoad, machine, probedLoad, send, type Request } from './measure.ts';
+import { cpuLoad, engineBuild, machine, probedLoad, send, type Request } from './measure.ts';
 
 const seconds = Number(process.env.SECONDS ?? 3);
 const rounds = Number(process.env.ROUNDS ?? 2);
@@ -72,7 +72,7 @@ try {
   const min = (xs: number[]) => Math.min(...xs);
   const max = (xs: number[]) => Math.max(...xs);
   const f1 = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-  console.log(`\nACH batch routes, engine against the hand-written limit, ${rounds} interleaved rounds of ${seconds} s per load, ${new Date().toISOString()}, node ${process.version}; ${started()}\n`);
+  console.log(`\nACH batch routes, engine against the hand-written limit, ${rounds} interleaved rounds of ${seconds} s per load, ${new Date().toISOString()}, node ${process.version}, ${engineBuild()}; ${started()}\n`);
   console.log('| work | entries | engine CPU µs/entry | limit CPU µs/entry | CPU ratio | engine median ms | limit median ms | probe worst ms engine (limit) | probe p99 ms engine | engine peak RSS above idle MiB (limit) |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const w of [...works, overWork]) {

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from 'undici';
 import { spawnUrl, stop } from '../lib/harness.ts';
-import { cpuLoad, machine, send, type Request } from '../batch/measure.ts';
+import { cpuLoad, engineBuild, machine, send, type Request } from '../batch/measure.ts';
 
 const seconds = Number(process.env.SECONDS ?? 3);
 const rounds = Number(process.env.ROUNDS ?? 2);
@@ -59,7 +59,7 @@ try {
   }
   // the best round: other work on the machine only adds
   const best = (n: number, name: string) => Math.min(...cpu.get(`${n}|${name}`)!);
-  console.log(`\nCustomer screening, engine against the hand-written limit, ${rounds} interleaved rounds of ${seconds} s, ${new Date().toISOString()}, node ${process.version}; ${started()}\n`);
+  console.log(`\nCustomer screening, engine against the hand-written limit, ${rounds} interleaved rounds of ${seconds} s, ${new Date().toISOString()}, node ${process.version}, ${engineBuild()}; ${started()}\n`);
   console.log('| risks | engine CPU µs/screening | limit CPU µs/screening | CPU ratio | engine µs per risk | limit µs per risk |');
   console.log('|---|---|---|---|---|---|');
   for (const n of counts) {

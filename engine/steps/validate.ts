@@ -141,9 +141,16 @@ export default defineStep<ValidateConfig>({
       throw new PlatformError({ kind: 'validation', status, code, detail: describe(errors), errors });
     };
 
-    /** The rules in order; past SLICE_MS since `sliceStart` the event loop runs before the next one. */
+    /**
+     * The rules in order; past SLICE_MS since `sliceStart` the event loop runs before the next one.
+     * Errors are reported in the order of the rules, whichever evaluator (synchronous or not) ran each.
+     */
     const runRules = (ex: Exchange, sliceStart: number): void | Promise<void> => {
       let errors: FieldError[] | undefined;
+      // from the first rule JSONata evaluates asynchronously on, every result is kept by rule
+      // until they all settled, then collected in order
+      let firstLater = -1;
+      let results: unknown[] | undefined;
       let pending: Promise<void>[] | undefined;
       const from = (first: number): void | Promise<void> => {
         for (let i = first; i < rules.length; i++) {
@@ -153,12 +160,24 @@ export default defineStep<ValidateConfig>({
               return from(i);
             });
           }
-          const rule = rules[i];
-          const v = (rule.assert ?? rule.errors)!.evaluate(ex);
-          if (isPromise(v)) (pending ??= []).push(v.then((r) => { errors = collectRule(rule, r, errors); }));
-          else errors = collectRule(rule, v, errors);
+          const v = (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
+          if (isPromise(v) && firstLater < 0) {
+            firstLater = i;
+            results = new Array(rules.length);
+            pending = [];
+          }
+          if (firstLater < 0) errors = collectRule(rules[i], v, errors);
+          else if (isPromise(v)) {
+            const slots = results!;
+            pending!.push(v.then((r) => { slots[i] = r; }));
+          } else results![i] = v;
         }
-        if (pending) return Promise.all(pending).then(() => { if (errors) fail(errors); });
+        if (firstLater >= 0) {
+          return Promise.all(pending!).then(() => {
+            for (let i = firstLater; i < rules.length; i++) errors = collectRule(rules[i], results![i], errors);
+            if (errors) fail(errors);
+          });
+        }
         if (errors) fail(errors);
         return yieldAfter(sliceStart);
       };
