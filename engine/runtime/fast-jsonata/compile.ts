@@ -7,6 +7,7 @@ import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
 import { charge, enter, newBudget, restore } from './budget.ts';
 import { BUILTINS, JSONATA_FUNCTION_NAMES, isRegexMatcher, regexMatcher, type Builtin, type RunState } from './builtins.ts';
 import { callLambda, Frame, LambdaProc, NOT_BOUND, Thunk, wrapLambda, type CallCore, type Ev } from './frame.ts';
+import { evaluateGroup, evaluateTupleStep, indexStage, RESERVED_KEYS, type Filter } from './streams.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import {
   append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isNumeric, isPromise, looksLikeThunk,
@@ -221,8 +222,6 @@ function stringValue(node: any): string {
 // Paths: evaluatePath / evaluateStep / evaluateFilter
 // ---------------------------------------------------------------------------------------------
 
-type Filter = (input: any, frame: Frame) => any;
-
 interface Step {
   ev: Ev;
   stages: Filter[] | undefined;
@@ -244,13 +243,6 @@ function compileStages(stages: unknown, c: Ctx): Filter[] {
     if (stage.type !== 'filter') throw new Unsupported('stage');
     return compileFilter(stage.expr, c);
   });
-}
-
-function indexStage(name: string): Filter {
-  return (input) => {
-    for (let ee = 0; ee < input.length; ee++) input[ee][name] = ee;
-    return input;
-  };
 }
 
 function compilePath(node: any, c: Ctx): Ev {
@@ -386,43 +378,6 @@ function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): 
     }
   });
   return resultSequence;
-}
-
-/**
- * evaluateTupleStep: each tuple carries the context item ('@') and the variables bound so far
- * (`#$i`); the step runs on '@' with those variables in scope, and each of its results becomes a
- * new tuple. The step's predicates then filter the whole stream (not each item's results).
- */
-function evaluateTupleStep(step: Step, input: any[], tupleBindings: Seq | undefined, frame: Frame): Seq {
-  let result = seq();
-  result.tupleStream = true;
-  if (tupleBindings === undefined) {
-    charge(input.length);
-    tupleBindings = input.map((item) => ({ '@': item }));
-  }
-  const index = step.index;
-  for (let ee = 0; ee < tupleBindings.length; ee++) {
-    charge();
-    const binding = tupleBindings[ee];
-    let res = step.ev(binding['@'], new Frame(frame, frame.run, binding));
-    if (typeof res === 'undefined') continue;
-    if (!Array.isArray(res)) res = [res];
-    charge(res.length);
-    for (let bb = 0; bb < res.length; bb++) {
-      // JSONata's tuples have no prototype; ours are plain objects (faster to make and read):
-      // they are only read by own keys, and `$__proto__` is never bound (checkBindable)
-      const tuple: any = {};
-      for (const key in binding) tuple[key] = binding[key];
-      if ((res as Seq).tupleStream) Object.assign(tuple, res[bb]);
-      else {
-        tuple['@'] = res[bb];
-        if (index !== undefined) tuple[index] = bb;
-      }
-      result.push(tuple);
-    }
-  }
-  if (step.stages) for (const stage of step.stages) result = stage(result, frame);
-  return result;
 }
 
 /** Field names of a path made only of plain names (`body.buyCurrency`), or undefined. */
@@ -713,7 +668,6 @@ function compileArray(node: any, c: Ctx): Ev {
   };
 }
 
-const RESERVED_KEYS = new Set(['_jsonata_lambda', '_jsonata_function']);
 
 function compileObject(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.lhs)) throw new Unsupported('object');
@@ -756,64 +710,6 @@ function compilePairs(lhs: any[], c: Ctx): [Ev, Ev][] {
     if (!Array.isArray(pair) || pair.length !== 2) throw new Unsupported('object pair');
     return [compileNode(pair[0], c), compileNode(pair[1], c)];
   });
-}
-
-/**
- * evaluateGroupExpression. Over a tuple stream (`entries#$i{...}`) keys are evaluated per tuple
- * with its variables in scope, and each group's tuples are merged (reduceTupleStream) to give the
- * value its context and variables.
- */
-function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: Frame): Record<string, unknown> {
-  const result: Record<string, unknown> = nullObject();
-  const groups: Record<string, { data: unknown; exprIndex: number }> = Object.create(null);
-  const reduce = !!(input && input.tupleStream);
-  if (!Array.isArray(input)) input = seq1(input);
-  // an empty input still produces the object (JSONata pushes into the array it was given)
-  if (input.length === 0 && !reduce) input.push(undefined);
-  for (let itemIndex = 0; itemIndex < input.length; itemIndex++) {
-    charge();
-    const item = input[itemIndex];
-    const env = reduce ? new Frame(frame, frame.run, item) : frame;
-    const context = reduce ? item['@'] : item;
-    for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
-      const key = pairs[pairIndex][0](context, env);
-      if (typeof key !== 'string' && key !== undefined) throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
-      if (key === undefined) continue;
-      if (RESERVED_KEYS.has(key)) throw new FastJsonataError('D1013', { value: key }).locate(position, undefined);
-      if (Object.prototype.hasOwnProperty.call(groups, key)) {
-        if (groups[key].exprIndex !== pairIndex) throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
-        groups[key].data = append(groups[key].data, item);
-      } else {
-        groups[key] = { data: item, exprIndex: pairIndex };
-      }
-    }
-  }
-  for (const key of keysOf(groups)) {
-    charge();
-    const entry = groups[key];
-    let context = entry.data;
-    let env = frame;
-    if (reduce) {
-      const tuple = reduceTupleStream(entry.data);
-      context = tuple['@'];
-      delete tuple['@'];
-      env = new Frame(frame, frame.run, tuple);
-    }
-    const value = pairs[entry.exprIndex][1](context, env);
-    if (typeof value !== 'undefined') result[key] = value;
-  }
-  return result;
-}
-
-/** reduceTupleStream: one tuple whose every variable appends the values of all of them. */
-function reduceTupleStream(tupleStream: any): any {
-  if (!Array.isArray(tupleStream)) return tupleStream;
-  const result = nullObject();
-  Object.assign(result, tupleStream[0]);
-  for (let ii = 1; ii < tupleStream.length; ii++) {
-    for (const prop of keysOf(tupleStream[ii])) result[prop] = append(result[prop], tupleStream[ii][prop]);
-  }
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
