@@ -74,4 +74,11 @@ describe('a 5,000-entry batch does not stall other requests', () => {
     });
     expect(r.worstProbeMs, `worst of ${r.probes} probes`).toBeLessThan(BOUND_MS);
   });
+
+  it('a violation found after the rules gave the event loop a turn is still reported', async () => {
+    const bad = batch({}, Array.from({ length: 5000 }, (_, i) => entry(i === 4999 ? { addenda: [{ payment_related_information: 'DED;a;b' }] } : {})));
+    const r = await whileProbing('/batch-payments/credit-batches?validate_only=true', JSON.stringify(bad));
+    expect(r.status).toBe(400);
+    expect(r.answer.errors).toEqual([{ index: 4999, field: '/entries/4999/addenda/0/payment_related_information', message: 'a DED addenda record holds exactly 7 semicolon-delimited fields after the prefix (DED;f1;...;f7), found 2' }]);
+  });
 });
