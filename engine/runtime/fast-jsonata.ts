@@ -6,11 +6,14 @@
 // The whole subset is tested differentially against JSONata (test/unit/fast-jsonata.test.ts).
 //
 // Supported: paths (names, backquotes, `$`, `$$`, variables, `*`, `**`, predicates/indexes,
-// `[]`), literals, array and object constructors (computed keys too), `&`, arithmetic,
-// comparisons, `and`/`or`/`in`, `..` ranges, `? :`, blocks with `:=` statements, `x ~> $f(...)`,
-// the built-ins in fast-jsonata/builtins.ts, the registered FUNCTIONS, and `$map`/`$filter` with an
-// inline lambda. Not supported (falls back): regex, transforms, sort, group-by, parent `%`,
-// `@`/`#` bindings, partial application, function values, other higher-order use.
+// `[]`, `#$i` positional bindings), group-by `path{key: value}`, literals, array and object
+// constructors (computed keys too), `&`, arithmetic, comparisons, `and`/`or`/`in`, `..` ranges,
+// `? :`, blocks with `:=` statements, `x ~> $f(...)`, the built-ins in fast-jsonata/builtins.ts
+// (regex literals where one takes them: `$contains`), the registered FUNCTIONS, `$map`/`$filter`
+// with an inline lambda, and lambdas bound with `$f := function...` that are called or passed to
+// `$map`/`$filter` outside lambda bodies. Not supported (falls back): other regex use, transforms,
+// sort, parent `%`, `@` focus, partial application, other function values and higher-order use,
+// recursion.
 //
 // An evaluation is bounded like JSONata's own: past `timeout` ms it fails with JSONata's timeout
 // error (D1012), the clock being read only every so many items of data-sized work

@@ -5,11 +5,15 @@ import { randomUUID, createHash } from 'node:crypto';
 import { isValidIBAN, electronicFormatIBAN, isValidBIC } from 'ibantools';
 import { CURRENCY_MINOR_UNITS } from './currencies.ts';
 
+const ABA_WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7, 1];
+
+/** 9 digits whose weighted sum (3, 7, 1, ...) is a multiple of 10: the ABA routing check digit. */
 export function abaValid(v: unknown): boolean {
   const s = String(v ?? '');
   if (!/^\d{9}$/.test(s)) return false;
-  const d = [...s].map(Number);
-  return (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8])) % 10 === 0;
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += ABA_WEIGHTS[i] * (s.charCodeAt(i) - 48);
+  return sum % 10 === 0;
 }
 
 export function ibanValid(v: unknown): boolean {

@@ -4,6 +4,7 @@
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import { clock, yieldAfter } from '../runtime/slices.ts';
 
 interface TransformConfig {
   expression?: string;
@@ -29,9 +30,12 @@ export default defineStep<TransformConfig>({
     const expr = ctx.expr(source, [cfg.file ? 'file' : 'expression']);
     const set = compileTarget(cfg.into);
     return (ex) => {
+      const started = clock();
       const v = expr.evaluate(ex);
       if (isPromise(v)) return v.then((r) => set(ex, r));
       set(ex, v);
+      // a mapping over a big collection lets other exchanges run before the next step
+      return yieldAfter(started);
     };
   },
 });

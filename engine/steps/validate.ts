@@ -7,6 +7,7 @@ import { defineStep } from './step-kind.ts';
 import { PlatformError, type FieldError } from '../runtime/errors.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import type { Exchange } from '../runtime/exchange.ts';
+import { clock, nextSlice, SLICE_MS, yieldAfter } from '../runtime/slices.ts';
 
 interface Rule {
   assert?: string;
@@ -140,17 +141,47 @@ export default defineStep<ValidateConfig>({
       throw new PlatformError({ kind: 'validation', status, code, detail: describe(errors), errors });
     };
 
-    const runRules = (ex: Exchange): void | Promise<void> => {
+    /**
+     * The rules in order; past SLICE_MS since `sliceStart` the event loop runs before the next one.
+     * Errors are reported in the order of the rules, whichever evaluator (synchronous or not) ran each.
+     */
+    const runRules = (ex: Exchange, sliceStart: number): void | Promise<void> => {
       let errors: FieldError[] | undefined;
+      // from the first rule JSONata evaluates asynchronously on, every result is kept by rule
+      // until they all settled, then collected in order
+      let firstLater = -1;
+      let results: unknown[] | undefined;
       let pending: Promise<void>[] | undefined;
-      for (let i = 0; i < rules.length; i++) {
-        const rule = rules[i];
-        const v = (rule.assert ?? rule.errors)!.evaluate(ex);
-        if (isPromise(v)) (pending ??= []).push(v.then((r) => { errors = collectRule(rule, r, errors); }));
-        else errors = collectRule(rule, v, errors);
-      }
-      if (pending) return Promise.all(pending).then(() => { if (errors) fail(errors); });
-      if (errors) fail(errors);
+      const from = (first: number): void | Promise<void> => {
+        for (let i = first; i < rules.length; i++) {
+          if (i > first && clock() - sliceStart > SLICE_MS) {
+            return nextSlice().then(() => {
+              sliceStart = clock();
+              return from(i);
+            });
+          }
+          const v = (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
+          if (isPromise(v) && firstLater < 0) {
+            firstLater = i;
+            results = new Array(rules.length);
+            pending = [];
+          }
+          if (firstLater < 0) errors = collectRule(rules[i], v, errors);
+          else if (isPromise(v)) {
+            const slots = results!;
+            pending!.push(v.then((r) => { slots[i] = r; }));
+          } else results![i] = v;
+        }
+        if (firstLater >= 0) {
+          return Promise.all(pending!).then(() => {
+            for (let i = firstLater; i < rules.length; i++) errors = collectRule(rules[i], results![i], errors);
+            if (errors) fail(errors);
+          });
+        }
+        if (errors) fail(errors);
+        return yieldAfter(sliceStart);
+      };
+      return from(0);
     };
 
     const schemas = ctx.services.schemas;
@@ -159,6 +190,7 @@ export default defineStep<ValidateConfig>({
     const textRule = compiled !== undefined && target !== 'headers';
 
     return (ex) => {
+      const started = clock();
       if (compiled) {
         const data = (ex as any)[target];
         if (target === 'body' && data === undefined) fail([{ field: '/', message: 'a JSON body is required' }]);
@@ -166,7 +198,8 @@ export default defineStep<ValidateConfig>({
         const text = textRule ? schemas.unsafeTextErrors(data, compiled.schema, prefix) : undefined;
         if (!valid || text) fail(withTextErrors(valid ? [] : fieldErrors(compiled.validate.errors, prefix), text));
       }
-      if (rules.length) return runRules(ex);
+      if (rules.length) return runRules(ex, started);
+      return yieldAfter(started);
     };
   },
 });

@@ -30,6 +30,15 @@ const ERRORS = [
   '-body.x',
   "$substring(body.n, 1) & ''",
   '{"a": 1, "a": 2}',
+  // an error in a called lambda points at the call; one in a tuple stream or group-by at its node
+  '($f := function($a){$a + 1}; $f(body.x))',
+  '($f := function($a){$uppercase($a)}; $f(body.n))',
+  'body.items#$i[price * $i > 1]',
+  'body.items#$i.{"p": -price}',
+  'body.obj{a: 1}',
+  'body.items{"a": 1, "a": 2}',
+  '$map([1], function($v){$uppercase($v)})',
+  '$map([1], function($v){$uppercase($v) & ""})',
 ];
 
 function compile(src: string): { expr: jsonata.Expression; fast: ReturnType<typeof compileFast> } {

@@ -530,6 +530,79 @@ const CASES: string[] = [
   // a path starting with a variable is not mapped over an array context
   'body.matrix.($obj.a.b)',
   'body.matrix.($list[0])',
+  // code points, with and without surrogate pairs
+  '$substring("a😀b😀c", 1, 3)',
+  '$substring("a😀b", -2)',
+  '$length("😀x")',
+  '$substring(body.x, 1.5, 2.7)',
+  '$substring(body.x, -10, 3)',
+  '$substring(body.c, 2, -1)',
+  // positional binding `#$i` (tuple streams)
+  'body.items#$i.price',
+  'body.items#$i',
+  'body.items#$i.{"i": $i, "name": name}',
+  'body.items#$i[$i > 0].name',
+  'body.items#$i[price > 1].{"index": $i, "p": price}',
+  'body.items[price > 1]#$i.{"index": $i, "name": name}',
+  'body.items#$i.tags#$j.{"i": $i, "j": $j, "t": $}',
+  'body.items#$i.tags#$j[$j = 0].($string($i) & "-" & $)',
+  'body.items#$i.($x := price; $x * $i)',
+  'body.items#$i[0]',
+  'body.items#$i[-1].name',
+  '$count(body.items#$i[$i > 5])',
+  'body.matrix#$i.$',
+  'body#$i.x',
+  'body.single#$i.tags#$j.$j',
+  '[body.items#$i.$i]',
+  'body.missing#$i.x',
+  'body.items#$i.tags[0]',
+  'body.items#$i.$i[]',
+  'body.items.tags#$i.$i',
+  '$#$i.body',
+  '$map(body.items#$i[$i < 2], function($v){$v.name})',
+  // group-by, also over tuple streams
+  'body.items{name: price}',
+  'body.items{name: $count(price)}',
+  'body.items.tags{$: $count($)}',
+  'body.items{"all": $sum(price)}',
+  'body.empty{"k": 1}',
+  'body.items{name: price, "total": $sum(qty)}',
+  '(body.items){name: qty}',
+  'body.items[price > 1]{name: price}',
+  'body.items{price: name}',
+  'body.items{"a": 1, name: 2}',
+  'body.items{name: price}.a',
+  'body.items#$i{name: $i}',
+  'body.items#$i{"all": $i}',
+  'body.items#$i.tags{$: $i}',
+  '($c := body.items{name: qty}; body.items[$lookup($c, name) > 1].name)',
+  // regex literals where the built-in takes one
+  '$contains(body.x, /l+/)',
+  '$contains(body.x, /^H/i)',
+  '$contains(body.c, /z/)',
+  'body.items[$contains(name, /^[ab]$/)].price',
+  '$contains(body.missing, /x/)',
+  '$contains(body.n, /5/)',
+  '$contains(body.x)',
+  // lambdas bound to variables: called, or passed to $map/$filter
+  '($f := function($v){$v.price * 2}; $map(body.items, $f))',
+  '($f := function($v, $i){$i}; $filter(body.items, $f))',
+  '($f := function($a, $b){$a & $b}; $f(body.x, body.c))',
+  '($f := function($a){$uppercase($a)}; $f(body.c))',
+  '($f := function($a){$a}; $f())',
+  '($f := function($a){$a + 1}; $f(body.x))',
+  '($f := function($x){$x > 1}; body.items[$f(price)].name)',
+  '($f := function($x){$x}; $g := 1; $f($g))',
+  '($r := $f(1); $f := function($x){$x}; $r)',
+  '($f := function($x){$x}; $f(body.items))',
+  '($f := function($x, $y){[$x, $y, $rate]}; $f(1))',
+  '($f := function($t){$contains($t, /^a/) ? "A" : "other"}; $map(body.items.name, $f))',
+  '($f := function($x){$x}; body.items.$f(name))',
+  // function names bound as plain variables (never called)
+  '($max := 3; $max + 1)',
+  '($count := body.items; $count.price)',
+  '($max := body.missing; $max)',
+  '($x := $max; $max := 1; $x)',
 ];
 
 /** A few of the CASES, named in the brief: they must also run synchronously. */
@@ -552,10 +625,8 @@ const FALLBACKS = [
   '$match(body.x, /l/)',
   "$replace(body.x, 'l', 'L')",
   'body.items^(price)',
-  'body.items{name: price}',
   '$sort(body.items.price)',
   'body.items@$i.price',
-  'body.items#$i.price',
   'body.items.%.x',
   "$eval('1')",
   'function($x){$x}(1)',
@@ -573,6 +644,18 @@ const FALLBACKS = [
   '$map(body.items, function($v)<o:n>{$v.price})',
   '$single(body.items, function($v){true})',
   "$split(body.x, /l/)",
+  '$match(body.x, /l/) ~> $contains(/x/)',
+  '($f := function($x){$x}; $f)',
+  '($f := function($x){$x}; {"f": $f})',
+  '($f := function($n){$n > 0 ? $f($n - 1) : 0}; $f(3))',
+  '($f := function($x){$x}; $g := function($y){$f($y)}; $g(1))',
+  '($f := function($x){$x}; $map([1], function($v){$f($v)}))',
+  '($f := function($x){$x}; $f(function($y){$y}))',
+  '($f := function($x){$x}; $f := 1; $f)',
+  '($max := 1; $max([1, 2]))',
+  '$contains(body.x, $match)',
+  '$contains(/x/, "x")',
+  '($f := function($x){$x}; $f($string))',
   '$uuid ~> $string()',
 ];
 
@@ -747,6 +830,8 @@ describe('random expressions give the same results as JSONata', () => {
     let s = pick(NAMES);
     for (let i = Math.floor(rnd() * 3); i > 0; i--) {
       s += '.' + (rnd() < 0.1 ? pick(['$', '*', `(${expr(d - 1)})`, `[${expr(d - 1)}]`, `{"k": ${expr(d - 1)}}`]) : pick(NAMES));
+      // positional bindings (tuple streams), read by `$i` leaves and predicates
+      if (rnd() < 0.12) s += '#$i';
       const r = rnd();
       if (r < 0.1) s += `[${pick(['0', '1', '-1', '0.5'])}]`;
       else if (r < 0.2) s += `[${expr(d - 1)}]`;
@@ -756,8 +841,10 @@ describe('random expressions give the same results as JSONata', () => {
   };
   const list = (d: number, n: number) => Array.from({ length: Math.floor(rnd() * n) }, () => expr(d - 1));
   function expr(d: number): string {
-    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '[]', '{}']);
+    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '$i', '[]', '{}']);
     const r = rnd();
+    // group-by over a path, keys from the data or literal
+    if (r < 0.03) return `${path(d)}{${pick(['$string($)', '"k"', 'a', '$string($i)'])}: ${expr(d - 1)}}`;
     if (r < 0.25) return path(d);
     if (r < 0.45) return `(${expr(d - 1)} ${pick(OPS)} ${expr(d - 1)})`;
     if (r < 0.52) return `${expr(d - 1)} ? ${expr(d - 1)}` + (rnd() < 0.7 ? ` : ${expr(d - 1)}` : '');

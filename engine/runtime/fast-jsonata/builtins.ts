@@ -5,7 +5,7 @@
 import { FastJsonataError, BAIL } from './errors.ts';
 import { charge } from './budget.ts';
 import { parseSignature, type Signature } from './signature.ts';
-import { append, isFunction, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
+import { append, isFunction, nullObject, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
 
 /** Per-evaluation state: the clock JSONata samples once per evaluate() for $now()/$millis(). */
 export interface RunState {
@@ -24,6 +24,40 @@ export interface Builtin {
   lambdaArgs?: number[];
   /** only the zero-argument form is emulated */
   noArgsOnly?: boolean;
+  /** arguments that may be regex literals (index) */
+  regexArgs?: number[];
+}
+
+/** A regex literal as the built-ins see it (evaluateRegex's closure): here only tested against. */
+export type RegexMatcher = ((str: string) => boolean) & { readonly [MATCHER]: true };
+
+const MATCHER = Symbol('fast-jsonata regex');
+
+/**
+ * JSONata copies the literal's RegExp (flags `g` and maybe `i`, `m`) per evaluation and starts
+ * at lastIndex 0; one RegExp reset before each use behaves the same, evaluations being synchronous.
+ */
+export function regexMatcher(re: RegExp): RegexMatcher {
+  const test = (str: string) => {
+    re.lastIndex = 0;
+    return re.exec(str) !== null;
+  };
+  return Object.assign(test, { [MATCHER]: true as const });
+}
+
+export function isRegexMatcher(v: unknown): v is RegexMatcher {
+  return typeof v === 'function' && (v as any)[MATCHER] === true;
+}
+
+/** fn.contains: a substring, or a match of a regex literal (any other function: JSONata's matcher protocol). */
+function contains(str: string | undefined, token: unknown): boolean | undefined {
+  if (typeof str === 'undefined' || typeof token === 'undefined') return undefined;
+  if (typeof token === 'string') return str.indexOf(token) !== -1;
+  if (isRegexMatcher(token)) {
+    charge(str.length);
+    return token(str);
+  }
+  throw BAIL;
 }
 
 /** Code points, not UTF-16 units: JSONata's stringToArray. */
@@ -31,8 +65,17 @@ function chars(str: string): string[] {
   return [...str];
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Length in code points; a string without surrogates has one per UTF-16 unit. */
+function codePoints(str: string): number {
+  return SURROGATE.test(str) ? chars(str).length : str.length;
+}
+
 function substring(str: string | undefined, start: number, length?: number): string | undefined {
   if (typeof str === 'undefined') return undefined;
+  // without surrogates code points are UTF-16 units: the same slices without the array
+  if (!SURROGATE.test(str)) return substringUnits(str, start, length);
   const strArray = chars(str);
   const strLength = strArray.length;
   if (strLength + start < 0) start = 0;
@@ -42,6 +85,19 @@ function substring(str: string | undefined, start: number, length?: number): str
     return strArray.slice(start, end).join('');
   }
   return strArray.slice(start).join('');
+}
+
+/** `substring` for strings whose code points are their UTF-16 units (the same arithmetic). */
+function substringUnits(str: string, start: number, length?: number): string {
+  const strLength = str.length;
+  if (strLength + start < 0) start = 0;
+  if (typeof length !== 'undefined') {
+    if (length <= 0) return '';
+    const end = start >= 0 ? start + length : strLength + start + length;
+    return str.slice(start, end);
+  }
+  // String.prototype.slice clamps and counts from the end exactly as Array.prototype.slice does
+  return str.slice(start);
 }
 
 function trim(str: string | undefined): string | undefined {
@@ -119,7 +175,7 @@ function keys(arg: unknown): Seq {
 
 function merge(arg: any[] | undefined): Record<string, unknown> | undefined {
   if (typeof arg === 'undefined') return undefined;
-  const result: Record<string, unknown> = Object.create(null);
+  const result: Record<string, unknown> = nullObject();
   arg.forEach((obj: any) => {
     for (const prop of keysOf(obj)) result[prop] = obj[prop];
   });
@@ -208,11 +264,11 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   substringAfter: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(a[0].indexOf(a[1]) + a[1].length) : a[0])],
   lowercase: ['<s-:s>', str((s) => s.toLowerCase())],
   uppercase: ['<s-:s>', str((s) => s.toUpperCase())],
-  length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : chars(sized(a[0])).length)],
+  length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : codePoints(sized(a[0])))],
   trim: ['<s-:s>', (a) => trim(a[0])],
   // the width comes from data: charged before the padding is built
   pad: ['<s-ns?:s>', (a) => (charge(Math.abs(a[1]) || 0), pad(a[0], a[1], a[2]))],
-  contains: ['<s-(sf):b>', (a) => (typeof a[0] === 'undefined' || typeof a[1] === 'undefined' ? undefined : a[0].indexOf(a[1]) !== -1)],
+  contains: ['<s-(sf):b>', (a) => contains(a[0], a[1]), { regexArgs: [1] }],
   split: ['<s-(sf)n?:a<s>>', (a) => sized(split(a[0], a[1], a[2]))],
   join: ['<a<s>s?:s>', (a) => (typeof a[0] === 'undefined' ? undefined : sized(a[0]).join(typeof a[1] === 'undefined' ? '' : a[1]))],
   number: ['<(nsb)-:n>', (a) => toNumber(a[0])],

@@ -5,93 +5,27 @@
 
 import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
 import { charge, enter, newBudget, restore } from './budget.ts';
-import { BUILTINS, JSONATA_FUNCTION_NAMES, type Builtin, type HofFn, type RunState } from './builtins.ts';
+import { BUILTINS, JSONATA_FUNCTION_NAMES, isRegexMatcher, regexMatcher, type Builtin, type RunState } from './builtins.ts';
+import { callLambda, Frame, LambdaProc, NOT_BOUND, Thunk, wrapLambda, type CallCore, type Ev } from './frame.ts';
+import { evaluateGroup, evaluateTupleStep, indexStage, RESERVED_KEYS, type Filter } from './streams.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import {
   append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isNumeric, isPromise, looksLikeThunk,
-  isSequence, keysOf, lookup, seq, seq1, toBoolean, toJsonataString, type Seq,
+  isSequence, keysOf, lookup, nullObject, seq, seq1, toBoolean, toJsonataString, type Seq,
 } from './values.ts';
 
 export type CustomFunctions = Record<string, { fn: (...a: any[]) => unknown; signature?: string }>;
 
-/** A compiled expression: (context value, variable frame) => JSONata value. */
-type Ev = (input: any, frame: Frame) => any;
-
-/** Variable scope: JSONata's createFrame. The outermost frame reads the caller's bindings. */
-export class Frame {
-  private vars: Record<string, unknown> | undefined;
-
-  constructor(
-    readonly parent: Frame | undefined,
-    readonly run: RunState,
-  ) {}
-
-  bind(name: string, value: unknown): void {
-    (this.vars ??= Object.create(null) as Record<string, unknown>)[name] = value;
-  }
-
-  lookup(name: string): unknown {
-    for (let f: Frame | undefined = this; f; f = f.parent) {
-      if (f.vars !== undefined && Object.prototype.hasOwnProperty.call(f.vars, name)) return f.vars[name];
-    }
-    // JSONata copies Object.keys(bindings) into its frame: own enumerable properties only
-    const b = this.run.bindings;
-    return b !== undefined && Object.prototype.propertyIsEnumerable.call(b, name) ? b[name] : undefined;
-  }
-}
-
-/** A lambda value (evaluateLambda); only ever created as an argument of $map/$filter. */
-class LambdaProc {
-  readonly _jsonata_lambda = true;
-  constructor(
-    readonly input: unknown,
-    readonly frame: Frame,
-    readonly params: string[],
-    readonly body: Ev,
-  ) {}
-}
-
-/** A tail call in a lambda body: JSONata returns a thunk and runs it in apply()'s trampoline. */
-class Thunk {
-  readonly _jsonata_lambda = true;
-  readonly thunk = true;
-  constructor(
-    private readonly call: CallCore,
-    private readonly input: unknown,
-    private readonly frame: Frame,
-  ) {}
-
-  run(): unknown {
-    // the trampoline calls with input null, so a missing argument takes null as its context
-    return this.call(this.input, this.frame, undefined, null);
-  }
-}
-
-/** Calls a lambda the way apply() -> applyProcedure() does, trampolining tail calls. */
-function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
-  const frame = new Frame(proc.frame, proc.frame.run);
-  proc.params.forEach((name, i) => frame.bind(name, args[i]));
-  let result = proc.body(proc.input, frame);
-  while (looksLikeThunk(result)) {
-    if (!(result instanceof Thunk)) throw BAIL; // a lambda-looking value from the data
-    result = result.run();
-  }
-  return result;
-}
-
-/** evaluateFunction wraps function arguments in a closure that carries the arity. */
-function wrapLambda(proc: LambdaProc): HofFn {
-  const fn = ((...args: unknown[]) => invokeLambda(proc, args)) as HofFn;
-  fn.arity = proc.params.length;
-  return fn;
-}
+export { Frame } from './frame.ts';
 
 const NODE_KEYS = new Set([
   'type', 'value', 'position', 'predicate', 'stages', 'keepArray', 'keepSingletonArray', 'consarray', 'steps', 'lhs',
-  'rhs', 'expressions', 'expression', 'condition', 'then', 'else', 'procedure', 'arguments', 'body', 'thunk',
+  'rhs', 'expressions', 'expression', 'condition', 'then', 'else', 'procedure', 'arguments', 'body', 'thunk', 'group',
+  // `#$i` positional binding on a path step (compilePath checks where they are)
+  'index', 'tuple',
 ]);
 
-/** Rejects nodes carrying anything we do not emulate (group-by, tuples/focus/index, parent, signatures...). */
+/** Rejects nodes carrying anything we do not emulate (focus `@`, parent `%`, signatures...). */
 function checkKeys(node: any): void {
   if (node === null || typeof node !== 'object') throw new Unsupported('not a node');
   for (const key of Object.keys(node)) {
@@ -112,15 +46,32 @@ class Ctx {
   readonly called = new Set<string>();
   inLambda = false;
 
-  constructor(private readonly functions: CustomFunctions) {}
+  constructor(
+    private readonly functions: CustomFunctions,
+    /**
+     * Variables some `$f := function(...) {...}` binds: they may only be called (`$f(x)`) or passed
+     * to $map/$filter, outside lambda bodies, so a lambda value never reaches a result and no
+     * lambda can call itself (the fast path has no recursion to bound).
+     */
+    readonly lambdaVars: ReadonlySet<string>,
+    /** function names the expression binds (`$max := ...`) and never calls: plain variables here */
+    private readonly shadowable: ReadonlySet<string>,
+  ) {}
+
+  isShadowable(name: string): boolean {
+    return this.shadowable.has(name);
+  }
 
   isFunctionName(name: string): boolean {
     return JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(this.functions, name);
   }
 
-  /** Names we bind (`:=`, lambda parameters) must not hide functions or the context/root variables. */
-  checkBindable(name: unknown): string {
-    if (typeof name !== 'string' || name === '' || name === '$' || this.isFunctionName(name)) {
+  /**
+   * Names we bind (`:=`, lambda parameters) must not hide functions or the context/root variables,
+   * and a variable holding a lambda holds nothing else.
+   */
+  checkBindable(name: unknown, lambda = false): string {
+    if (typeof name !== 'string' || name === '' || name === '$' || name === '__proto__' || (this.isFunctionName(name) && !this.shadowable.has(name)) || this.lambdaVars.has(name) !== lambda) {
       throw new Unsupported(`binding $${String(name)}`);
     }
     return name;
@@ -144,17 +95,35 @@ class Ctx {
 // evaluate(): the per-node wrapper (predicates, keepArray, singleton-sequence collapse)
 // ---------------------------------------------------------------------------------------------
 
-function compileNode(node: any, c: Ctx, statement = false): Ev {
+/**
+ * Where a node is: a value, a statement of a block whose value is discarded, or the statement
+ * that gives a block (or the whole expression) its value. Bindings are only emulated as statements.
+ */
+type Place = 'value' | 'statement' | 'result';
+
+function compileNode(node: any, c: Ctx, place: Place = 'value', step = false): Ev {
   checkKeys(node);
-  const inner = compileInner(node, c, statement);
+  // `#$i` marks path steps only; on anything else it comes with constructs we do not emulate
+  if (!step && (node.tuple !== undefined || node.index !== undefined)) throw new Unsupported('tuple');
+  const inner = compileInner(node, c, place);
   return finish(node, inner, c);
 }
 
 function finish(node: any, inner: Ev, c: Ctx): Ev {
   const preds = node.predicate === undefined ? undefined : compileStages(node.predicate, c);
   const keepArray = !!node.keepArray;
+  // a path groups its own result (evaluatePath); any other node after its predicates (evaluate)
+  const group = node.group !== undefined && node.type !== 'path' ? compileGroup(node.group, c) : undefined;
   const literal = node.type === 'string' || node.type === 'number' || node.type === 'value';
-  if (literal && !preds && !keepArray) return inner; // a primitive is never a sequence
+  if (literal && !preds && !keepArray && !group) return inner; // a primitive is never a sequence
+  if (settled(node) && !preds && !keepArray && !group) return inner;
+  if (group) {
+    return (input, frame) => {
+      let result = inner(input, frame);
+      if (preds) for (const p of preds) result = p(result, frame);
+      return group(result, frame);
+    };
+  }
   if (!preds && !keepArray) {
     return (input, frame) => {
       const result = inner(input, frame);
@@ -172,6 +141,25 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   };
 }
 
+/**
+ * Nodes whose value never needs evaluate()'s collapse: operators give numbers, strings and
+ * booleans (a range gives a sequence: not listed), constructors plain arrays and objects, and a
+ * condition or block the value of a node that was already collapsed (collapsing is idempotent).
+ */
+function settled(node: any): boolean {
+  switch (node.type) {
+    case 'binary':
+      return node.value !== '..';
+    case 'unary':
+      return node.value === '-' || node.value === '[' || node.value === '{';
+    case 'condition':
+    case 'block':
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Empty sequence -> undefined, singleton -> its item unless marked keepSingleton. */
 function collapse(result: Seq): unknown {
   if (result.length === 0) return undefined;
@@ -179,7 +167,7 @@ function collapse(result: Seq): unknown {
   return result;
 }
 
-function compileInner(node: any, c: Ctx, statement: boolean): Ev {
+function compileInner(node: any, c: Ctx, place: Place): Ev {
   switch (node.type) {
     case 'path':
       return compilePath(node, c);
@@ -211,7 +199,7 @@ function compileInner(node: any, c: Ctx, statement: boolean): Ev {
     case 'block':
       return compileBlock(node, c);
     case 'bind':
-      return compileBind(node, c, statement);
+      return compileBind(node, c, place);
     case 'function': {
       const call = compileCall(node, c, false, false);
       return (input, frame) => call(input, frame, undefined, input);
@@ -234,45 +222,71 @@ function stringValue(node: any): string {
 // Paths: evaluatePath / evaluateStep / evaluateFilter
 // ---------------------------------------------------------------------------------------------
 
-type Filter = (input: any, frame: Frame) => any;
-
 interface Step {
   ev: Ev;
   stages: Filter[] | undefined;
   consarray: boolean;
+  /** `#$i` on this step (or an earlier one): the path is evaluated as a tuple stream from here */
+  tuple: boolean;
+  /** the variable `#$name` binds to the position of each result of this step */
+  index: string | undefined;
+  /** a plain field name with nothing else on the step: evaluated by evaluateNameStep */
+  name: string | undefined;
 }
 
 function compileStages(stages: unknown, c: Ctx): Filter[] {
   if (!Array.isArray(stages)) throw new Unsupported('stages');
   return stages.map((stage: any) => {
-    if (stage === null || typeof stage !== 'object' || stage.type !== 'filter') throw new Unsupported('stage');
+    if (stage === null || typeof stage !== 'object') throw new Unsupported('stage');
+    // `#$i` after a predicate (evaluateStages): numbers the tuples that passed it
+    if (stage.type === 'index' && typeof stage.value === 'string') return indexStage(c.checkBindable(stage.value));
+    if (stage.type !== 'filter') throw new Unsupported('stage');
     return compileFilter(stage.expr, c);
   });
 }
 
 function compilePath(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.steps) || node.steps.length === 0) throw new Unsupported('path');
+  // a path marked as a tuple carries ancestry (`%`), which is not emulated
+  if (node.tuple !== undefined) throw new Unsupported('path tuple');
   const simple = simpleNamePath(node);
-  const steps: Step[] = node.steps.map((step: any) => ({
-    ev: compileNode(step, c),
-    stages: step.stages === undefined ? undefined : compileStages(step.stages, c),
-    consarray: !!step.consarray,
-  }));
+  const steps: Step[] = node.steps.map((step: any) => {
+    if (step !== null && typeof step === 'object' && step.index !== undefined && typeof step.index !== 'string') throw new Unsupported('index');
+    return {
+      ev: compileNode(step, c, 'value', true),
+      stages: step.stages === undefined ? undefined : compileStages(step.stages, c),
+      consarray: !!step.consarray,
+      tuple: step.tuple === true,
+      index: step.index === undefined ? undefined : c.checkBindable(step.index),
+      name: isPlainName(step) && step.stages === undefined ? step.value : undefined,
+    };
+  });
   const firstIsVariable = node.steps[0].type === 'variable';
   const keepSingletonArray = !!node.keepSingletonArray;
+  const group = node.group === undefined ? undefined : compileGroup(node.group, c);
   const last = steps.length - 1;
 
   const general: Ev = (input, frame) => {
     // evaluatePath: a variable first step makes the path absolute, so an array input is not mapped
     let inputSequence = Array.isArray(input) && !firstIsVariable ? input : seq1(input);
     let resultSequence: any;
+    let isTupleStream = false;
+    let tupleBindings: Seq | undefined;
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
+      if (step.tuple) isTupleStream = true;
       // an array constructor as the first step is evaluated once, not per context item
       if (i === 0 && step.consarray) resultSequence = step.ev(inputSequence, frame);
+      else if (isTupleStream) tupleBindings = evaluateTupleStep(step, inputSequence, tupleBindings, frame);
+      else if (step.name !== undefined) resultSequence = evaluateNameStep(step.name, inputSequence, i === last);
       else resultSequence = evaluateStep(step, inputSequence, frame, i === last);
-      if (typeof resultSequence === 'undefined' || resultSequence.length === 0) break;
+      if (!isTupleStream && (typeof resultSequence === 'undefined' || resultSequence.length === 0)) break;
       inputSequence = resultSequence;
+    }
+    if (isTupleStream) {
+      if (tupleBindings === undefined) throw BAIL; // JSONata fails on it with a TypeError
+      resultSequence = seq();
+      for (let i = 0; i < tupleBindings.length; i++) resultSequence.push(tupleBindings[i]['@']);
     }
     if (keepSingletonArray) {
       if (Array.isArray(resultSequence) && (resultSequence as Seq).cons && !(resultSequence as Seq).sequence) {
@@ -280,9 +294,69 @@ function compilePath(node: any, c: Ctx): Ev {
       }
       resultSequence.keepSingleton = true;
     }
+    if (group) resultSequence = group(isTupleStream ? tupleBindings : resultSequence, frame);
     return resultSequence;
   };
-  return simple ? simplePathEvaluator(simple, general) : general;
+  if (simple) return simplePathEvaluator(simple, general);
+  const variable = variablePath(node, c);
+  return variable ? variablePathEvaluator(variable.name, variable.names, general) : general;
+}
+
+function isPlainName(step: any): boolean {
+  return step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
+}
+
+/**
+ * evaluateStep for a plain name, in one pass: each item's field (evaluate() collapsing it), then
+ * the results flattened one level, the last step keeping a single array value as it is.
+ */
+function evaluateNameStep(name: string, input: any, lastStep: boolean): any {
+  const resultSequence = seq();
+  let count = 0;
+  let only: any;
+  for (let i = 0; i < input.length; i++) {
+    charge();
+    let res = lookup(input[i], name);
+    if (res && res.sequence === true && Array.isArray(res) && !(res as Seq).tupleStream) res = collapse(res);
+    if (typeof res === 'undefined') continue;
+    if (++count === 1) only = res;
+    if (!Array.isArray(res) || (res as Seq).cons) resultSequence.push(res);
+    else {
+      charge(res.length);
+      for (let j = 0; j < res.length; j++) resultSequence.push(res[j]);
+    }
+  }
+  if (lastStep && count === 1 && Array.isArray(only) && !isSequence(only)) return only;
+  return resultSequence;
+}
+
+/** `$var.a.b`: a plain variable (not `$`, `$$`, a function or a lambda) and plain names. */
+function variablePath(node: any, c: Ctx): { name: string; names: string[] } | undefined {
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
+  const [first, ...rest] = node.steps;
+  if (first.type !== 'variable' || typeof first.value !== 'string' || !Object.keys(first).every((k) => k === 'type' || k === 'value' || k === 'position')) return undefined;
+  const name: string = first.value;
+  if (name === '' || name === '$' || c.isFunctionName(name) || c.lambdaVars.has(name) || rest.length === 0 || !rest.every(isPlainName)) return undefined;
+  return { name, names: rest.map((step: any) => step.value) };
+}
+
+/** As simplePathEvaluator, from the variable's value: a variable first step is evaluated once. */
+function variablePathEvaluator(variable: string, names: string[], general: Ev): Ev {
+  const last = names.length - 1;
+  return (input, frame) => {
+    let cur: any = frame.lookup(variable);
+    if (cur === undefined) return undefined;
+    if (Array.isArray(cur)) return general(input, frame);
+    for (let i = 0; i <= last; i++) {
+      if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+      if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
+      const v = cur[names[i]];
+      if (v === undefined) return undefined;
+      if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
+      cur = v;
+    }
+    return cur;
+  };
 }
 
 function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): any {
@@ -308,11 +382,10 @@ function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): 
 
 /** Field names of a path made only of plain names (`body.buyCurrency`), or undefined. */
 function simpleNamePath(node: any): string[] | undefined {
-  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray) return undefined;
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
   const names: string[] = [];
   for (const step of node.steps) {
-    const plain = step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
-    if (!plain) return undefined;
+    if (!isPlainName(step)) return undefined;
     names.push(step.value);
   }
   return names;
@@ -363,12 +436,14 @@ function compileFilter(predNode: any, c: Ctx): Filter {
   const predicate = compileNode(predNode, c);
   return (input, frame) => {
     const results = seq();
-    if (input && input.tupleStream) throw BAIL;
+    // a tuple stream: the predicate sees each tuple's item as context and its variables in scope
+    const tuples = !!(input && input.tupleStream);
+    if (tuples) results.tupleStream = true;
     if (!Array.isArray(input)) input = seq1(input);
     for (let index = 0; index < input.length; index++) {
       charge();
       const item = input[index];
-      let res = predicate(item, frame);
+      let res = tuples ? predicate(item['@'], new Frame(frame, frame.run, item)) : predicate(item, frame);
       if (isNumeric(res)) res = [res];
       if (isArrayOfNumbers(res)) {
         res.forEach((ires: number) => {
@@ -576,27 +651,27 @@ function compileArray(node: any, c: Ctx): Ev {
   const nested: boolean[] = node.expressions.map((item: any) => item.value === '[');
   const cons = !!node.consarray;
   return (input, frame) => {
-    const values = items.map((item) => item(input, frame));
-    let result: any = [];
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
+    // the items in order, each appended as it comes: fn.append onto the fresh array (a copy per
+    // item in JSONata) is a push, and an array value's items are pushed one by one
+    const result: any[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const value = items[i](input, frame);
       if (typeof value === 'undefined') continue;
-      if (nested[i]) result.push(value);
-      else result = append(result, value);
+      if (nested[i] || !Array.isArray(value)) result.push(value);
+      else {
+        charge(value.length);
+        for (let j = 0; j < value.length; j++) result.push(value[j]);
+      }
     }
     if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
     return result;
   };
 }
 
-const RESERVED_KEYS = new Set(['_jsonata_lambda', '_jsonata_function']);
 
 function compileObject(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.lhs)) throw new Unsupported('object');
-  const pairs: [Ev, Ev][] = node.lhs.map((pair: any) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw new Unsupported('object pair');
-    return [compileNode(pair[0], c), compileNode(pair[1], c)];
-  });
+  const pairs = compilePairs(node.lhs, c);
   const general = (input: any, frame: Frame) => evaluateGroup(pairs, node.position, input, frame);
   const literalKeys = literalObjectKeys(node.lhs);
   if (!literalKeys) return general;
@@ -604,7 +679,7 @@ function compileObject(node: any, c: Ctx): Ev {
   // with constant, distinct keys and a single context item, grouping is just "evaluate each value"
   return (input, frame) => {
     if (Array.isArray(input)) return general(input, frame);
-    const result: Record<string, unknown> = Object.create(null);
+    const result: Record<string, unknown> = nullObject();
     for (let i = 0; i < values.length; i++) {
       const value = values[i](input, frame);
       if (typeof value !== 'undefined') result[literalKeys[i]] = value;
@@ -623,35 +698,18 @@ function literalObjectKeys(lhs: any[]): string[] | undefined {
   return keys;
 }
 
-function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: Frame): Record<string, unknown> {
-  const result: Record<string, unknown> = Object.create(null);
-  const groups: Record<string, { data: unknown; exprIndex: number }> = Object.create(null);
-  if (input && input.tupleStream) throw BAIL;
-  if (!Array.isArray(input)) input = seq1(input);
-  // an empty input still produces the object (JSONata pushes into the array it was given)
-  if (input.length === 0) input.push(undefined);
-  for (let itemIndex = 0; itemIndex < input.length; itemIndex++) {
-    charge();
-    const item = input[itemIndex];
-    for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
-      const key = pairs[pairIndex][0](item, frame);
-      if (typeof key !== 'string' && key !== undefined) throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
-      if (key === undefined) continue;
-      if (RESERVED_KEYS.has(key)) throw new FastJsonataError('D1013', { value: key }).locate(position, undefined);
-      if (Object.prototype.hasOwnProperty.call(groups, key)) {
-        if (groups[key].exprIndex !== pairIndex) throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
-        groups[key].data = append(groups[key].data, item);
-      } else {
-        groups[key] = { data: item, exprIndex: pairIndex };
-      }
-    }
-  }
-  for (const key of keysOf(groups)) {
-    const entry = groups[key];
-    const value = pairs[entry.exprIndex][1](entry.data, frame);
-    if (typeof value !== 'undefined') result[key] = value;
-  }
-  return result;
+/** Group-by `path{key: value}` (the parser's `group`): the same evaluateGroupExpression as `{...}`. */
+function compileGroup(group: any, c: Ctx): (input: any, frame: Frame) => Record<string, unknown> {
+  if (group === null || typeof group !== 'object' || !Array.isArray(group.lhs)) throw new Unsupported('group');
+  const pairs = compilePairs(group.lhs, c);
+  return (input, frame) => evaluateGroup(pairs, group.position, input, frame);
+}
+
+function compilePairs(lhs: any[], c: Ctx): [Ev, Ev][] {
+  return lhs.map((pair: any) => {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new Unsupported('object pair');
+    return [compileNode(pair[0], c), compileNode(pair[1], c)];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -662,7 +720,16 @@ function compileVariable(node: any, c: Ctx): Ev {
   const name = stringValue(node);
   if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input); // `$`: the context
   if (name === '$') return (_input, frame) => frame.run.root; // `$$`: the root document
-  if (c.isFunctionName(name)) throw new Unsupported(`function value $${name}`);
+  if (c.lambdaVars.has(name)) throw new Unsupported(`lambda $${name} as a value`);
+  if (c.isFunctionName(name)) {
+    if (!c.isShadowable(name)) throw new Unsupported(`function value $${name}`);
+    // bound by the expression: where no binding is in scope JSONata finds the function itself
+    return (_input, frame) => {
+      const value = frame.lookup(name, NOT_BOUND);
+      if (value === NOT_BOUND) throw BAIL;
+      return value;
+    };
+  }
   return (_input, frame) => frame.lookup(name);
 }
 
@@ -678,7 +745,8 @@ function compileCondition(node: any, c: Ctx): Ev {
 
 function compileBlock(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.expressions)) throw new Unsupported('block');
-  const statements: Ev[] = node.expressions.map((e: any) => compileNode(e, c, true));
+  const last = node.expressions.length - 1;
+  const statements: Ev[] = node.expressions.map((e: any, i: number) => compileNode(e, c, i === last ? 'result' : 'statement'));
   // a frame only matters when a statement of this block binds a variable
   const scoped = node.expressions.some((e: any) => e.type === 'bind');
   return (input, frame) => {
@@ -692,11 +760,20 @@ function compileBlock(node: any, c: Ctx): Ev {
 /**
  * `$x := value` only as a statement of a block (or the whole expression): elsewhere JSONata
  * evaluates siblings concurrently and the binding order would not be reproducible.
+ * `$f := function(...) {...}` only where its value is discarded, outside lambda bodies.
  */
-function compileBind(node: any, c: Ctx, statement: boolean): Ev {
-  if (!statement) throw new Unsupported('binding outside a block statement');
+function compileBind(node: any, c: Ctx, place: Place): Ev {
+  if (place === 'value') throw new Unsupported('binding outside a block statement');
   checkKeys(node.lhs);
   if (node.lhs.type !== 'variable') throw new Unsupported('bind target');
+  if (isLambdaNode(node.rhs)) {
+    if (place !== 'statement' || c.inLambda) throw new Unsupported('lambda value');
+    const name = c.checkBindable(node.lhs.value, true);
+    const lambda = compileLambda(node.rhs, c);
+    return (input, frame) => {
+      frame.bind(name, lambda(input, frame));
+    };
+  }
   const name = c.checkBindable(node.lhs.value);
   const rhs = compileNode(node.rhs, c);
   return (input, frame) => {
@@ -710,8 +787,36 @@ function compileBind(node: any, c: Ctx, statement: boolean): Ev {
 // Function calls: evaluateFunction / apply / applyInner, lambdas for $map and $filter
 // ---------------------------------------------------------------------------------------------
 
-/** (input, frame, value piped in by `~>`, context for signature defaults) => result */
-type CallCore = (input: any, frame: Frame, piped: unknown, context: unknown) => unknown;
+function isLambdaNode(node: any): boolean {
+  return node !== null && typeof node === 'object' && node.type === 'lambda' && !node.thunk;
+}
+
+/** Function names the expression binds with `:=` but never calls. */
+function shadowableNames(ast: unknown, isFunctionName: (name: string) => boolean): Set<string> {
+  const bound = new Set<string>();
+  const called = new Set<string>();
+  const walk = (node: any): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string') bound.add(node.lhs.value);
+    if ((node.type === 'function' || node.type === 'partial') && node.procedure?.type === 'variable') called.add(node.procedure.value);
+    for (const key of Object.keys(node)) if (key !== 'value' || typeof node[key] === 'object') walk(node[key]);
+  };
+  walk(ast);
+  return new Set([...bound].filter((name) => isFunctionName(name) && !called.has(name)));
+}
+
+/** Every variable some `$f := function...` binds (compile-time, before any reference is compiled). */
+function lambdaVariables(node: any, into = new Set<string>()): Set<string> {
+  if (node === null || typeof node !== 'object') return into;
+  if (Array.isArray(node)) {
+    for (const item of node) lambdaVariables(item, into);
+    return into;
+  }
+  if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string' && isLambdaNode(node.rhs)) into.add(node.lhs.value);
+  for (const key of Object.keys(node)) if (key !== 'value' || typeof node[key] === 'object') lambdaVariables(node[key], into);
+  return into;
+}
 
 function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore {
   checkKeys(node);
@@ -721,6 +826,7 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
   if (proc.type !== 'variable' || Object.keys(proc).some((k) => k !== 'type' && k !== 'value' && k !== 'position')) {
     throw new Unsupported('procedure');
   }
+  if (c.lambdaVars.has(proc.value)) return compileLambdaCall(node, c, piped);
   const target = c.resolve(proc.value);
   if (!Array.isArray(node.arguments)) throw new Unsupported('arguments');
   if (target.kind === 'builtin' && target.builtin.noArgsOnly && (node.arguments.length > 0 || piped)) {
@@ -733,35 +839,55 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
       if (!allowed) throw new Unsupported('lambda argument');
       return compileLambda(arg, c);
     }
+    if (arg !== null && typeof arg === 'object' && arg.type === 'variable' && c.lambdaVars.has(arg.value)) {
+      // `$map(xs, $f)`: only to $map/$filter, only outside lambda bodies (no recursion)
+      const allowed = !tail && !c.inLambda && target.kind === 'builtin' && target.builtin.lambdaArgs?.includes(i + offset);
+      if (!allowed) throw new Unsupported('lambda variable argument');
+      checkKeys(arg);
+      const name: string = arg.value;
+      return (_input: unknown, frame: Frame) => frame.lookup(name);
+    }
+    if (arg !== null && typeof arg === 'object' && arg.type === 'regex') {
+      // a regex literal (evaluateRegex) for the built-ins that take one; they see a matcher
+      if (target.kind !== 'builtin' || !target.builtin.regexArgs?.includes(i + offset) || Object.keys(arg).some((k) => k !== 'type' && k !== 'value' && k !== 'position') || !(arg.value instanceof RegExp)) {
+        throw new Unsupported('regex');
+      }
+      const matcher = regexMatcher(arg.value);
+      return () => matcher;
+    }
     return compileNode(arg, c);
   });
   const invoke = targetInvoker(target);
 
+  const count = args.length + offset;
   return (input, frame, pipedValue, context) => {
-    const evaluated: unknown[] = [];
+    const evaluated: unknown[] = new Array(count);
     if (piped) {
       if (isFunction(pipedValue)) throw BAIL;
-      evaluated.push(pipedValue);
+      evaluated[0] = pipedValue;
     }
-    for (const arg of args) {
-      let value = arg(input, frame);
+    for (let i = 0; i < args.length; i++) {
+      let value = args[i](input, frame);
       if (isFunction(value)) {
-        // only our own lambdas are emulated; JSONata would wrap any other function value
-        if (!(value instanceof LambdaProc)) throw BAIL;
-        value = wrapLambda(value);
+        // only our own lambdas and regex literals are emulated; JSONata would wrap any other function value
+        if (value instanceof LambdaProc) value = wrapLambda(value);
+        else if (!isRegexMatcher(value) || target.kind !== 'builtin') throw BAIL;
       }
-      evaluated.push(value);
+      evaluated[i + offset] = value;
     }
     let result: any;
     try {
       result = invoke(evaluated, context, frame.run);
     } catch (err) {
-      if (err instanceof FastJsonataError) err.locate(node.position, target.name);
+      // applyInner: the call's position (a tail call's: its procedure's), the name if no token yet
+      if (err instanceof FastJsonataError) err.relocate(tail ? proc.position : node.position, target.name);
       throw err;
     }
     // applyInner unwraps iterators and awaits promises; apply() runs returned thunks
-    if (isIterable(result)) result = result.next().value;
-    if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+    if (typeof result === 'object' && result !== null) {
+      if (isIterable(result)) result = result.next().value;
+      if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+    }
     return result;
   };
 }
@@ -781,6 +907,32 @@ function targetInvoker(target: Target): (args: unknown[], context: unknown, run:
 
 function createSequenceForFocus(...items: unknown[]): Seq {
   return items.length === 1 ? seq1(items[0]) : seq();
+}
+
+/**
+ * `$f(args)` where `$f := function...` (evaluateFunction -> apply -> applyProcedure). Only outside
+ * lambda bodies, so no lambda calls another one and there is no recursion. Anything but our own
+ * lambda in $f when it runs (not bound yet, a caller's binding) is left to JSONata.
+ */
+function compileLambdaCall(node: any, c: Ctx, piped: boolean): CallCore {
+  if (piped || c.inLambda) throw new Unsupported('lambda call');
+  const name: string = node.procedure.value;
+  if (!Array.isArray(node.arguments)) throw new Unsupported('arguments');
+  const args: Ev[] = node.arguments.map((arg: any) => {
+    if (arg !== null && typeof arg === 'object' && (arg.type === 'lambda' || arg.type === 'regex')) throw new Unsupported('function argument');
+    return compileNode(arg, c);
+  });
+  return (input, frame) => {
+    const proc = frame.lookup(name);
+    if (!(proc instanceof LambdaProc)) throw BAIL;
+    const evaluated = new Array(args.length);
+    for (let i = 0; i < args.length; i++) {
+      const value = args[i](input, frame);
+      if (isFunction(value)) throw BAIL;
+      evaluated[i] = value;
+    }
+    return callLambda(proc, evaluated, node.position, name);
+  };
 }
 
 function compileApply(node: any, c: Ctx): Ev {
@@ -833,8 +985,9 @@ export interface Program {
  * `timeout` ms throws JSONata's timeout error (D1012), checked as budget.ts describes.
  */
 export function compileProgram(ast: unknown, functions: CustomFunctions, timeout = Infinity): Program {
-  const c = new Ctx(functions);
-  const ev = compileNode(ast, c, true);
+  const isFunctionName = (name: string) => JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
+  const c = new Ctx(functions, lambdaVariables(ast), shadowableNames(ast, isFunctionName));
+  const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout);
   return {
     called: [...c.called],

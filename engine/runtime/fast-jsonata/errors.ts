@@ -50,6 +50,14 @@ export class FastJsonataError extends Error {
     return this;
   }
 
+  /** applyInner on the way out of a called lambda: the call's position always, its name if no token. */
+  relocate(position: number | undefined, token: string): this {
+    this.position = position;
+    if (this.token === undefined) this.token = token;
+    this.refreshMessage();
+    return this;
+  }
+
   private refreshMessage(): void {
     const template = MESSAGES[this.code];
     if (template === undefined) return;

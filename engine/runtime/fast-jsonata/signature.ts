@@ -162,6 +162,29 @@ export function parseSignature(signature: string): Signature {
     return true;
   };
 
+  /**
+   * What validate() does with each argument for one string of argument types, worked out once
+   * from the regex match (signature.js walks the parameters and the match on every call).
+   */
+  type Op = { kind: 'context' | 'as-is' | 'array'; argIndex: number; param: Param; single: string; match: string };
+  const plans = new Map<string, Op[] | 'as-is'>();
+  /** The ops, or 'as-is' when every argument passes unchanged in its own place. */
+  const planOf = (isValid: RegExpExecArray, argCount: number): Op[] | 'as-is' => {
+    const ops: Op[] = [];
+    let argIndex = 0;
+    params.forEach((param, index) => {
+      const match = isValid[index + 1];
+      if (match === '') {
+        if (param.context && param.contextRegex) ops.push({ kind: 'context', argIndex, param, single: '', match });
+        else ops.push({ kind: 'as-is', argIndex: argIndex++, param, single: '', match });
+        return;
+      }
+      // a '+' parameter may have matched several arguments
+      for (const single of match.split('')) ops.push({ kind: param.type === 'a' ? 'array' : 'as-is', argIndex: argIndex++, param, single, match });
+    });
+    return ops.length === argCount && ops.every((op, i) => op.kind === 'as-is' && op.argIndex === i) ? 'as-is' : ops;
+  };
+
   return {
     validate(args, context) {
       let suppliedSig = '';
@@ -175,39 +198,31 @@ export function parseSignature(signature: string): Signature {
       if (!isValid) return throwValidationError(args, suppliedSig);
       // the common case: every parameter matched exactly one argument of a non-array type
       if (simple && isValid[0].length === params.length) return args;
-      const validatedArgs: unknown[] = [];
-      let argIndex = 0;
-      params.forEach((param, index) => {
-        let arg: any = args[argIndex];
-        const match = isValid[index + 1];
-        if (match === '') {
-          if (param.context && param.contextRegex) {
-            // substitute the context value for the missing argument, if its type fits
-            if (param.contextRegex.test(symbolOf(context))) validatedArgs.push(context);
-            else throw new FastJsonataError('T0411', { value: context, index: argIndex + 1 });
-          } else {
-            validatedArgs.push(arg);
-            argIndex++;
-          }
-          return;
-        }
-        // a '+' parameter may have matched several arguments
-        match.split('').forEach((single) => {
-          arg = args[argIndex];
-          if (param.type === 'a') {
-            if (single === 'm') {
-              arg = undefined;
-            } else {
-              if (!checkArrayItems(param, arg, single, match)) {
-                throw new FastJsonataError('T0412', { value: arg, index: argIndex + 1, type: ARRAY_TYPE_NAMES[param.subtype!] });
-              }
-              if (single !== 'a') arg = [arg];
+      let plan = plans.get(suppliedSig);
+      if (plan === undefined) {
+        plan = planOf(isValid, args.length);
+        if (plans.size < 64) plans.set(suppliedSig, plan);
+      }
+      if (plan === 'as-is') return args;
+      const validatedArgs: unknown[] = new Array(plan.length);
+      for (let i = 0; i < plan.length; i++) {
+        const op = plan[i];
+        let arg: any = args[op.argIndex];
+        if (op.kind === 'context') {
+          // substitute the context value for the missing argument, if its type fits
+          if (op.param.contextRegex!.test(symbolOf(context))) arg = context;
+          else throw new FastJsonataError('T0411', { value: context, index: op.argIndex + 1 });
+        } else if (op.kind === 'array') {
+          if (op.single === 'm') arg = undefined;
+          else {
+            if (!checkArrayItems(op.param, arg, op.single, op.match)) {
+              throw new FastJsonataError('T0412', { value: arg, index: op.argIndex + 1, type: ARRAY_TYPE_NAMES[op.param.subtype!] });
             }
+            if (op.single !== 'a') arg = [arg];
           }
-          validatedArgs.push(arg);
-          argIndex++;
-        });
-      });
+        }
+        validatedArgs[i] = arg;
+      }
       return validatedArgs;
     },
   };

@@ -15,6 +15,15 @@ export interface Seq extends Array<any> {
   tupleStream?: boolean;
 }
 
+/**
+ * A new object without a prototype, as JSONata makes its objects. Object.create(null) gives one
+ * in V8's slow dictionary mode; a literal whose prototype is then set to null keeps fast
+ * properties, so building it, reading it and JSON.stringify are about twice as fast.
+ */
+export function nullObject(): Record<string, any> {
+  return Object.setPrototypeOf({}, null);
+}
+
 /** `createSequence()`: an empty sequence. */
 export function seq(): Seq {
   const s: Seq = [];

@@ -1,0 +1,51 @@
+// A validate step reports the errors of its rules in the order of the rules, whether a rule ran
+// on the fast evaluator (synchronously) or in JSONata (asynchronously): callers and the docs show
+// a stable list.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpProject } from '../helpers/tmp-project.ts';
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { compileExpression } from '../../engine/runtime/expressions.ts';
+
+// `$sort` is outside the fast subset: that rule runs in JSONata and settles after the others
+const SLOW = "$sort(['b', 'a'])[0] = 'a' ? {'field': '/b', 'message': 'second'}";
+const FAST = (field: string, message: string) => `{'field': '/${field}', 'message': '${message}'}`;
+const root = tmpProject({
+  'values/environments/test.yaml': 'keys: {}\nproperties: {}\n',
+  'routes/ordered.yaml': `id: ordered
+from:
+  http:
+    method: POST
+    path: /ordered
+steps:
+  - validate:
+      rules:
+        - errors: "${FAST('a', 'first')}"
+        - errors: "${SLOW}"
+        - errors: "${FAST('c', 'third')}"
+        - errors: "[${FAST('d', 'fourth')}, ${FAST('e', 'fifth')}]"
+`,
+});
+
+let engine: RunningEngine;
+beforeAll(async () => {
+  engine = await startEngine({ routes: ['routes'], root, env: 'test', port: 0, logger: createLogger('silent') });
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+describe('validate rules', () => {
+  it('one rule is evaluated by JSONata, the others by the fast evaluator', () => {
+    expect(compileExpression(SLOW).fast).toBe(false);
+    expect(compileExpression(FAST('a', 'first')).fast).toBe(true);
+  });
+
+  it('report their errors in the order of the rules', async () => {
+    const res = await fetch(`${engine.url}/ordered`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: { field: string }[] };
+    expect(body.errors.map((e) => e.field)).toEqual(['/a', '/b', '/c', '/d', '/e']);
+  });
+});

@@ -1,0 +1,70 @@
+// Long steps let other requests through: a validate step whose rules, or transform steps whose
+// mappings, each run for tens of milliseconds yield to the event loop between them, so a
+// /health/live probe sent meanwhile waits for about one rule, not for the whole route. The engine
+// runs in a child process, so the probe sees its event loop from outside. The bound is relative
+// (the probe's worst wait against the whole request), so a slow machine does not make it flaky.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpProject } from '../helpers/tmp-project.ts';
+import { startEngineProcess, type EngineProcess } from './engine-process.ts';
+import { compileExpression } from '../../engine/runtime/expressions.ts';
+
+// about 20-60 ms of fast-path work each, depending on the machine
+const HEAVY = '$count([1..300000][$ % 7 = 0])';
+const RULES = 6;
+
+const route = (id: string, steps: string) => `id: ${id}\nfrom:\n  http:\n    method: POST\n    path: /${id}\nsteps:\n${steps}`;
+const root = tmpProject({
+  'values/environments/test.yaml': 'keys: {}\nproperties: {}\n',
+  'routes/rules.yaml': route('rules', `  - validate:\n      rules:\n${Array.from({ length: RULES }, () => `        - errors: "${HEAVY} < 0 ? {'field': '/', 'message': 'never'}"\n`).join('')}  - transform:\n      expression: "{'ok': true}"\n`),
+  'routes/mappings.yaml': route('mappings', `${Array.from({ length: RULES }, (_, i) => `  - transform:\n      expression: "${HEAVY}"\n      into: vars.n${i}\n`).join('')}  - transform:\n      expression: "{'ok': true, 'n': vars.n0}"\n`),
+});
+
+let engine: EngineProcess;
+beforeAll(async () => {
+  engine = await startEngineProcess(root, 'test');
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+/** POSTs to `path` while probing /health/live every 2 ms: the request's time and the probe's worst wait. */
+async function probed(path: string): Promise<{ status: number; body: any; requestMs: number; worstProbeMs: number; probes: number }> {
+  let running = true;
+  let worst = 0;
+  let probes = 0;
+  const probe = (async () => {
+    while (running) {
+      const t = performance.now();
+      const res = await fetch(`${engine.url}/health/live`, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      worst = Math.max(worst, performance.now() - t);
+      probes++;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 20)); // the probe's connection is open
+  const t = performance.now();
+  const res = await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(10_000) });
+  const body = await res.json();
+  const requestMs = performance.now() - t;
+  running = false;
+  await probe;
+  return { status: res.status, body, requestMs, worstProbeMs: worst, probes };
+}
+
+describe('steps that run long let other requests through', () => {
+  it('the work under test is on the fast path (synchronous)', () => {
+    expect(compileExpression(HEAVY).fast).toBe(true);
+  });
+
+  it.each(['/rules', '/mappings'])('%s: a probe waits for about one step, not for the route', async (path) => {
+    await probed(path); // warm-up (JIT)
+    const r = await probed(path);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.ok).toBe(true);
+    // six equal slices: without yielding, the probe waits for (nearly) the whole request
+    expect(r.worstProbeMs, `worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms, ${r.probes} probes`).toBeLessThan(r.requestMs / 2);
+    expect(r.probes).toBeGreaterThan(2);
+  });
+});
