@@ -3,7 +3,8 @@
 // engine serving the FX route alone, and the engine serving every route of the sandbox project
 // (`npm start`: embedded simulators). The engine runs its build (`npm run build` first: run.ts
 // refuses a stale one). Interleaved runs, medians.
-//   npm run bench:startup          (RUNS=5 IDLE_MS=2000 to change)
+//   npm run bench:startup          (RUNS=5 IDLE_MS=2000 to change; ENGINE=<path of another
+//   checkout's bin/engine.js> measures that build instead, for a before/after comparison)
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { spawnUrl, stop, rssMiB, cpuTicks } from '../lib/harness.ts';
@@ -17,8 +18,9 @@ const request = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
 function newest(dir: string): number {
   return Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
 }
+const engineBin = process.env.ENGINE ?? 'bin/engine.js';
 const built = 'dist/engine/cli/main.js';
-if (!existsSync(built) || statSync(built).mtimeMs < Math.max(newest('engine'), newest('sandbox'))) {
+if (!process.env.ENGINE && !existsSync(built) || statSync(built).mtimeMs < Math.max(newest('engine'), newest('sandbox'))) {
   process.stderr.write('bench:startup measures the build: run `npm run build` first\n');
   process.exit(1);
 }
@@ -27,8 +29,8 @@ interface Target { name: string; args: (vendor: string) => string[]; env?: NodeJ
 const limitJs = buildLimit('bench/fx/baseline.ts');
 const targets: Target[] = [
   { name: 'hand-written limit (node:http + undici + ajv)', args: (vendor) => [limitJs, vendor] },
-  { name: 'engine, FX route', args: (vendor) => ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${vendor}`], env: { LOG_LEVEL: 'info' } },
-  { name: 'engine, all sandbox routes (npm start)', args: () => ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', '0'], env: { LOG_LEVEL: 'info' } },
+  { name: 'engine, FX route', args: (vendor) => [engineBin, 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${vendor}`], env: { LOG_LEVEL: 'info' } },
+  { name: 'engine, all sandbox routes (npm start)', args: () => [engineBin, 'run', 'routes/', '--env', 'sandbox', '--port', '0'], env: { LOG_LEVEL: 'info' } },
 ];
 
 interface Sample { firstAnswerMs: number; rssMiB: number }
