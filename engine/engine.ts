@@ -20,7 +20,6 @@ import type { DirectCall, DirectResult, EngineServices } from './runtime/compile
 import { HttpServer } from './http/server.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './runtime/reload.ts';
 import { fingerprintRoutes } from './runtime/reload-diff.ts';
-import { openApiDocument } from './http/openapi.ts';
 import { startTracing, type TracingHandle } from './runtime/tracing-sdk.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
@@ -53,6 +52,8 @@ export interface PrepareContext {
   lintOnly: boolean;
   /** the environment runs on embedded simulators (`sandbox: true` or the `sandbox` option) */
   sandbox: boolean;
+  /** the route files and directories being loaded (absolute): an extension may load its code only when they need it */
+  routes: string[];
 }
 
 export interface EngineExtension {
@@ -143,7 +144,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     const sandbox = opts.sandbox ?? values.environment.sandbox;
     let supplied: Record<string, string> | undefined;
     for (const x of opts.extensions ?? []) {
-      const out = await x.prepare?.({ values, services, lintOnly, sandbox });
+      const out = await x.prepare?.({ values, services, lintOnly, sandbox, routes: opts.routes.map((r) => resolve(root, r)) });
       if (out?.sandboxUrls) supplied = { ...supplied, ...out.sandboxUrls };
     }
     const diagnostics: Diagnostic[] = [];
@@ -225,7 +226,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
       for (const [name, fn] of services.readiness) checks[name] = fn();
       return { ready: Object.values(checks).every(Boolean), checks };
     },
-    openapi: (): unknown => openApiDocument(http.httpRoutes(), { title: 'Integration platform unified API', version: '1.0.0' }, {
+    // the OpenAPI generator loads on the first request for the document, not at every start
+    openapi: async (): Promise<unknown> => (await import('./http/openapi.ts')).openApiDocument(http.httpRoutes(), { title: 'Integration platform unified API', version: '1.0.0' }, {
       serverUrl: engine.url || undefined,
       mcp: http.serves('POST', '/mcp'),
     }),

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { CliExtension } from '../engine/cli/extensions.ts';
 import type { RunningEngine } from '../engine/engine.ts';
-import { startSandbox, type Sandbox } from './index.ts';
+import type { Sandbox } from './index.ts';
 import { registerTokenCommand } from './token-command.ts';
 import type { Achvendor } from './achvendor/index.ts';
 import type { Screenvendor } from './screenvendor/index.ts';
@@ -35,6 +35,8 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
 
     async prepare({ services, lintOnly, sandbox: wanted }) {
       if (!wanted || lintOnly) return;
+      // the simulators' code loads only in a sandbox environment
+      const { startSandbox } = await import('./index.ts');
       const sb = await startSandbox({ logger: services.logger.child({ component: 'sandbox' }), record: opts.record });
       sandbox = sb;
       services.onClose(() => sb.close());

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadValues } from '../engine/config/values.ts';
-import { signSandboxToken, SANDBOX_ISSUER, SANDBOX_AUDIENCE } from './idp/index.ts';
+
 
 function fail(msg: string): never {
   process.stderr.write(`engine: ${msg}\n`);
@@ -22,6 +22,8 @@ export function registerTokenCommand(program: Command): void {
       if (!/^[A-Za-z0-9._@-]{1,128}$/.test(o.sub)) fail('--sub: 1-128 characters [A-Za-z0-9._@-]');
       const ttl = Number(o.ttl);
       if (!Number.isInteger(ttl) || ttl <= 0 || ttl > 86_400) fail('--ttl: whole seconds, 1 to 86400');
+      // the identity provider (and its JWT library) loads only for this command
+      const { signSandboxToken, SANDBOX_ISSUER, SANDBOX_AUDIENCE } = await import('./idp/index.ts');
       const values = loadValues({ dir: resolve(o.values), env: o.env, lenient: true });
       if (!values.environment.sandbox) fail(`'${o.env}' is not a sandbox environment: real tokens come from your identity provider`);
       const issuer = values.keys.resolve('gateway-jwt-issuer')?.value ?? SANDBOX_ISSUER;

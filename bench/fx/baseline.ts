@@ -1,38 +1,39 @@
-// Hand-written baseline: the FX route's work with node:http + undici + ajv and nothing else —
-// validate the body, call the vendor, map the answer. Prints its URL.
+// The hand-written limit of the FX route: its work with node:http, a compiled ajv, an undici pool
+// called through `dispatch` and plain JavaScript, and nothing else — validate the body (schema and
+// the amount's minor units), call the vendor, map the answer, reply with a content-length.
+// Prints its URL.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
 import { createAjv } from '../../engine/runtime/schemas.ts';
+import { amountValid } from '../../engine/runtime/functions.ts';
+import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
-const vendor = process.argv[2];
-const ajv = createAjv();
-const validate = ajv.compile(JSON.parse(readFileSync('schemas/foreign-exchange/exchange-rate-request.schema.json', 'utf8')));
-const agent = new Agent({ connections: 200, keepAliveTimeout: 30_000 });
+const pool = vendorPool(process.argv[2]);
+const validate = createAjv().compile(JSON.parse(readFileSync('schemas/foreign-exchange/exchange-rate-request.schema.json', 'utf8')));
+const HEADERS = { accept: 'application/json' };
+const BAD_GATEWAY = JSON.stringify({ status: 502, code: 'GC027' });
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
-    let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400).end(); return; }
-    if (!validate(body as object)) { res.writeHead(400, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 400, errors: validate.errors })); return; }
-    const url = `${vendor}/v1/forex/exchange-rates/${encodeURIComponent(body.buyCurrency)}/${encodeURIComponent(body.sellCurrency)}/${encodeURIComponent(body.transactionAmount ?? '1')}/${encodeURIComponent(body.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
-    try {
-      const r = await request(url, { dispatcher: agent, headers: { accept: 'application/json' }, headersTimeout: 15_000, bodyTimeout: 10_000 });
-      const v = (await r.body.json()) as any;
-      if (r.statusCode !== 200) { res.writeHead(502).end(); return; }
-      const b = v.body;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        buyCurrency: b.buyCurrencyId, sellCurrency: b.sellCurrencyId, currencyMarket: String(b.currencyMarketId),
-        buyRate: b.buyRate, sellRate: b.sellRate, middleRate: b.middleRate, quotationCode: b.quotationCode,
-        rateDate: b.rateDate, transactionAmount: String(b.transactionAmount), transactionAmountType: b.transactionAmountType,
-      }));
-    } catch {
-      res.writeHead(502).end();
-    }
-  });
-});
+const server = createServer((req, res) => readText(req, async (text) => {
+  let b: any;
+  try { b = JSON.parse(text); } catch { reply(res, 400, JSON.stringify({ status: 400, detail: 'the body is not valid JSON' }), 'application/problem+json'); return; }
+  if (!validate(b as object)) { reply(res, 400, JSON.stringify({ status: 400, errors: validate.errors }), 'application/problem+json'); return; }
+  if (b.transactionAmount !== undefined && !amountValid(b.transactionAmount, b.transactionAmountType === 'SELL' ? b.sellCurrency : b.buyCurrency)) {
+    reply(res, 400, JSON.stringify({ status: 400, errors: [{ field: '/transactionAmount' }] }), 'application/problem+json'); return;
+  }
+  const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
+  try {
+    const r = await call(pool, { method: 'GET', path, headers: HEADERS });
+    if (r.status !== 200) { reply(res, 502, BAD_GATEWAY, 'application/problem+json'); return; }
+    const v = JSON.parse(r.text).body;
+    reply(res, 200, JSON.stringify({
+      buyCurrency: v.buyCurrencyId, sellCurrency: v.sellCurrencyId, currencyMarket: String(v.currencyMarketId),
+      buyRate: v.buyRate, sellRate: v.sellRate, middleRate: v.middleRate, quotationCode: v.quotationCode,
+      rateDate: v.rateDate, transactionAmount: String(v.transactionAmount), transactionAmountType: v.transactionAmountType,
+    }));
+  } catch {
+    reply(res, 502, BAD_GATEWAY, 'application/problem+json');
+  }
+}));
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => { process.stdout.write(`http://127.0.0.1:${(server.address() as any).port}\n`); });
 process.on('SIGTERM', () => { server.close(); process.exit(0); });

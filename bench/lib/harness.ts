@@ -126,7 +126,7 @@ export function roundsTable(perRound: LoadResult[][]): string {
  * The engine against a hand-written baseline: the simulator, the baseline program and the engine
  * (running `routesDir`) each in their own process, measured in interleaved rounds.
  */
-export async function engineVersusBaseline(o: { baseline: [name: string, script: string]; engine: [name: string, routesDir: string]; load: Load; rounds: number }): Promise<{ best: LoadResult[]; perRound: LoadResult[][] }> {
+export async function engineVersusBaseline(o: { baseline: [name: string, script: string]; engine: [name: string, routesDir: string]; load: Load; rounds: number; varying?: string[] }): Promise<{ best: LoadResult[]; perRound: LoadResult[][] }> {
   const tsx = ['--import', 'tsx'];
   const sim = await spawnUrl([...tsx, 'bench/lib/sim-process.ts']);
   try {
@@ -134,6 +134,7 @@ export async function engineVersusBaseline(o: { baseline: [name: string, script:
     const engine = await spawnUrl(['bin/engine.js', 'run', o.engine[1], '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], { LOG_LEVEL: 'info' })
       .catch(async (e) => { await stop(baseline); throw e; });
     try {
+      await sameAnswer([[o.baseline[0], baseline], [o.engine[0], engine]], o.load, o.varying ?? []);
       return await interleaved([[o.baseline[0], baseline, o.load], [o.engine[0], engine, o.load]], o.rounds);
     } finally {
       await stop(baseline);
@@ -141,5 +142,21 @@ export async function engineVersusBaseline(o: { baseline: [name: string, script:
     }
   } finally {
     await stop(sim);
+  }
+}
+
+/** One request to each target: the answers must be successful and equal (but for `varying` fields, e.g. ids), or nothing is measured. */
+export async function sameAnswer(targets: [string, Proc][], load: Load, varying: string[]): Promise<void> {
+  const answers: { name: string; status: number; body: string }[] = [];
+  for (const [name, p] of targets) {
+    const res = await fetch(p.url + load.path, { method: load.method, headers: { 'content-type': 'application/json', ...load.headers }, body: load.body === undefined ? undefined : JSON.stringify(load.body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${name} answered ${res.status}: ${text.slice(0, 300)}`);
+    answers.push({ name, status: res.status, body: JSON.stringify(JSON.parse(text), (k, v) => (varying.includes(k) ? '(varies)' : v)) });
+  }
+  for (const a of answers.slice(1)) {
+    if (a.status !== answers[0].status || a.body !== answers[0].body) {
+      throw new Error(`${a.name} and ${answers[0].name} answer differently:\n${a.status} ${a.body}\n${answers[0].status} ${answers[0].body}`);
+    }
   }
 }

@@ -1,27 +1,28 @@
-// Hand-written baseline: the payment initiation route's work with node:http + undici + ajv and
-// nothing else — check the query, the Idempotency-Key header, the body (same JSON Schema) and the
-// business rules, map to the hub's envelope, POST it with an idempotency key and the caller's
-// Authorization (retrying like the route would), map the answer. Prints its URL.
+// The hand-written limit of the payment initiation route: its work with node:http, a compiled
+// ajv, an undici pool called through `dispatch` and plain JavaScript, and nothing else — check the
+// query, the Idempotency-Key header, the body (same JSON Schema) and the business rules, map to
+// the hub's envelope, POST it with an idempotency key and the caller's Authorization (retrying
+// like the route would), map the answer, reply with a content-length. Prints its URL.
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
 import { createAjv } from '../../engine/runtime/schemas.ts';
 import { amountValid, currencyValid, minorUnits } from '../../engine/runtime/functions.ts';
 import { electronicFormatIBAN } from 'ibantools';
+import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
 const vendor = process.argv[2];
 const ajv = createAjv();
 const validate = ajv.compile(JSON.parse(readFileSync('schemas/payments/payment-order-request.schema.json', 'utf8')));
-const agent = new Agent({ connections: 200, keepAliveTimeout: 30_000, connect: { timeout: 5000 } });
+const pool = vendorPool(vendor);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const REASONS: Record<string, string> = { AC01: 'Incorrect account number', AC04: 'Closed account number', AM04: 'Insufficient funds' };
 const KEY = /^[\x21-\x7E]{1,64}$/;
 
 function problem(res: ServerResponse, status: number, code: string, errors: { field: string; message: string }[]): void {
-  res.writeHead(status, { 'content-type': 'application/problem+json' }).end(JSON.stringify({
+  reply(res, status, JSON.stringify({
     type: `urn:platform:error:${code}`, title: 'Validation error', status, code, detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors,
-  }));
+  }), 'application/problem+json');
 }
 
 function rules(b: any): { field: string; message: string }[] {
@@ -65,9 +66,8 @@ function toVendor(b: any): Record<string, unknown> {
 async function callHub(body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
   for (let attempt = 0, delay = 200; ; attempt++, delay *= 2) {
     try {
-      const r = await request(`${vendor}/v1/order/paymentOrders`, { method: 'POST', body, headers, dispatcher: agent, headersTimeout: 15_000, bodyTimeout: 10_000, signal: AbortSignal.timeout(10_000) });
-      const v = await r.body.json();
-      if (!RETRY_STATUSES.has(r.statusCode) || attempt >= 3) return { status: r.statusCode, body: v };
+      const r = await call(pool, { method: 'POST', path: '/v1/order/paymentOrders', body, headers });
+      if (!RETRY_STATUSES.has(r.status) || attempt >= 3) return { status: r.status, body: JSON.parse(r.text) };
     } catch (e) {
       if (attempt >= 3) throw e;
     }
@@ -75,16 +75,16 @@ async function callHub(body: string, headers: Record<string, string>): Promise<{
   }
 }
 
+const BAD_GATEWAY = JSON.stringify({ status: 502, code: 'GC027' });
+
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', async () => {
+  readText(req, async (text) => {
     const q = new URL(req.url!, 'http://x').searchParams.get('validate_only');
     if (q !== null && q !== 'true' && q !== 'false') return problem(res, 400, 'GC025', [{ field: '/query/validate_only', message: 'must be one of "true", "false"' }]);
     const key = req.headers['idempotency-key'] as string | undefined;
     if (key !== undefined && !KEY.test(key)) return problem(res, 400, 'GC025', [{ field: '/headers/idempotency-key', message: 'must be 1 to 64 visible ASCII characters' }]);
     let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { return problem(res, 400, 'GC025', [{ field: '/', message: 'the body is not valid JSON' }]); }
+    try { body = JSON.parse(text); } catch { return problem(res, 400, 'GC025', [{ field: '/', message: 'the body is not valid JSON' }]); }
     if (!validate(body as object)) return problem(res, 400, 'GC025', (validate.errors ?? []).map((e) => ({ field: e.instancePath || '/', message: e.message ?? 'is invalid' })));
     const errs = rules(body);
     if (errs.length) return problem(res, 400, 'GC025', errs);
@@ -97,10 +97,10 @@ const server = createServer((req, res) => {
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
     try {
       const r = await callHub(JSON.stringify({ header: {}, body: order }), headers);
-      if (r.status !== 200 && r.status !== 201) { res.writeHead(502, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 502, code: 'GC027' })); return; }
+      if (r.status !== 200 && r.status !== 201) { reply(res, 502, BAD_GATEWAY, 'application/problem+json'); return; }
       const b = r.body.body;
       const ccy = b.paymentCurrencyId;
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({
+      reply(res, 201, JSON.stringify({
         bankReferenceId: b.paymentInstruction.instructionId,
         bankStatus: b.paymentStatus,
         reasonCode: b.statusReasonCode,
@@ -118,7 +118,7 @@ const server = createServer((req, res) => {
         ...(r.status === 200 ? { replayed: true } : {}),
       }));
     } catch {
-      res.writeHead(502, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 502, code: 'GC027' }));
+      reply(res, 502, BAD_GATEWAY, 'application/problem+json');
     }
   });
 });

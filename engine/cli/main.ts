@@ -49,7 +49,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   const program = new Command('engine')
     .description('Declarative YAML route engine for bank integrations')
     .version(packageVersion(), '-V, --version', 'print the engine version');
-  const extensions = await loadExtensions(plugins);
+  const extensions = await loadExtensions(plugins, argv);
 
   common(program.command('run').argument('[dirs...]', 'route files or directories', ['routes']))
     .description('lint the routes, then serve them')
@@ -64,18 +64,15 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
         process.exit(1);
       }
       const opts = { ...engineOptions(dirs, o, extensions), port: o.port, host: o.host, logger };
-      const diags = await lintProject({ ...opts, logger: createLogger('silent') });
-      if (diags.length) {
-        for (const d of diags) process.stderr.write(formatDiagnostic(d) + '\n');
-        process.stderr.write(`engine: ${diags.length} problem(s); not starting\n`);
-        process.exit(1);
-      }
+      // one compile: startEngine refuses to start on any diagnostic (the project is not linted
+      // separately first, which compiled every route, schema and expression twice)
       let engine;
       try {
         engine = await startEngine(opts);
       } catch (e) {
         if (e instanceof DiagnosticError) {
           for (const d of e.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+          process.stderr.write(`engine: ${e.diagnostics.length} problem(s); not starting\n`);
           process.exit(1);
         }
         throw e;

@@ -230,7 +230,8 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     environmentKeys: environment.keys,
   });
   const set = new ValuesSet(envKeys, environment, opts.dir);
-  const placeholders = routePlaceholders(opts.routes ?? []);
+  // the routes' placeholders matter only to a scoped --set: their files are not read otherwise
+  const placeholders = setProps.some(([scope]) => scope) ? routePlaceholders(opts.routes ?? []) : new Map<string, Set<string>>();
   const unknownScoped: Diagnostic[] = [];
   for (const [file, src] of parsed) {
     const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');

@@ -11,21 +11,13 @@ import { installDetail } from '../runtime/tracing-detail.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { ExchangeRecorder } from './recorder.ts';
 import { mountConsole } from './http.ts';
+import { consoleEnabled } from './enabled.ts';
 
-export const CONSOLE_ENV = 'ENGINE_CONSOLE_ENABLED';
+export { consoleEnabled, CONSOLE_ENV } from './enabled.ts';
 
 export interface ConsoleExtension extends EngineExtension {
   /** the recorder while the console is on (tests) */
   readonly recorder?: ExchangeRecorder;
-}
-
-/** Whether the console runs: the variable, else the setting, else on in the sandbox only. */
-export function consoleEnabled(setting: boolean | undefined, sandbox: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env[CONSOLE_ENV]?.trim().toLowerCase();
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  if (v) throw new Error(`${CONSOLE_ENV} must be true or false (got ${JSON.stringify(env[CONSOLE_ENV])})`);
-  return setting ?? sandbox;
 }
 
 /** `extensions`: the engine's other extensions (the gateway's tools, contributed panels). */

@@ -6,7 +6,7 @@ import { createAjv } from '../runtime/schemas.ts';
 import { didYouMean, type Diagnostic } from './diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
 
-const ajv = createAjv();
+const ajv = createAjv({ validateSchema: false });
 const cache = new Map<Record<string, unknown>, ValidateFunction>();
 
 /** Nested step lists are checked when they compile; here a step only has to be one-key. */

@@ -6,7 +6,7 @@ import type { Metrics } from '../runtime/metrics.ts';
 export interface OperationsOptions {
   metrics: Metrics;
   ready: () => { ready: boolean; checks: Record<string, boolean> };
-  openapi: () => unknown;
+  openapi: () => unknown | Promise<unknown>;
 }
 
 /** An answer of an operations endpoint: status, content type and payload. */
@@ -23,6 +23,6 @@ export function operations(o: OperationsOptions): Record<string, (req: IncomingM
       return json(r.ready ? 200 : 503, { status: r.ready ? 'UP' : 'DOWN', checks: r.checks });
     },
     '/metrics': async () => ({ status: 200, type: o.metrics.registry.contentType, payload: await o.metrics.registry.metrics() }),
-    '/openapi.json': () => json(200, o.openapi()),
+    '/openapi.json': async () => json(200, await o.openapi()),
   };
 }

@@ -71,6 +71,8 @@ export function redirectUrl(url: string, target: string, redirect: (target: stri
 export interface HttpCall {
   method: Dispatcher.HttpMethod;
   url: string;
+  /** `url` already split (origin and path), by a caller that split its template once at load */
+  target?: { origin: string; path: string };
   headers: Record<string, string>;
   body?: string | Buffer;
   timeouts: Timeouts;
@@ -99,7 +101,7 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
  */
 export function httpCall(c: HttpCall): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const target = splitUrl(c.url);
+    const target = c.target ?? splitUrl(c.url);
     if (!target) { reject(classify(new Error(`invalid URL ${c.url}`), undefined, c)); return; }
     const h = new CallHandler(c, resolve, reject);
     c.dispatcher.dispatch({
@@ -141,22 +143,79 @@ export function splitUrl(url: string): { origin: string; path: string } | undefi
   }
 }
 
+/**
+ * A vendor answer. Its headers are read only when a step asks (error templates, rate-limit hints):
+ * on the common path the raw pairs are kept as undici delivers them, and only the content type
+ * is looked up.
+ */
+class Answer implements HttpResult {
+  #raw: Buffer[];
+  #parsed?: Record<string, string | string[] | undefined>;
+
+  constructor(readonly status: number, raw: Buffer[], public body: unknown) {
+    this.#raw = raw;
+  }
+
+  get headers(): Record<string, string | string[] | undefined> {
+    return (this.#parsed ??= parseHeaders(this.#raw));
+  }
+
+  // a plain object in logs and test comparisons, as the answer was before its headers went lazy
+  toJSON(): HttpResult {
+    return { status: this.status, headers: this.headers, body: this.body };
+  }
+}
+
+/** Raw header pairs to lower-case names; repeated names become arrays. */
+function parseHeaders(raw: Buffer[]): Record<string, string | string[] | undefined> {
+  const h: Record<string, string | string[] | undefined> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i].toString('latin1').toLowerCase();
+    const v = raw[i + 1].toString('latin1');
+    // own properties only: a header named like an Object.prototype member stays a header
+    const prev = Object.hasOwn(h, k) ? h[k] : undefined;
+    const value = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    if (k === '__proto__') Object.defineProperty(h, k, { value, enumerable: true, configurable: true, writable: true });
+    else h[k] = value;
+  }
+  return h;
+}
+
+const CONTENT_TYPE = Buffer.from('content-type');
+
+/** Whether any content-type header of the raw pairs mentions json. */
+function jsonTyped(raw: Buffer[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i];
+    if (k.length === CONTENT_TYPE.length && k.toString('latin1').toLowerCase() === 'content-type' && raw[i + 1].includes('json')) return true;
+  }
+  return false;
+}
+
 /** undici's handler interface (the one its core calls directly, so nothing is adapted per call). */
 class CallHandler implements Dispatcher.DispatchHandler {
   private settled = false;
   private abort?: (err?: Error) => void;
   private status = 0;
-  private headers: Record<string, string | string[] | undefined> = {};
+  private raw: Buffer[] = [];
   private chunks: Buffer[] = [];
   private size = 0;
-  private requestTimer: NodeJS.Timeout;
-  private responseTimer?: NodeJS.Timeout;
+  /**
+   * One timer per call, for both deadlines: it fires at the response deadline, and if the
+   * headers came in time it is set again for what remains of the whole-request deadline. Most
+   * calls end before either, so they cost one setTimeout and one clearTimeout.
+   */
+  private timer: NodeJS.Timeout;
   private onSignal?: () => void;
 
   constructor(private c: HttpCall, private resolve: (r: HttpResult) => void, private reject: (e: PlatformError) => void) {
-    this.requestTimer = setTimeout(() => this.fail(classify(undefined, 'request', c)), c.timeouts.request + c.timeouts.response);
-    this.responseTimer = setTimeout(() => this.fail(classify(undefined, 'response', c)), c.timeouts.response);
+    this.timer = setTimeout(this.deadline, c.timeouts.response);
   }
+
+  private deadline = (): void => {
+    if (this.status === 0) { this.fail(classify(undefined, 'response', this.c)); return; }
+    this.timer = setTimeout(() => this.fail(classify(undefined, 'request', this.c)), this.c.timeouts.request);
+  };
 
   private fail(err: PlatformError): void {
     if (this.settled) return;
@@ -167,8 +226,7 @@ class CallHandler implements Dispatcher.DispatchHandler {
 
   private settle(): void {
     this.settled = true;
-    clearTimeout(this.requestTimer);
-    clearTimeout(this.responseTimer);
+    clearTimeout(this.timer);
     if (this.onSignal) this.c.signal!.removeEventListener('abort', this.onSignal);
   }
 
@@ -187,19 +245,8 @@ class CallHandler implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, raw: Buffer[]): boolean {
     if (statusCode < 200) return true; // 1xx: the answer follows
-    clearTimeout(this.responseTimer);
-    this.responseTimer = undefined;
     this.status = statusCode;
-    const h = this.headers;
-    for (let i = 0; i < raw.length; i += 2) {
-      const k = raw[i].toString('latin1').toLowerCase();
-      const v = raw[i + 1].toString('latin1');
-      // own properties only: a header named like an Object.prototype member stays a header
-      const prev = Object.hasOwn(h, k) ? h[k] : undefined;
-      const value = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-      if (k === '__proto__') Object.defineProperty(h, k, { value, enumerable: true, configurable: true, writable: true });
-      else h[k] = value;
-    }
+    this.raw = raw;
     return true;
   }
 
@@ -216,13 +263,16 @@ class CallHandler implements Dispatcher.DispatchHandler {
   onComplete(): void {
     if (this.settled) return;
     this.settle();
-    const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
-    const ct = String(this.headers['content-type'] ?? '');
-    let body: unknown = text;
-    if (text && (ct.includes('json') || text[0] === '{' || text[0] === '[')) {
-      try { body = JSON.parse(text); } catch { /* keep the text */ }
-    } else if (!text) body = undefined;
-    this.resolve({ status: this.status, headers: this.headers, body });
+    const n = this.chunks.length;
+    let body: unknown;
+    if (n > 0) {
+      const text = n === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
+      body = text;
+      if (text && (text[0] === '{' || text[0] === '[' || jsonTyped(this.raw))) {
+        try { body = JSON.parse(text); } catch { /* keep the text */ }
+      } else if (!text) body = undefined;
+    }
+    this.resolve(new Answer(this.status, this.raw, body));
   }
 
   onError(err: Error): void {

@@ -83,8 +83,13 @@ function unsafeTextPaths(value: unknown): string[][] {
 
 const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
+/**
+ * `validateSchema: false` for the engine's own schemas (step and source configs): they are checked
+ * by tests, and checking them against the 2020-12 meta-schema costs a compile of that meta-schema
+ * at every start. Schema files of a project are always checked.
+ */
+export function createAjv(o: { validateSchema?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true });
   addFormats(ajv);
   ajv.addFormat('iso4217', { type: 'string', validate: currencyValid });
   ajv.addFormat('iban', { type: 'string', validate: ibanValid });

@@ -17,7 +17,7 @@
 // settled) and starts a new one; an unchanged route keeps its connection.
 
 import { randomUUID } from 'node:crypto';
-import rhea from 'rhea';
+import { createRequire } from 'node:module';
 import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
 import type { Logger } from 'pino';
 import { defineSource, type SourceHost } from './source-kind.ts';
@@ -213,6 +213,8 @@ export class AmqpConsumer {
   private readonly where: string;
 
   constructor(private route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost) {
+    // the AMQP client is loaded by the first route consuming a queue, not by every engine start
+    const rhea = createRequire(import.meta.url)('rhea') as typeof import('rhea');
     this.container = rhea.create_container({ id: `engine-${route.id}-${process.pid}` });
     // errors are handled per connection; never let rhea throw an unhandled 'error' event
     this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));

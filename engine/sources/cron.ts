@@ -2,11 +2,14 @@
 // sandbox's demo traffic. A run still in progress is not started twice. The handle stops the
 // schedule (at close, or when a reload changes the route).
 
-import cron from 'node-cron';
+import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { defineSource } from './source-kind.ts';
 import { createExchange } from '../runtime/exchange.ts';
 import { runRoute } from '../runtime/route.ts';
+
+/** node-cron, loaded by the first cron route rather than by every engine start. */
+const nodeCron = (): typeof import('node-cron').default => createRequire(import.meta.url)('node-cron');
 
 interface CronConfig { schedule: string; timezone?: string; body?: unknown; enabled?: boolean | string }
 
@@ -25,7 +28,7 @@ export default defineSource<CronConfig>({
     },
   },
   compile(cfg, ctx) {
-    if (!cron.validate(cfg.schedule)) ctx.fail(`invalid cron expression '${cfg.schedule}'`, ['schedule']);
+    if (!nodeCron().validate(cfg.schedule)) ctx.fail(`invalid cron expression '${cfg.schedule}'`, ['schedule']);
     return cfg;
   },
   start(route, compiled, host) {
@@ -34,7 +37,7 @@ export default defineSource<CronConfig>({
     const { logger, metrics } = host.services;
     let running = false;
     let current = route;
-    const task = cron.schedule(cfg.schedule, async () => {
+    const task = nodeCron().schedule(cfg.schedule, async () => {
       if (running) return;
       running = true;
       const r = current;

@@ -10,7 +10,7 @@ import { PlatformError } from '../runtime/errors.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
-import { httpCall, redirectUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
+import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
 import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
@@ -123,6 +123,8 @@ export default defineStep<ToHttpConfig>({
     const urlKey = cfg.client !== undefined ? 'path' : 'url';
     const template = compileUrlTemplate(cfgUrl);
     const lenient = cfgUrl.includes('<unresolved:');
+    // the origin split off once here, so that a call only fills in its path
+    const fixedOrigin = lenient ? undefined : splitOrigin(cfgUrl);
     if (!lenient) {
       try {
         const u = new URL(template.names.length ? cfgUrl.replace(/\{[^}]+\}/g, 'x') : cfgUrl);
@@ -211,7 +213,7 @@ export default defineStep<ToHttpConfig>({
     };
 
     // one attempt of the call (made once per step, not per exchange); traced under `tctx` when given
-    const once = async (ex: Exchange, url: string, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
+    const once = async (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
       if (attempt > 0) {
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
@@ -221,7 +223,7 @@ export default defineStep<ToHttpConfig>({
       const started = performance.now();
       let r: HttpResult;
       try {
-        r = await httpCall({ method, url, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+        r = await httpCall({ method, url, target: split, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
       } catch (e) {
         tm.call(0, (performance.now() - started) / 1000);
         if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
@@ -256,7 +258,9 @@ export default defineStep<ToHttpConfig>({
       }
       const qs = queryString(query);
       if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+      let split: { origin: string; path: string } | undefined;
       if (clients.redirect) url = redirectUrl(url, target, clients.redirect);
+      else if (fixedOrigin) split = { origin: fixedOrigin.origin, path: url.slice(fixedOrigin.length) };
       const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
       for (const [k, v] of fixed) h[k] = v;
       for (const name of forward) {
@@ -275,7 +279,16 @@ export default defineStep<ToHttpConfig>({
         if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
       }
       const call: CallState | undefined = done ? { ambiguous: false } : undefined;
-      const { r, alreadyDone } = policy ? await policy.execute((c) => once(ex, url, h, body, c.attempt, call, tctx)) : await once(ex, url, h, body, 0, call, tctx);
+      let outcome: Outcome;
+      try {
+        outcome = await once(ex, url, split, h, body, 0, call, tctx);
+      } catch (first) {
+        if (!policy) throw first;
+        // the first attempt runs outside the policy (its bookkeeping costs more than the call's own
+        // code); a failure goes to the policy as its attempt 0, which decides about the retries
+        outcome = await policy.execute((c) => (c.attempt === 0 ? Promise.reject(first) : once(ex, url, split, h, body, c.attempt, call, tctx)));
+      }
+      const { r, alreadyDone } = outcome;
       ex.vars.lastStatus = r.status;
       if (!alreadyDone) { set(ex, r.body); return; }
       if (doneFlag) doneFlag(ex, true);
@@ -297,6 +310,21 @@ function queryString(q: Record<string, string>): string {
     out += (out ? '&' : '') + k + '=' + v;
   }
   return out;
+}
+
+/** URL text after the origin that needs no encoding: `{name}` parameters are filled URL-encoded, the query is form-encoded. */
+const PLAIN_REST = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/%?{}]*$/;
+
+/**
+ * The origin of a URL template whose host is literal and whose path is plain: its normalized form
+ * (the pool key) and the length of its text, so that a call's path is the expanded URL past it.
+ * Anything else is split per call.
+ */
+function splitOrigin(url: string): { origin: string; length: number } | undefined {
+  const m = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?=\/)/i.exec(url);
+  if (!m || !PLAIN_REST.test(url.slice(m[0].length))) return undefined;
+  const parts = splitUrl(`${m[0]}/`);
+  return parts && parts.path === '/' ? { origin: parts.origin, length: m[0].length } : undefined;
 }
 
 function safeHost(url: string): string {
