@@ -12,6 +12,8 @@ requireChromium();
 
 const FX = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
 
+// each case waits on Chromium and an engine in another process: a loaded CI machine (the rest of the
+// suite runs beside it) gets 60 s per case; the "within a second" checks keep their own bounds
 describe.skipIf(!hasChromium)('console in Chromium', () => {
   let engine: EngineProcess;
   let browser: Browser;
@@ -76,7 +78,7 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     // the vendor's answer as the span recorded it (masked body)
     expect(await call.locator('.event', { hasText: 'answer' }).textContent()).toContain('middleRate');
     await shot('exchange');
-  });
+  }, 60_000);
 
   it('a 503 fault injected from the sandbox page makes the next FX exchange retry and map to GC027', async () => {
     await page.goto(`${engine.url}/console/#/sandbox`);
@@ -105,7 +107,7 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     // raised as a vendor error, answered as the mapped GC027
     expect(await page.locator('.mapping').textContent()).toMatch(/answered.*GC027/);
     await shot('exchange-fault');
-  });
+  }, 60_000);
 
   it('the try-it form calls getExchangeRate through /mcp and shows the JSON-RPC exchange', async () => {
     await page.goto(`${engine.url}/console/#/gateway/getExchangeRate`);
@@ -124,5 +126,5 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     expect(text).not.toContain('sandbox-demo-subscription-key'); // the key is shown masked
     expect(await call.locator('.badge').textContent()).toBe('200');
     await shot('gateway');
-  });
+  }, 60_000);
 });
