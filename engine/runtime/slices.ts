@@ -8,9 +8,14 @@ export const SLICE_MS = 5;
 
 export const clock = (): number => performance.now();
 
-/** After the event loop had its turn (other I/O callbacks included, unlike a microtask). */
+/**
+ * After the event loop had its turn, I/O included. One setImmediate is not enough: called from
+ * the poll phase (a request's callback) it runs in the same loop iteration's check phase, before
+ * libuv polls again, so a request that arrived meanwhile would still wait for the next slice. The
+ * second one runs only after the next poll.
+ */
 export function nextSlice(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** A promise of the next slice when the work since `started` was long, else nothing. */

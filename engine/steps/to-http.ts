@@ -14,6 +14,7 @@ import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type 
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
 import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import { clock, yieldAfter } from '../runtime/slices.ts';
 import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
 import { callAnswer, callRequest } from '../runtime/tracing-detail.ts';
 import type { Exchange } from '../runtime/exchange.ts';
@@ -268,16 +269,22 @@ export default defineStep<ToHttpConfig>({
         if (v !== undefined) h[name] = v;
       }
       let body: string | undefined;
+      // a big body (a 5,000-entry batch: about 1.3 MB to build, serialise and hash for its key)
+      // lets other exchanges through between its pieces of work (runtime/slices.ts)
+      let started = sendsBody || idemExpr ? clock() : 0;
       if (sendsBody) {
         let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
         if (isPromise(b)) b = await b;
         if (b !== undefined) { body = JSON.stringify(b); h['content-type'] = 'application/json'; }
       }
       if (idemExpr) {
+        const turn = yieldAfter(started);
+        if (turn) { await turn; started = clock(); }
         let k = idemExpr.evaluate(ex);
         if (isPromise(k)) k = await k;
         if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
       }
+      if (started) { const turn = yieldAfter(started); if (turn) await turn; }
       const call: CallState | undefined = done ? { ambiguous: false } : undefined;
       let outcome: Outcome;
       try {
