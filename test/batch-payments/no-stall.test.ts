@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { batch, entry } from './fixtures.ts';
+import { whileProbing, type Probed } from '../helpers/probe.ts';
 
 const BOUND_MS = 250;
 let engine: TestEngine;
@@ -19,38 +20,16 @@ afterAll(async () => {
   await engine?.close();
 });
 
-/** The answer to one POST of `body`, and the worst wait of a /health/live probe sent every 2 ms meanwhile. */
-async function whileProbing(path: string, body: string): Promise<{ status: number; answer: any; worstProbeMs: number; probes: number }> {
-  let running = true;
-  let worst = 0;
-  let probes = 0;
-  const probe = (async () => {
-    while (running) {
-      const t = performance.now();
-      const res = await fetch(`${engine.url}/health/live`);
-      await res.arrayBuffer();
-      worst = Math.max(worst, performance.now() - t);
-      probes++;
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
-  const res = await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const answer = await res.json();
-  running = false;
-  await probe;
-  return { status: res.status, answer, worstProbeMs: worst, probes };
-}
-
 describe('a 5,000-entry batch does not stall other requests', () => {
   const b = batch({}, Array.from({ length: 5000 }, () => entry()));
   const body = JSON.stringify(b);
 
   /** The attempt whose worst probe waited least, each answer checked. */
-  async function best(path: string, check: (r: Awaited<ReturnType<typeof whileProbing>>) => void) {
-    for (let i = 0; i < 2; i++) check(await whileProbing(path, body)); // warm-up
-    let best: Awaited<ReturnType<typeof whileProbing>> | undefined;
+  async function best(path: string, check: (r: Probed) => void) {
+    for (let i = 0; i < 2; i++) check(await whileProbing(engine.url, path, body)); // warm-up
+    let best: Probed | undefined;
     for (let i = 0; i < 3; i++) {
-      const r = await whileProbing(path, body);
+      const r = await whileProbing(engine.url, path, body);
       check(r);
       if (!best || r.worstProbeMs < best.worstProbeMs) best = r;
       if (best.worstProbeMs < BOUND_MS) break;
@@ -77,7 +56,7 @@ describe('a 5,000-entry batch does not stall other requests', () => {
 
   it('a violation found after the rules gave the event loop a turn is still reported', async () => {
     const bad = batch({}, Array.from({ length: 5000 }, (_, i) => entry(i === 4999 ? { addenda: [{ payment_related_information: 'DED;a;b' }] } : {})));
-    const r = await whileProbing('/batch-payments/credit-batches?validate_only=true', JSON.stringify(bad));
+    const r = await whileProbing(engine.url, '/batch-payments/credit-batches?validate_only=true', JSON.stringify(bad));
     expect(r.status).toBe(400);
     expect(r.answer.errors).toEqual([{ index: 4999, field: '/entries/4999/addenda/0/payment_related_information', message: 'a DED addenda record holds exactly 7 semicolon-delimited fields after the prefix (DED;f1;...;f7), found 2' }]);
   });

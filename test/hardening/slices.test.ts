@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
 import { compileExpression } from '../../engine/runtime/expressions.ts';
+import { whileProbing } from '../helpers/probe.ts';
 
 // about 20-60 ms of fast-path work each, depending on the machine
 const HEAVY = '$count([1..300000][$ % 7 = 0])';
@@ -28,30 +29,7 @@ afterAll(async () => {
   await engine?.close();
 });
 
-/** POSTs to `path` while probing /health/live every 2 ms: the request's time and the probe's worst wait. */
-async function probed(path: string): Promise<{ status: number; body: any; requestMs: number; worstProbeMs: number; probes: number }> {
-  let running = true;
-  let worst = 0;
-  let probes = 0;
-  const probe = (async () => {
-    while (running) {
-      const t = performance.now();
-      const res = await fetch(`${engine.url}/health/live`, { signal: AbortSignal.timeout(10_000) });
-      await res.arrayBuffer();
-      worst = Math.max(worst, performance.now() - t);
-      probes++;
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
-  await new Promise((r) => setTimeout(r, 20)); // the probe's connection is open
-  const t = performance.now();
-  const res = await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(10_000) });
-  const body = await res.json();
-  const requestMs = performance.now() - t;
-  running = false;
-  await probe;
-  return { status: res.status, body, requestMs, worstProbeMs: worst, probes };
-}
+const probed = (path: string) => whileProbing(engine.url, path);
 
 describe('steps that run long let other requests through', () => {
   it('the work under test is on the fast path (synchronous)', () => {
@@ -61,8 +39,8 @@ describe('steps that run long let other requests through', () => {
   it.each(['/rules', '/mappings'])('%s: a probe waits for about one step, not for the route', async (path) => {
     await probed(path); // warm-up (JIT)
     const r = await probed(path);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.ok).toBe(true);
+    expect(r.status, JSON.stringify(r.answer)).toBe(200);
+    expect(r.answer.ok).toBe(true);
     // six equal slices: without yielding, the probe waits for (nearly) the whole request
     expect(r.worstProbeMs, `worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms, ${r.probes} probes`).toBeLessThan(r.requestMs / 2);
     expect(r.probes).toBeGreaterThan(2);
