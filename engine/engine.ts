@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
 import { DiagnosticError, type Diagnostic } from './dsl/diagnostics.ts';
+import { shareYamlParses } from './dsl/yaml-source.ts';
 import { createLogger } from './runtime/logger.ts';
 import { Metrics } from './runtime/metrics.ts';
 import { HttpClients } from './runtime/http-client.ts';
@@ -182,6 +183,16 @@ export async function lintProject(opts: EngineOptions): Promise<Diagnostic[]> {
 }
 
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
+  // the route files parsed to compile them are parsed once more to fingerprint them: shared instead
+  const releaseParses = shareYamlParses();
+  try {
+    return await start(opts, releaseParses);
+  } finally {
+    releaseParses();
+  }
+}
+
+async function start(opts: EngineOptions, releaseParses: () => void): Promise<RunningEngine> {
   const p = await prepare(opts, false);
   const { services, routes } = p;
   let live: LiveRoutes = { routes, byId: new Map(routes.map((r) => [r.id, r])), handles: new Map(), fingerprints: new Map() };
@@ -286,6 +297,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   try {
     const { handles } = await startSources(routes, http, services);
     live = { ...live, handles, fingerprints: fingerprintRoutes(routes, p.values, services.root) };
+    releaseParses();
     for (const x of opts.extensions ?? []) await x.start?.(engine);
     const port = opts.port ?? services.settings.server.port;
     const host = opts.host ?? services.settings.server.host;

@@ -26,66 +26,44 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const urls: Record<string, string> = {};
   const services: Record<string, unknown> = {};
   const simLog = (name: string) => (msg: string, obj?: object) => opts.logger.debug({ sim: name, ...obj }, msg);
-  try {
-    const eventhub = await startEventHub({ log: simLog('eventhub'), record: opts.record });
-    closers.push(() => eventhub.close());
-    urls.eventhub = eventhub.url;
-    services.eventhub = eventhub;
-
+  /** Records a started simulator: its URL, its service object and how to close it. */
+  const started = <T extends { url: string; close(): Promise<void> }>(name: string, sim: T): T => {
+    closers.push(() => sim.close());
+    urls[name] = sim.url;
+    services[name] = sim;
+    return sim;
+  };
+  // The simulators are independent of each other (but for the AMQP endpoint the hubvendor publishes
+  // to): they load and listen concurrently, so their module loading overlaps (start-up time).
+  const starts: Promise<unknown>[] = [
+    startEventHub({ log: simLog('eventhub'), record: opts.record }).then((s) => started('eventhub', s)),
     // [sandbox:payment-inbound] the embedded AMQP 1.0 endpoint starts before the hubvendor, which
     // publishes a payment status message to it on every payment order status change
-    const { startAmqpEndpoint, paymentStatusPublisher } = await import('./amqp/index.ts');
-    const amqp = await startAmqpEndpoint({ log: simLog('amqp') });
-    closers.push(() => amqp.close());
-    urls.amqp = amqp.url;
-    services.amqp = amqp;
-
-    const hubvendor = await startHubvendor({ log: simLog('hubvendor'), record: opts.record, onPaymentStatus: paymentStatusPublisher(amqp) });
-    closers.push(() => hubvendor.close());
-    urls.hubvendor = hubvendor.url;
-    services.hubvendor = hubvendor;
-
-    // [sandbox:payment-inbound] embedded AMQP 1.0 endpoint: started above, before the hubvendor
+    import('./amqp/index.ts').then(async ({ startAmqpEndpoint, paymentStatusPublisher }) => {
+      const amqp = started('amqp', await startAmqpEndpoint({ log: simLog('amqp') }));
+      started('hubvendor', await startHubvendor({ log: simLog('hubvendor'), record: opts.record, onPaymentStatus: paymentStatusPublisher(amqp) }));
+    }),
     // [sandbox:gateway] identity provider and platform backend
-    {
-      const { startIdp } = await import('./idp/index.ts');
-      const idp = await startIdp({ log: simLog('idp'), record: opts.record });
-      closers.push(() => idp.close());
-      urls.idp = idp.url;
-      services.idp = idp;
-      const { startPlatformBackend } = await import('./platform-backend/index.ts');
-      const platform = await startPlatformBackend({ log: simLog('platform'), record: opts.record });
-      closers.push(() => platform.close());
-      urls.platform = platform.url;
-      services.platform = platform;
-    }
+    import('./idp/index.ts').then(async ({ startIdp }) => started('idp', await startIdp({ log: simLog('idp'), record: opts.record }))),
+    import('./platform-backend/index.ts').then(async ({ startPlatformBackend }) => started('platform', await startPlatformBackend({ log: simLog('platform'), record: opts.record }))),
     // [sandbox:screening] screenvendor simulator
-    {
-      const { startScreenvendor } = await import('./screenvendor/index.ts');
-      const screenvendor = await startScreenvendor({ log: simLog('screenvendor'), record: opts.record });
-      closers.push(() => screenvendor.close());
-      urls.screenvendor = screenvendor.url;
-      services.screenvendor = screenvendor;
-    }
+    import('./screenvendor/index.ts').then(async ({ startScreenvendor }) => started('screenvendor', await startScreenvendor({ log: simLog('screenvendor'), record: opts.record }))),
     // [sandbox:batch] achvendor simulator; it sends webhooks once the engine listens (extension.ts)
-    {
-      const { startAchvendor } = await import('./achvendor/index.ts');
-      const achvendor = await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: null });
-      closers.push(() => achvendor.close());
-      urls.achvendor = achvendor.url;
-      services.achvendor = achvendor;
-    }
-
-    opts.logger.info({ urls }, 'sandbox started');
-    return {
-      urls,
-      hubvendor,
-      eventhub,
-      services,
-      close: async () => { for (const c of closers.reverse()) await c(); },
-    };
-  } catch (e) {
+    import('./achvendor/index.ts').then(async ({ startAchvendor }) => started('achvendor', await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: null }))),
+  ];
+  const failed = (await Promise.allSettled(starts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     for (const c of closers.reverse()) await c().catch(() => {});
-    throw e;
+    throw failed.reason;
   }
+  // in the order they always had (the log line, the console's Sandbox page), whichever listened first
+  const ordered = Object.fromEntries(['eventhub', 'amqp', 'hubvendor', 'idp', 'platform', 'screenvendor', 'achvendor'].map((n) => [n, urls[n]]));
+  opts.logger.info({ urls: ordered }, 'sandbox started');
+  return {
+    urls: ordered,
+    hubvendor: services.hubvendor as Hubvendor,
+    eventhub: services.eventhub as EventHub,
+    services,
+    close: async () => { for (const c of closers.reverse()) await c(); },
+  };
 }

@@ -1,6 +1,7 @@
 // YAML parsing that keeps positions, so every diagnostic can say file:line:col.
 
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseDocument, LineCounter, isMap, isSeq, isPair, isScalar, type Document, type Node } from 'yaml';
 import { DiagnosticError, type Diagnostic } from './diagnostics.ts';
 
@@ -14,7 +15,38 @@ export interface YamlSource {
   value: unknown;
 }
 
+/**
+ * Parses shared while a start runs: the engine parses a route file to compile it, then again to
+ * fingerprint it for reloads (runtime/reload-diff.ts). The same text gives the same (unmutated)
+ * source, so within `shareYamlParses()`...release() a file whose text did not change is parsed once.
+ */
+let shared: { holders: number; byFile: Map<string, { text: string; src: YamlSource }> } | undefined;
+
+/** Starts sharing parses; the returned function ends this holder's share (the memory goes with the last). */
+export function shareYamlParses(): () => void {
+  shared ??= { holders: 0, byFile: new Map() };
+  const s = shared;
+  s.holders++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--s.holders === 0 && shared === s) shared = undefined;
+  };
+}
+
 export function parseYamlFile(file: string, text = readFileSync(file, 'utf8')): YamlSource {
+  if (!shared) return parseYaml(file, text);
+  const key = resolve(file);
+  const hit = shared.byFile.get(key);
+  // the same file may be named relative or absolute: diagnostics name it as this caller did
+  if (hit && hit.text === text) return hit.src.file === file ? hit.src : { ...hit.src, file };
+  const src = parseYaml(file, text);
+  shared.byFile.set(key, { text, src });
+  return src;
+}
+
+function parseYaml(file: string, text: string): YamlSource {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const diags: Diagnostic[] = [];
