@@ -18,7 +18,7 @@ const target = process.env.TARGET === 'direct' ? 'direct' : 'mcp';
 const port = 18_100 + Math.floor(Math.random() * 800);
 const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'bin/engine.js', 'run', 'routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange',
   '--env', 'sandbox', '--port', String(port), '--set', `hubvendor-base-url=${sim.url}`, '--set', 'gateway.rateLimits.user=1000000000', '--set', 'gateway.rateLimits.subscriptionPublic=1000000000'],
-{ stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+{ stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn', ENGINE_CONSOLE_ENABLED: 'false' } }); // as run.ts measures it
 await new Promise((r) => setTimeout(r, 6000));
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'USD' } } });
 const r = target === 'direct'
