@@ -5,7 +5,7 @@
 // simulator, same bounded load on 127.0.0.1, one run; checks the engine and the limit give the same
 // answer, then prints req/s, p50/p99, CPU per request and the ratios. Docs are edited by hand:
 // `--write-docs` rewrites the generated part of docs/benchmarks-gateway.md (keeping "Other runs").
-// `--calls-only` measures only the three tools/call targets (engine, limit, SDK). Also: tools/call in MCP 2026-07-28 (headers and `_meta`), and
+// `--calls-only` measures only the tools/call targets (engine, limit, SDK) and the FX route's (direct, its limit). Also: tools/call in MCP 2026-07-28 (headers and `_meta`), and
 // refusals (unknown tool, over the limit) of a 16 KB body decided on the 2026-07-28 headers without
 // a JSON parse, next to the same refusals of 2025-11-25 requests, which need the parsed body.
 //   node --import tsx bench/gateway/run.ts      (SECONDS=10 CONNECTIONS=50 ROUNDS=3 to change)
@@ -63,6 +63,7 @@ async function check(name: string, p: Proc, load: Parameters<typeof measure>[2],
 const rounds = Number(process.env.ROUNDS ?? 3);
 const writeDocs = process.argv.includes('--write-docs');
 const callsOnly = process.argv.includes('--calls-only');
+const FX_LIMIT = 'FX route hand-written limit (bench/fx/baseline.ts)';
 const LIMIT = 'hand-written limit (raw JSON-RPC handler: key + cached JWT + undici Pool dispatch)';
 const sim = await spawnUrl([...tsx, 'bench/gateway/hubvendor-sim.ts']);
 const results: LoadResult[] = [];
@@ -76,13 +77,16 @@ try {
     '--set', 'gateway:gateway.subscriptions.sandbox.fx-only.quota.public=0']);
   const sdkServer = await spawnUrl([...tsx, 'bench/gateway/sdk-server.ts', sim.url]).catch(async (e) => { await stop(engine); throw e; });
   const limit = await spawnUrl([...tsx, 'bench/gateway/limit.ts', sim.url]).catch(async (e) => { await stop(engine); await stop(sdkServer); throw e; });
+  // the FX route's own limit: with the direct route, it tells the route's cost from the gateway's
+  const fxLimit = await spawnUrl([...tsx, 'bench/fx/baseline.ts', sim.url]).catch(async (e) => { await stop(engine); await stop(sdkServer); await stop(limit); throw e; });
   const gw = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' };
   const fxOnly = { ...gw, 'ocp-gateway-subscription-key': 'sandbox-fx-only-subscription-key' };
   const refusal = (body: unknown, headers: Record<string, string>) => ({ method: 'POST' as const, path: '/mcp', body, headers, connections, seconds, warmupSeconds: 3 });
+  const fxLoad = { method: 'POST' as const, path: '/foreign-exchange/exchange-rates', body: args, connections, seconds, warmupSeconds: 3 };
   const callLoad = { method: 'POST' as const, path: '/mcp', body: call, headers: { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, connections, seconds, warmupSeconds: 3 };
   let targets: [string, Proc, Parameters<typeof measure>[2]][] = [
-    ['FX route direct (POST /foreign-exchange/exchange-rates)', engine,
-      { method: 'POST', path: '/foreign-exchange/exchange-rates', body: args, connections, seconds, warmupSeconds: 3 }],
+    ['FX route direct (POST /foreign-exchange/exchange-rates)', engine, fxLoad],
+    [FX_LIMIT, fxLimit, fxLoad],
     ['gateway /mcp tools/call (key + JWT + limits)', engine, callLoad],
     [LIMIT, limit, callLoad],
     ['official MCP SDK stateless server (same route in-process)', sdkServer,
@@ -103,9 +107,10 @@ try {
     ['refusal, over the limit (429), 16 KB body, 2025-11-25 (parsed body)', engine,
       refusal(quotaCall(false), { ...fxOnly, 'mcp-protocol-version': '2025-11-25' })],
   ];
-  if (callsOnly) targets = targets.filter(([name]) => name.includes('tools/call (key') || name === LIMIT || name.startsWith('official MCP SDK stateless server (same'));
+  if (callsOnly) targets = targets.filter(([name]) => name.includes('tools/call (key') || name === LIMIT || name.startsWith('official MCP SDK stateless server (same') || name.startsWith('FX route'));
   // correctness first: the engine and the limit must give the same answer before anything is measured
   await sameAnswer([['gateway', engine], ['limit', limit]], callLoad, []);
+  await sameAnswer([['FX route', engine], ['FX limit', fxLimit]], fxLoad, []);
   const expected = (name: string) => name.includes('unknown tool') ? { status: 200, contains: 'Unknown tool' } : name.includes('429') ? { status: 429 } : { status: 200 };
   try {
     // interleaved rounds, best of each target: other work on a shared machine only ever slows a run down
@@ -123,6 +128,7 @@ try {
   } finally {
     await stop(sdkServer);
     await stop(limit);
+    await stop(fxLimit);
     await stop(engine);
   }
 } finally {
@@ -151,11 +157,18 @@ const summary = [
   `gateway / SDK server: ${(gateway.rps / sdk.rps).toFixed(2)}x throughput, best rounds (target >= 5x); median of the per-round ratios ${medianRatio.toFixed(2)}x`,
   `tools/call CPU per request: gateway / SDK server ${(sdk.cpuUsPerReq / gateway.cpuUsPerReq).toFixed(2)}x less`,
 ];
+{
+  // where the gateway's extra CPU goes: the route (engine FX route against its limit) and the rest
+  const direct = byName('FX route direct')!;
+  const fxLim = byName(FX_LIMIT)!;
+  summary.push(`gateway / FX route direct: ${(gateway.rps / direct.rps).toFixed(2)}x throughput, ${gateway.cpuUsPerReq - direct.cpuUsPerReq} µs more CPU per request (MCP + key + JWT + limits)`,
+    `FX route direct / its hand-written limit: ${(direct.rps / fxLim.rps).toFixed(2)}x throughput, ${direct.cpuUsPerReq} against ${fxLim.cpuUsPerReq} µs CPU per request`,
+    `gateway limit / FX limit: ${lim.cpuUsPerReq - fxLim.cpuUsPerReq} µs more CPU per request (key + cached JWT + JSON-RPC by hand)`);
+}
 if (!callsOnly) {
-  const [direct, gwList, sdkList, gw2026, unknown2026, unknownLegacy, limit2026, limitLegacy] = ['FX route direct', 'gateway /mcp tools/list', 'official MCP SDK stateless server tools/list', 'gateway /mcp tools/call 2026',
+  const [gwList, sdkList, gw2026, unknown2026, unknownLegacy, limit2026, limitLegacy] = ['gateway /mcp tools/list', 'official MCP SDK stateless server tools/list', 'gateway /mcp tools/call 2026',
     'refusal, unknown tool, 16 KB body, 2026', 'refusal, unknown tool, 16 KB body, 2025', 'refusal, over the limit (429), 16 KB body, 2026', 'refusal, over the limit (429), 16 KB body, 2025'].map((n) => byName(n)!);
   summary.push(
-    `gateway / FX route direct: ${(gateway.rps / direct.rps).toFixed(2)}x throughput (the cost of MCP + key + JWT + limits)`,
     `protocol layer alone (tools/list): gateway / SDK server ${(gwList.rps / sdkList.rps).toFixed(2)}x throughput, ${(sdkList.cpuUsPerReq / gwList.cpuUsPerReq).toFixed(2)}x less CPU per request`,
     `tools/call in 2026-07-28 (header and _meta checks, one x-mcp-header pair): ${(gw2026.rps / sdk.rps).toFixed(2)}x the SDK server's throughput, ${gw2026.cpuUsPerReq} µs CPU per call against ${gateway.cpuUsPerReq} µs in 2025-11-25`,
     `refusals of a 16 KB body decided on the headers (2026-07-28) against the same refusals needing the parsed body (2025-11-25): unknown tool ${unknown2026.cpuUsPerReq} against ${unknownLegacy.cpuUsPerReq} µs CPU per request (${(unknownLegacy.cpuUsPerReq / unknown2026.cpuUsPerReq).toFixed(2)}x less), over the limit ${limit2026.cpuUsPerReq} against ${limitLegacy.cpuUsPerReq} µs (${(limitLegacy.cpuUsPerReq / limit2026.cpuUsPerReq).toFixed(2)}x less)`,
