@@ -2,7 +2,7 @@
 // loaded route with its diagram, values (secrets masked) and the gateway tools that call it;
 // lint diagnostics of the project on disk; the gateway's subscriptions and tools.
 
-import { dirname, relative, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type { RunningEngine, EngineExtension } from '../engine.ts';
 import type { ValuesFile } from '../config/values.ts';
 import { isSecretKey } from '../config/env-keys.ts';
@@ -78,7 +78,8 @@ export class LintView {
     const root = e.services.root;
     const env = e.values.environment.file ? e.values.environment.name : undefined;
     const diags = await lintProject({
-      routes: [routeFolder(e.routes.map((r) => r.file))], root, env, valuesDir: e.values.dir,
+      // route files are named relative to the working directory, which need not be the root
+      routes: [routeFolder(e.routes.map((r) => resolve(r.file)))], root, env, valuesDir: e.values.dir,
       logger: createLogger('silent'), extensions: this.extensions(),
     });
     return diags.map((d) => ({ ...d, file: relative(root, d.file) }));
