@@ -9,6 +9,19 @@ export function ExchangesPage({ id, query }) {
   return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} />`;
 }
 
+/**
+ * The ring's snapshot with the rows the live stream delivered meanwhile: a live row wins (it is
+ * the newer news) unless it still says running where the snapshot already has the end.
+ */
+function mergeSnapshot(snapshot, live) {
+  const byId = new Map(snapshot.map((r) => [r.id, r]));
+  for (const r of live ?? []) {
+    const s = byId.get(r.id);
+    if (!s || r.outcome !== 'running' || s.outcome === 'running') byId.set(r.id, r);
+  }
+  return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt).slice(0, 500);
+}
+
 function ExchangeList({ query }) {
   const [filters, setFilters] = useState({ correlationId: query.get('correlationId') ?? '', route: query.get('route') ?? '', status: query.get('status') ?? '' });
   const [rows, setRows] = useState();
@@ -16,12 +29,15 @@ function ExchangeList({ query }) {
 
   useEffect(() => {
     const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
-    api(`exchanges?${q}`).then((d) => { setRows(d.exchanges); setError(undefined); }, (e) => setError(e.message));
+    setRows(undefined); // rows of the previous filters must not merge into this snapshot
+    // the snapshot may answer after live events arrived: merge, never drop what the stream showed
+    let current = true; // a snapshot of earlier filters that answers late is dropped
+    api(`exchanges?${q}`).then((d) => { if (current) { setRows((live) => mergeSnapshot(d.exchanges, live)); setError(undefined); } }, (e) => current && setError(e.message));
     // a running exchange has no correlation id or status yet: shown only when no filter needs them
     const matches = (e) => (!filters.route || e.route === filters.route)
       && (!filters.correlationId || e.correlationId === filters.correlationId)
       && (!filters.status || e.outcome === filters.status || String(e.status) === filters.status);
-    return live('exchange', (e) => {
+    const unsubscribe = live('exchange', (e) => {
       const keep = matches(e);
       setRows((rs) => {
         const rest = (rs ?? []).filter((r) => r.id !== e.id);
@@ -31,6 +47,7 @@ function ExchangeList({ query }) {
         return at >= 0 ? rs.map((r) => (r.id === e.id ? e : r)) : [e, ...rest].slice(0, 500);
       });
     });
+    return () => { current = false; unsubscribe(); };
   }, [filters.correlationId, filters.route, filters.status]);
 
   const field = (name, label, placeholder) => html`<label>${label}
