@@ -13,7 +13,7 @@ export function ExchangesPage({ id, query }) {
  * The ring's snapshot with the rows the live stream delivered meanwhile: a live row wins (it is
  * the newer news) unless it still says running where the snapshot already has the end.
  */
-function mergeSnapshot(snapshot, live) {
+export function mergeSnapshot(snapshot, live) {
   const byId = new Map(snapshot.map((r) => [r.id, r]));
   for (const r of live ?? []) {
     const s = byId.get(r.id);
