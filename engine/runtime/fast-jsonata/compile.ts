@@ -344,18 +344,10 @@ function variablePath(node: any, c: Ctx): { name: string; names: string[] } | un
 function variablePathEvaluator(variable: string, names: string[], general: Ev): Ev {
   const last = names.length - 1;
   return (input, frame) => {
-    let cur: any = frame.lookup(variable);
-    if (cur === undefined) return undefined;
-    if (Array.isArray(cur)) return general(input, frame);
-    for (let i = 0; i <= last; i++) {
-      if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
-      if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
-      const v = cur[names[i]];
-      if (v === undefined) return undefined;
-      if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
-      cur = v;
-    }
-    return cur;
+    const start: any = frame.lookup(variable);
+    if (start === undefined) return undefined;
+    if (Array.isArray(start)) return general(input, frame);
+    return walkNames(start, names, last, input, frame, general);
   };
 }
 
@@ -398,19 +390,20 @@ function simpleNamePath(node: any): string[] | undefined {
  */
 function simplePathEvaluator(names: string[], general: Ev): Ev {
   const last = names.length - 1;
-  return (input, frame) => {
-    if (Array.isArray(input)) return general(input, frame);
-    let cur = input;
-    for (let i = 0; i <= last; i++) {
-      if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
-      if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
-      const v = cur[names[i]];
-      if (v === undefined) return undefined;
-      if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
-      cur = v;
-    }
-    return cur;
-  };
+  return (input, frame) => (Array.isArray(input) ? general(input, frame) : walkNames(input, names, last, input, frame, general));
+}
+
+/** The fields `names` from `cur` on, while no arrays are met (simplePathEvaluator says why). */
+function walkNames(cur: any, names: string[], last: number, input: any, frame: Frame, general: Ev): any {
+  for (let i = 0; i <= last; i++) {
+    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
+    const v = cur[names[i]];
+    if (v === undefined) return undefined;
+    if (Array.isArray(v)) return i === last && !isSequence(v) ? v : general(input, frame);
+    cur = v;
+  }
+  return cur;
 }
 
 /** evaluateFilter: a numeric literal indexes; otherwise keep items whose predicate is true or matches their index. */
