@@ -17,6 +17,18 @@ function run(args: string[], cwd = ROOT): Promise<{ code: number; out: string }>
   });
 }
 
+/** Runs `fn` in a project copy that shares everything but the FX route folder, which it may edit. */
+async function inFxCopy(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
+  try {
+    for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
+    cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+    await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 it('the shipped route tests pass', async () => {
   const r = await run(['test', 'routes/']);
   expect(r.out).toMatch(/\b(\d+) passed, 0 failed/);
@@ -25,11 +37,7 @@ it('the shipped route tests pass', async () => {
 }, 60_000);
 
 it('a broken expectation fails with its file:line and a diff', async () => {
-  // a project copy that shares everything but the FX route folder
-  const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
-  try {
-    for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
-    cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+  await inFxCopy(async (dir) => {
     const file = join(dir, 'routes/hubvendor-foreign-exchange/tests/get-exchange-rate.yaml');
     const text = readFileSync(file, 'utf8');
     // the expectation's middleRate (the second one: the first is the stub's answer)
@@ -45,16 +53,11 @@ it('a broken expectation fails with its file:line and a diff', async () => {
     expect(r.out).toContain('0 passed, 1 failed');
     const json = await run(['test', 'routes/', '--filter', 'maps the vendor rate', '--reporter', 'json'], dir);
     expect(JSON.parse(json.out)).toMatchObject({ passed: 0, failed: 1, cases: [{ ok: false, failures: [{ line, message: 'body differs' }] }] });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }, 60_000);
 
 it('lint reports a typo in a test file with file:line:col and a suggestion, and does not load it as a route', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
-  try {
-    for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
-    cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+  await inFxCopy(async (dir) => {
     const clean = await run(['lint', 'routes/'], dir);
     expect(clean.out).toContain('no problems');
     const file = join(dir, 'routes/hubvendor-foreign-exchange/tests/get-exchange-rate.yaml');
@@ -63,16 +66,11 @@ it('lint reports a typo in a test file with file:line:col and a suggestion, and 
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/get-exchange-rate\.yaml:\d+:7 unknown key 'cals' in route test file; did you mean 'calls'\?/);
     expect(r.out).toContain('1 problem(s)');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }, 60_000);
 
 it('a test file that does not parse fails alone: the other test files of its folder still run', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
-  try {
-    for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
-    cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+  await inFxCopy(async (dir) => {
     writeFileSync(join(dir, 'routes/hubvendor-foreign-exchange/tests/broken.yaml'), 'tests:\n  - name: x\n    bad: [\n');
     const r = await run(['test', 'routes/'], dir);
     expect(r.code).toBe(1);
@@ -80,7 +78,5 @@ it('a test file that does not parse fails alone: the other test files of its fol
     expect(r.out).not.toContain('the engine did not start');
     const passed = Number(/(\d+) passed, 1 failed/.exec(r.out)?.[1]);
     expect(passed).toBeGreaterThanOrEqual(10);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }, 60_000);
