@@ -2,6 +2,7 @@
 // frozen (in-process, a frozen loop would freeze the test as well). The child logs JSON lines
 // (level `warn` and up) on stdout; `logs` holds them.
 
+import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -71,4 +72,22 @@ export async function waitForLog(engine: EngineProcess, needle: string): Promise
     await new Promise((r) => setTimeout(r, 20));
   }
   return undefined;
+}
+
+/** An environment whose expression limits are tight enough for a runaway to hit them in a test. */
+export const TIGHT_EXPRESSIONS_ENV = 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n';
+
+/**
+ * An engine process for the tests of one file, started before them and stopped after: `post` and
+ * `logLine` talk to it, `logs()` is what it logged.
+ */
+export function engineProcessFor(root: string, env = 'test') {
+  let engine: EngineProcess;
+  beforeAll(async () => { engine = await startEngineProcess(root, env); });
+  afterAll(async () => { await engine?.close(); });
+  return {
+    post: (path: string, body: unknown = {}) => postJson(engine, path, body),
+    logLine: (needle: string) => waitForLog(engine, needle),
+    logs: () => engine.logs,
+  };
 }

@@ -4,12 +4,12 @@
 // the engine answers the next request. The engine runs in a child process: were its event loop
 // frozen, the test would see a timeout instead of freezing too.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { startEngineProcess, transformRoute, postJson, waitForLog, type EngineProcess } from './engine-process.ts';
+import { engineProcessFor, transformRoute, TIGHT_EXPRESSIONS_ENV } from './engine-process.ts';
 
 const root = tmpProject({
-  'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
+  'values/environments/test.yaml': TIGHT_EXPRESSIONS_ENV,
   // a tail call: JSONata's trampoline loops forever without growing the stack, only the clock stops it
   'routes/spin.yaml': transformRoute('spin', '($f := function($x){ $f($x + 1) }; $f(0))'),
   // no base case and not a tail call: the nesting grows until the depth limit
@@ -17,17 +17,7 @@ const root = tmpProject({
   'routes/ok.yaml': transformRoute('ok', '{"ok": true, "n": $count(body.items)}'),
 });
 
-let engine: EngineProcess;
-beforeAll(async () => {
-  engine = await startEngineProcess(root, 'test');
-});
-afterAll(async () => {
-  await engine?.close();
-});
-
-const post = (path: string, body: unknown = {}) => postJson(engine, path, body);
-
-const logLine = (needle: string) => waitForLog(engine, needle);
+const { post, logLine, logs } = engineProcessFor(root);
 
 describe('runaway expressions', () => {
   it('an endless tail recursion fails its exchange at the time limit; the next request is served', async () => {
@@ -39,7 +29,7 @@ describe('runaway expressions', () => {
     expect(next.status).toBe(200);
     expect(next.body).toEqual({ ok: true, n: 2 });
     const line = await logLine('route spin, steps[0].transform.expression');
-    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line, logs().join('\n')).toBeDefined();
     expect(line).toMatch(/longer than 300 ms \(engine\.expressions\.timeout\)/);
   });
 
@@ -48,7 +38,7 @@ describe('runaway expressions', () => {
     expect(r.status).toBe(500);
     expect(r.ms).toBeLessThan(5_000);
     const line = await logLine('route dive, steps[0].transform.expression');
-    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line, logs().join('\n')).toBeDefined();
     expect(line).toMatch(/deeper than 200 \(engine\.expressions\.maxDepth\)/);
     expect((await post('/ok', { items: [] })).body).toEqual({ ok: true, n: 0 });
   });

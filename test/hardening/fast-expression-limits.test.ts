@@ -4,9 +4,9 @@
 // engine answers the next request. The engine runs in a child process, as in
 // expression-limits.test.ts: were its event loop frozen, the test would see a timeout instead.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { startEngineProcess, transformRoute, postJson, waitForLog, type EngineProcess } from './engine-process.ts';
+import { engineProcessFor, transformRoute, TIGHT_EXPRESSIONS_ENV } from './engine-process.ts';
 import { compileExpression } from '../../engine/runtime/expressions.ts';
 
 const RANGE = '[1..10000000].[1..10000000]';
@@ -14,23 +14,13 @@ const RANGE = '[1..10000000].[1..10000000]';
 const MAP = '$count($map(body.items, function($i){ [1..body.n][$ < 0] }))';
 
 const root = tmpProject({
-  'values/environments/test.yaml': 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n',
+  'values/environments/test.yaml': TIGHT_EXPRESSIONS_ENV,
   'routes/range.yaml': transformRoute('range', RANGE),
   'routes/mapped.yaml': transformRoute('mapped', MAP),
   'routes/ok.yaml': transformRoute('ok', '{"ok": true, "n": $count(body.items)}'),
 });
 
-let engine: EngineProcess;
-beforeAll(async () => {
-  engine = await startEngineProcess(root, 'test');
-});
-afterAll(async () => {
-  await engine?.close();
-});
-
-const post = (path: string, body: unknown = {}) => postJson(engine, path, body);
-
-const logLine = (needle: string) => waitForLog(engine, needle);
+const { post, logLine, logs } = engineProcessFor(root);
 
 describe('runaway fast-path expressions', () => {
   it('the expressions under test are on the fast path', () => {
@@ -47,7 +37,7 @@ describe('runaway fast-path expressions', () => {
     expect(next.status).toBe(200);
     expect(next.body).toEqual({ ok: true, n: 2 });
     const line = await logLine('route range, steps[0].transform.expression');
-    expect(line, engine.logs.join('\n')).toBeDefined();
+    expect(line, logs().join('\n')).toBeDefined();
     expect(line).toMatch(/longer than 300 ms \(engine\.expressions\.timeout\)/);
   });
 
@@ -57,7 +47,7 @@ describe('runaway fast-path expressions', () => {
     expect(r.status).toBe(500);
     expect(r.ms).toBeLessThan(5_000);
     const line = await logLine('route mapped, steps[0].transform.expression');
-    expect(line, engine.logs.join('\n')).toMatch(/longer than 300 ms/);
+    expect(line, logs().join('\n')).toMatch(/longer than 300 ms/);
     const small = await post('/mapped', { items: [1, 2, 3], n: 10 });
     expect(small.status).toBe(200);
     expect(small.body).toBe(0);
