@@ -194,7 +194,8 @@ function splitSet(set: Record<string, string>, knownProps: Set<string>, knownKey
 function coerce(v: string): unknown {
   if (v === 'true') return true;
   if (v === 'false') return false;
-  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  // a leading zero marks an identifier (routing number 011000015), which a number would truncate
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(v)) return Number(v);
   return v;
 }
 

@@ -1,11 +1,13 @@
 // The conventions docs.test.ts reads in the documents: a harness that silently found no answer
 // to check would pass on any document, so its parsing and matching are pinned here.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tmpProject } from '../helpers/tmp-project.ts';
 import { parseDoc } from './doc-blocks.ts';
 import { jsonMismatch, lastJson, linesMismatch } from './doc-match.ts';
+import { scratchCopy } from './doc-scratch.ts';
 
 const md = [
   '```sh',
@@ -84,6 +86,15 @@ describe('doc-test conventions', () => {
     expect(lastJson('{\n  "pretty": true\n}\n')).toEqual({ pretty: true });
     expect(linesMismatch(['a.yaml:... bad', 'done'], 'a.yaml:3:4 bad\nother\ndone\n')).toBeUndefined();
     expect(linesMismatch(['done', 'a.yaml:... bad'], 'a.yaml:3:4 bad\ndone\n')).toMatch(/no output line/);
+  });
+
+  it("runs in links to the project but writes its own engine.log, leaving the user's (npm start | tee engine.log) alone", () => {
+    const root = tmpProject({ 'README.md': '# x\n', 'engine.log': 'the user engine\n' });
+    const work = scratchCopy(root);
+    expect(readFileSync(join(work, 'README.md'), 'utf8')).toBe('# x\n');
+    writeFileSync(join(work, 'engine.log'), 'the test engine\n');
+    expect(readFileSync(join(root, 'engine.log'), 'utf8')).toBe('the user engine\n');
+    for (const d of [work, root]) rmSync(d, { recursive: true, force: true });
   });
 
   it('finds answers to check in the project documents', () => {

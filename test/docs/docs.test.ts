@@ -10,8 +10,9 @@
 //   that keep running, commands that write to the project). A server started in the
 //   background (`node bin/engine.js run ... --port 0 &`) is stopped by the same document.
 // - The blocks of one document run in order in one bash session (variables carry over), in a
-//   scratch directory holding links to the project's files and `engine.log`, the running engine's
-//   log. `localhost:8080` and `127.0.0.1:8080` are rewritten to the test engine's port.
+//   scratch directory holding links to the project's files and `engine.log`, the test engine's
+//   log (never a link to the project's own; doc-scratch.ts). `localhost:8080` and
+//   `127.0.0.1:8080` are rewritten to the test engine's port.
 // - `# -> <answer>` after commands checks what they printed since the previous check:
 //   `201` the HTTP status of the last curl, `exit 1` the exit code of the last command, and/or a
 //   JSON subset of the last JSON printed (`# -> 404 {"code":"GC054"}`, `# -> "bankStatus":"CANCELLED"`);
@@ -27,12 +28,12 @@
 // DOC_TEST_ROUNDS=2 runs every page twice on one sandbox, to prove the examples can be repeated.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDoc, type DocBlock, type Step } from './doc-blocks.ts';
+import { scratchCopy } from './doc-scratch.ts';
 import { jsonMismatch, lastJson, linesMismatch } from './doc-match.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -146,9 +147,8 @@ let work = '';
 const results = new Map<Step, StepResult>();
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'doc-test-'));
   // a scratch copy of the project made of links: files the examples write stay out of the tree
-  for (const e of readdirSync(ROOT)) if (e !== '.git') symlinkSync(join(ROOT, e), join(work, e));
+  work = scratchCopy(ROOT);
   const port = await freePort();
   const log = createWriteStream(join(work, 'engine.log'));
   engine = spawn(process.execPath, ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {

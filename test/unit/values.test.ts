@@ -63,6 +63,13 @@ describe('values files', () => {
     expect(set.find('demo-v1')!.get('hub.timeout')).toBe(250);
   });
 
+  it('--set keeps digits with a leading zero as text: identifiers such as routing number 011000015 are no numbers', () => {
+    const dir = join(project(), 'values');
+    const set = loadValues({ dir, processEnv: {}, set: { 'demo-v1:hub.timeout': '011000015', 'demo-v1:retryStatuses': '0.5' } });
+    expect(set.find('demo-v1')!.get('hub.timeout')).toBe('011000015');
+    expect(set.find('demo-v1')!.get('retryStatuses')).toBe(0.5);
+  });
+
   it('--set of a name that is neither a property nor an environmental key in use is refused, with a suggestion', () => {
     const dir = join(project({}), 'values');
     let err: unknown;
