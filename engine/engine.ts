@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
+import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
 import { DiagnosticError, type Diagnostic } from './dsl/diagnostics.ts';
 import { shareYamlParses } from './dsl/yaml-source.ts';
@@ -159,6 +160,8 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     // sandbox references to stand-ins without starting anything
     values.keys.setSandboxUrls(lintOnly || (sandbox && !supplied) ? STAND_INS : supplied ?? {});
     const loaded = loadProject(opts, root, values, services);
+    // after the load: the routes' placeholders say which new properties an environment may add
+    diagnostics.push(...checkEnvironment(values));
     return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, sandboxUrls: supplied ?? {} };
   } catch (e) {
     // whatever an extension started (the simulators) stops again

@@ -33,6 +33,7 @@ export function resolvePlaceholders(value: unknown, values: ValuesFile | undefin
   };
   const lookup = (key: string, path: YamlPath): unknown => {
     uses.push({ key, path });
+    values?.placeholderKeys.add(key);
     if (!values) {
       diags.push(diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to the route`));
       return FAILED;

@@ -31,7 +31,10 @@ export interface UsedAt {
 /** One values file with its overrides applied. */
 export class ValuesFile {
   readonly props = new Map<string, PropEntry>();
-  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean) {}
+  /** keys loaded documents' {{placeholders}} asked for, known or not (environment-check.ts) */
+  readonly placeholderKeys = new Set<string>();
+  /** `tree`: the file as parsed, before any override: what an environment's overrides are checked against */
+  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean, readonly tree: unknown = {}) {}
 
   has(key: string): boolean {
     return this.props.has(key);
@@ -92,6 +95,8 @@ export interface EnvironmentFile {
   sandbox: boolean;
   /** engine settings (`engine:` section, defaults filled in) */
   engine: EngineSettings;
+  /** the parsed file, for the positions of later checks (environment-check.ts) */
+  source?: YamlSource;
 }
 
 export class ValuesSet {
@@ -162,6 +167,7 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
     properties: (v.properties ?? {}) as Record<string, Record<string, unknown>>,
     sandbox: v.sandbox === true,
     engine: engine.settings,
+    source: src,
   };
 }
 
@@ -236,7 +242,7 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
   const unknownScoped: Diagnostic[] = [];
   for (const [file, src] of parsed) {
     const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');
-    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient);
+    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient, src.value);
     for (const [k, v, path] of flatten(src.value)) {
       const { line, col } = locate(src, path);
       vf.set(k, v, { file: vf.file, line, col, origin: 'values' });
