@@ -83,10 +83,32 @@ export function scopedSetProblem(key: string, f: ScopeFacts): string | undefined
   const parent = parts.slice(0, i).join('.');
   const child = `${parent}.${parts[i]}`;
   if (f.keys.has(child)) return `'${child}' is a value, not a map: '${key}' cannot be added below it${hint}`;
-  // a new entry of the map `parent`, unless its name is a typo of an existing entry
+  // a new entry of the map `parent`, unless its name is a slip of an existing entry's
   const siblings = new Set<string>();
   for (const k of [...f.keys, ...f.maps]) if (k.startsWith(parent + '.')) siblings.add(k.slice(parent.length + 1).split('.')[0]);
-  const typo = didYouMean(parts[i], [...siblings].filter((s) => s !== parts[i]));
+  const typo = [...siblings].find((s) => s !== parts[i] && slipOf(parts[i], s));
   if (!typo) return undefined;
   return `no property '${key}'; did you mean '${[parent, typo, ...parts.slice(i + 1)].join('.')}'?`;
+}
+
+/**
+ * Whether `typed` is `name` with one slip of the keyboard: other case, two neighbours swapped, or
+ * one character more or less. Entries of a map are names people choose (subscriptions, tools), so
+ * an edit distance would refuse real new ones: `crm-agent` is 3 edits from `demo-agent`, `bank-b`
+ * one from `bank-a`.
+ */
+export function slipOf(typed: string, name: string): boolean {
+  const a = typed.toLowerCase();
+  const b = name.toLowerCase();
+  if (a === b) return true;
+  if (a.length === b.length) {
+    let i = 0;
+    while (a[i] === b[i]) i++;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length - short.length !== 1) return false;
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  return short.slice(i) === long.slice(i + 1);
 }

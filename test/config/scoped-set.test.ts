@@ -55,9 +55,18 @@ describe('scoped --set', () => {
     expect(refusal({ 'demo-v1:limits': '1' })).toContain("'limits' is a group of properties (limits.anonymous, limits.user): set one of them");
   });
 
-  it('refuses a new map entry whose name is a typo of an existing entry', () => {
+  it('refuses a new map entry whose name is a slip of an existing entry (swapped neighbours, one character more or less, case)', () => {
     expect(refusal({ 'demo-v1:subscriptions.sandbox.dmeo.quota.public': '5' }))
       .toContain("did you mean 'subscriptions.sandbox.demo.quota.public'?");
+    for (const slip of ['dem', 'demoo', 'Demo']) {
+      expect(refusal({ [`demo-v1:subscriptions.sandbox.${slip}.tools`]: '[x]' }), slip).toContain("did you mean 'subscriptions.sandbox.demo.tools'?");
+    }
+  });
+
+  it('accepts a new map entry close to an existing one when it is no slip: names people choose (bank-b beside bank-a, crm beside demo)', () => {
+    for (const name of ['dema', 'deno', 'crm', 'demo2x', 'memo']) {
+      expect(get({ [`demo-v1:subscriptions.sandbox.${name}.primary`]: 'sha256:cc' }, `subscriptions.sandbox.${name}.primary`), name).toBe('sha256:cc');
+    }
   });
 
   it('accepts a property of the file and new entries of a map-valued property, empty maps included', () => {
