@@ -1,0 +1,60 @@
+// `npm run build`: the engine and the sandbox bundled by esbuild into dist/ (bin/engine.js runs
+// dist/engine/cli/main.js and dist/sandbox/extension.js). One bundle with shared chunks, because
+// resolving, reading and compiling some 500 modules was a third of the engine's start-up: see
+// docs/benchmarks.md, Start-up. What the code imports lazily (`await import(...)`: the gateway,
+// the console, the simulators) stays a chunk of its own that loads only when needed.
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(fileURLToPath(import.meta.url), '../..');
+const out = join(root, 'dist');
+
+/**
+ * A package imported lazily (`await import('@opentelemetry/sdk-trace-base')`, ioredis) stays in
+ * node_modules: it is not on the start path, and esbuild's chunk of a CommonJS package would
+ * export only `default`. Packages loaded through createRequire (rhea, node-cron) stay there too.
+ */
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined));
+  },
+};
+
+export async function bundleEngine() {
+  rmSync(out, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { 'engine/cli/main': 'engine/cli/main.ts', 'sandbox/extension': 'sandbox/extension.ts' },
+    outdir: out,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // names and layout kept readable: stack traces name the source functions
+    minify: false,
+    keepNames: false,
+    legalComments: 'inline',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [lazyPackages],
+    // CommonJS packages in the bundle call require() for node's modules
+    banner: { js: "import { createRequire as __engineRequire } from 'node:module'; const require = __engineRequire(import.meta.url);" },
+  });
+  // a package both bundled and left external would run as two copies with two states
+  const bundled = new Set(Object.keys(result.metafile.inputs).map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1]).filter(Boolean));
+  const external = new Set(Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path.split('/').slice(0, i.path.startsWith('@') ? 2 : 1).join('/')));
+  const both = [...external].filter((p) => bundled.has(p));
+  if (both.length) throw new Error(`bundled and also imported lazily from node_modules: ${both.join(', ')}`);
+  return result;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = await bundleEngine();
+  const files = Object.keys(r.metafile.outputs);
+  console.log(`engine: ${files.length} files -> ${out}`);
+}
