@@ -23,8 +23,26 @@ const lazyPackages = {
   },
 };
 
+/**
+ * engine/dsl/config-validators.ts becomes ajv's standalone code of the engine's config schemas
+ * (written by engine/dsl/config-standalone.ts): a start loads them as code instead of compiling.
+ */
+async function precompiledValidators() {
+  const { tsImport } = await import('tsx/esm/api');
+  const { standaloneModule } = await tsImport('../engine/dsl/config-standalone.ts', import.meta.url);
+  const contents = standaloneModule();
+  const target = join(root, 'engine', 'dsl', 'config-validators.ts');
+  return {
+    name: 'precompiled-validators',
+    setup(b) {
+      b.onLoad({ filter: /config-validators\.ts$/ }, (a) => (a.path === target ? { contents, loader: 'js', resolveDir: root } : undefined));
+    },
+  };
+}
+
 export async function bundleEngine() {
   rmSync(out, { recursive: true, force: true });
+  const validators = await precompiledValidators();
   const result = await build({
     absWorkingDir: root,
     entryPoints: { 'engine/cli/main': 'engine/cli/main.ts', 'sandbox/extension': 'sandbox/extension.ts' },
@@ -41,7 +59,7 @@ export async function bundleEngine() {
     legalComments: 'inline',
     metafile: true,
     logLevel: 'warning',
-    plugins: [lazyPackages],
+    plugins: [lazyPackages, validators],
     // CommonJS packages in the bundle call require() for node's modules
     banner: { js: "import { createRequire as __engineRequire } from 'node:module'; const require = __engineRequire(import.meta.url);" },
   });

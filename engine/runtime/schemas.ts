@@ -88,8 +88,12 @@ const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g
  * by tests, and checking them against the 2020-12 meta-schema costs a compile of that meta-schema
  * at every start. Schema files of a project are always checked.
  */
-export function createAjv(o: { validateSchema?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true });
+export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true,
+    // standalone: keeps each validator's source, for code written at build time (dsl/config-standalone.ts)
+    ...(o.standalone ? { code: { source: true, esm: true } } : {}),
+  });
   addFormats(ajv);
   ajv.addFormat('iso4217', { type: 'string', validate: currencyValid });
   ajv.addFormat('iban', { type: 'string', validate: ibanValid });
