@@ -6,7 +6,7 @@
 
 import { appendFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exchangeRate, freePort, projectCopy, ready, run, runOk, spawnEngine, waitFor, type EngineProcess } from './support.ts';
 
 interface SpanLine { name: string; id: string; parent?: string }
@@ -29,10 +29,13 @@ describe('the build (bundled)', () => {
     await runOk('npm', ['run', 'build'], { cwd: dir, timeoutMs: 180_000 });
   }, 200_000);
 
-  afterAll(async () => {
+  // a failed expectation leaves its engine running: stopped before the next test starts one
+  afterEach(async () => {
     await engine?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    engine = undefined;
   });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is a bundle: the two entries bin/engine.js imports and shared chunks, not a file per module', () => {
     const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
@@ -84,8 +87,6 @@ describe('the build (bundled)', () => {
     expect(exchange.parent).toBe('00f067aa0ba902b7');
     expect(step, engine.output()).toBeDefined();
     expect(all.some((s) => s.name.startsWith('GET ') && s.parent === step!.id)).toBe(true);
-    await engine.stop();
-    engine = undefined;
   }, 90_000);
 
   it('reports a broken project exactly as the sources do', async () => {
