@@ -12,9 +12,10 @@ const root = resolve(fileURLToPath(import.meta.url), '../..');
 const out = join(root, 'dist');
 
 /**
- * A package imported lazily (`await import('@opentelemetry/sdk-trace-base')`, ioredis) stays in
- * node_modules: it is not on the start path, and esbuild's chunk of a CommonJS package would
- * export only `default`. Packages loaded through createRequire (rhea, node-cron) stay there too.
+ * A package imported lazily by its own name (`await import('ioredis')`) stays in node_modules:
+ * esbuild's chunk of a CommonJS package would export only `default`. To have a lazily loaded
+ * package bundled, import it from a module of the engine that is itself imported lazily
+ * (engine/runtime/tracing-sdk-parts.ts). Packages loaded through createRequire stay there too.
  */
 const lazyPackages = {
   name: 'lazy-packages',

@@ -1,23 +1,32 @@
 // `npm run build` bundles the engine and the sandbox (build/bundle.mjs) into a few files. The
 // bundle must do what the sources do: its lazily loaded parts (the gateway, the console and its
-// page, the simulators, the AMQP client) still load, tracing still works through the OpenTelemetry
-// SDK left in node_modules, and a broken project reads the same (the build checks configs with
+// page, the simulators, the AMQP client) still load, tracing still reaches a collector through the
+// OpenTelemetry SDK's own chunk, and a broken project reads the same (the build checks configs with
 // validators it carries as code). Works on a copy of the project, like bin-entry.test.ts.
 
 import { appendFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exchangeRate, freePort, projectCopy, ready, run, runOk, spawnEngine, waitFor, type EngineProcess } from './support.ts';
 
-interface SpanLine { name: string; id: string; parent?: string }
+interface Span { name: string; spanId: string; parentSpanId?: string }
 
-/** The spans ConsoleSpanExporter printed (one object literal per span, at the line start). */
-function spans(out: string): SpanLine[] {
-  return out.split(/^\{$/m).slice(1).map((block) => ({
-    name: /^ {2}name: '([^']*)'/m.exec(block)?.[1] ?? '',
-    id: /^ {2}id: '([^']*)'/m.exec(block)?.[1] ?? '',
-    parent: /^ {2}parentSpanContext: \{[^}]*?spanId: '([^']*)'/ms.exec(block)?.[1],
-  }));
+/** An OTLP/HTTP collector on a free port that keeps the spans it receives (JSON encoding). */
+async function collector(): Promise<{ url: string; spans: Span[]; close: () => void }> {
+  const spans: Span[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (b) => { body += b; });
+    req.on('end', () => {
+      const doc = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] };
+      for (const r of doc.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, close: () => server.close() };
 }
 
 describe('the build (bundled)', () => {
@@ -68,25 +77,30 @@ describe('the build (bundled)', () => {
     engine = undefined;
   }, 90_000);
 
-  it('traces an exchange through the SDK in node_modules: exchange, step and vendor call spans nested under the caller', async () => {
-    const port = await freePort();
-    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
-      cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn', OTEL_TRACES_EXPORTER: 'console', ENGINE_CONSOLE_ENABLED: 'false' },
-    });
-    await waitFor('health ready', ready(port), 60_000, engine.child);
-    const res = await fetch(`http://127.0.0.1:${port}/foreign-exchange/exchange-rates`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
-      body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
-    });
-    expect(res.status).toBe(200);
-    await waitFor('the exchange span', async () => spans(engine!.output()).some((s) => s.name === 'POST /foreign-exchange/exchange-rates'), 10_000);
-    const all = spans(engine.output());
-    const exchange = all.find((s) => s.name === 'POST /foreign-exchange/exchange-rates')!;
-    const step = all.find((s) => s.name === 'to-http' && s.parent === exchange.id);
-    expect(exchange.parent).toBe('00f067aa0ba902b7');
-    expect(step, engine.output()).toBeDefined();
-    expect(all.some((s) => s.name.startsWith('GET ') && s.parent === step!.id)).toBe(true);
+  it('traces an exchange to an OTLP collector: exchange, step and vendor call spans nested under the caller', async () => {
+    const otlp = await collector();
+    try {
+      const port = await freePort();
+      engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
+        cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ENGINE_CONSOLE_ENABLED: 'false' },
+      });
+      await waitFor('health ready', ready(port), 60_000, engine.child);
+      const res = await fetch(`http://127.0.0.1:${port}/foreign-exchange/exchange-rates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+        body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
+      });
+      expect(res.status).toBe(200);
+      const named = (name: string) => otlp.spans.find((s) => s.name === name);
+      await waitFor('the exchange span', async () => named('POST /foreign-exchange/exchange-rates') !== undefined, 10_000);
+      const exchange = named('POST /foreign-exchange/exchange-rates')!;
+      const step = otlp.spans.find((s) => s.name === 'to-http' && s.parentSpanId === exchange.spanId);
+      expect(exchange.parentSpanId).toBe('00f067aa0ba902b7');
+      expect(step, JSON.stringify(otlp.spans)).toBeDefined();
+      expect(otlp.spans.some((s) => s.name.startsWith('GET ') && s.parentSpanId === step!.spanId)).toBe(true);
+    } finally {
+      otlp.close();
+    }
   }, 90_000);
 
   it('reports a broken project exactly as the sources do', async () => {
