@@ -25,18 +25,19 @@ const lazyPackages = {
 };
 
 /**
- * engine/dsl/config-validators.ts becomes ajv's standalone code of the engine's config schemas
- * (written by engine/dsl/config-standalone.ts): a start loads them as code instead of compiling.
+ * engine/runtime/precompiled.ts becomes ajv's standalone code of the engine's config schemas and
+ * of the JSON Schema meta-schema (written by engine/dsl/precompile.ts): a start loads these
+ * validators as code instead of compiling them.
  */
 async function precompiledValidators() {
   const { tsImport } = await import('tsx/esm/api');
-  const { standaloneModule } = await tsImport('../engine/dsl/config-standalone.ts', import.meta.url);
+  const { standaloneModule } = await tsImport('../engine/dsl/precompile.ts', import.meta.url);
   const contents = standaloneModule();
-  const target = join(root, 'engine', 'dsl', 'config-validators.ts');
+  const target = join(root, 'engine', 'runtime', 'precompiled.ts');
   return {
     name: 'precompiled-validators',
     setup(b) {
-      b.onLoad({ filter: /config-validators\.ts$/ }, (a) => (a.path === target ? { contents, loader: 'js', resolveDir: root } : undefined));
+      b.onLoad({ filter: /precompiled\.ts$/ }, (a) => (a.path === target ? { contents, loader: 'js', resolveDir: root } : undefined));
     },
   };
 }

@@ -7,7 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../runtime/schemas.ts';
 import { didYouMean, type Diagnostic } from './diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
-import { precompiled } from './config-validators.ts';
+import { configValidators } from '../runtime/precompiled.ts';
 
 interface Checker { validate: ValidateFunction; schema: Record<string, unknown> }
 
@@ -33,7 +33,7 @@ function validatorFor(schema: Record<string, unknown>): Checker {
     const full = fullSchema(schema);
     // the build carries these validators as code (build/bundle.mjs): compiling them was about
     // half the start-up CPU of a one-route engine; from the sources they compile here, once
-    const validate = (precompiled.size > 0 ? precompiled.get(schemaKey(full)) : undefined)
+    const validate = (configValidators.size > 0 ? configValidators.get(schemaKey(full)) : undefined)
       ?? (ajv ??= createAjv({ validateSchema: false })).compile(full);
     c = { validate, schema: full };
     cache.set(schema, c);

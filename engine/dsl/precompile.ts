@@ -1,10 +1,10 @@
 // Build time only (build/bundle.mjs; the engine never imports it): ajv's standalone code for every
-// config schema the engine checks a project against, as the module that replaces
-// config-validators.ts in the build. A start then loads these validators as code instead of
-// compiling their schemas.
+// config schema the engine checks a project against and for the JSON Schema 2020-12 meta-schema,
+// as the module that replaces runtime/precompiled.ts in the build. A start then loads these
+// validators as code instead of compiling their schemas.
 
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { createAjv } from '../runtime/schemas.ts';
+import { createAjv, META_SCHEMA_ID } from '../runtime/schemas.ts';
 import { TEMPLATE_SCHEMA } from '../runtime/error-templates.ts';
 import { engineSettingsSchema } from '../config/engine-settings.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
@@ -27,10 +27,13 @@ export function configSchemas(): Schema[] {
   ];
 }
 
-/** An ES module exporting `precompiled`: schemaKey() -> validator, for every config schema. */
+/**
+ * An ES module exporting `configValidators` (schemaKey() -> validator, for every config schema)
+ * and `metaSchemaValidator`, the same shape as runtime/precompiled.ts.
+ */
 export function standaloneModule(schemas: Schema[] = configSchemas()): string {
   const ajv = createAjv({ validateSchema: false, standalone: true });
-  const exports: Record<string, string> = {};
+  const exports: Record<string, string> = { metaSchemaValidator: META_SCHEMA_ID };
   for (const schema of schemas) {
     const full = fullSchema(schema);
     const key = schemaKey(full);
@@ -39,6 +42,6 @@ export function standaloneModule(schemas: Schema[] = configSchemas()): string {
     exports[`v${key}`] = key;
   }
   const code = (standaloneCode as unknown as typeof standaloneCode.default)(ajv, exports);
-  const entries = Object.entries(exports).map(([name, key]) => `[${JSON.stringify(key)}, ${name}]`);
-  return `${code}\nexport const precompiled = new Map([${entries.join(', ')}]);\n`;
+  const entries = Object.entries(exports).filter(([name]) => name !== 'metaSchemaValidator').map(([name, key]) => `[${JSON.stringify(key)}, ${name}]`);
+  return `${code}\nexport const configValidators = new Map([${entries.join(', ')}]);\n`;
 }
