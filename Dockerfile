@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The engine image: a build stage compiles the TypeScript to dist/, the runtime stage holds only
+# The engine image: a build stage bundles the TypeScript into dist/, the runtime stage holds only
 # production dependencies, the build and the project's routes, values, transforms and schemas.
 #   docker build -t bank-integration-engine .
 #   docker run --rm -p 8080:8080 -e ENGINE_ENV=sandbox bank-integration-engine
@@ -18,6 +18,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY engine ./engine
 COPY sandbox ./sandbox
 COPY console-ui ./console-ui
+COPY build ./build
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime

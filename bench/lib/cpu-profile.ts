@@ -1,8 +1,32 @@
 // Reads a .cpuprofile (node --cpu-prof) and sums self time per function and per file, as
 // microseconds per request of a load that made `requests` requests while the profile ran.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export interface ProfileSummary { functions: [string, number][]; files: [string, number][]; totalUs: number; idleUs: number }
+
+/** Module boundaries of a bundled file of dist/: esbuild writes `// engine/runtime/route.ts` (or `// node_modules/...`) above each module's code. */
+const boundaries = new Map<string, [number, string][]>();
+
+/** The source module of a line of the build (npm run build bundles): profiles read per module, as before the bundle. */
+function sourceOf(url: string, line: number): string {
+  if (!/^file:\/\/.*\/dist\/.*\.js$/.test(url)) return url;
+  let marks = boundaries.get(url);
+  if (!marks) {
+    marks = [];
+    readFileSync(fileURLToPath(url), 'utf8').split('\n').forEach((l, i) => {
+      const m = /^\/\/ ((?:node_modules|engine|sandbox)\/\S+)$/.exec(l);
+      if (m) marks!.push([i, m[1].startsWith('node_modules/') ? `/${m[1]}` : m[1]]);
+    });
+    boundaries.set(url, marks);
+  }
+  let found = url;
+  for (const [at, path] of marks) {
+    if (at > line) break;
+    found = path;
+  }
+  return found;
+}
 
 export function summarize(file: string, requests: number): ProfileSummary {
   const prof = JSON.parse(readFileSync(file, 'utf8'));
@@ -17,7 +41,7 @@ export function summarize(file: string, requests: number): ProfileSummary {
     const cf = n.callFrame;
     if (cf.functionName === '(idle)' || cf.functionName === '(program)') { idle += t; continue; }
     total += t;
-    const where = cf.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
+    const where = sourceOf(cf.url, cf.lineNumber).replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
     const k = `${cf.functionName || '(anon)'} ${where}:${cf.lineNumber + 1}`;
     fns.set(k, (fns.get(k) ?? 0) + t);
     const f = where.startsWith('node:') ? 'node internals' : where.includes('/') && !where.startsWith('engine/') && !where.startsWith('sandbox/') ? where.split('/')[0] : where;

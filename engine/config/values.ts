@@ -8,7 +8,7 @@ import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '.
 import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 import { EnvKeys, isSecretKey } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
-import { mapPaths, parentMaps, routePlaceholders, scopedSetProblem } from './scoped-set.ts';
+import { mapPaths, parentMaps, routePlaceholders, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
 
 export interface PropEntry {
   value: unknown;
@@ -256,16 +256,19 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
         vf.set(k, v, { file: environment.file ?? '', line: 1, col: 1, origin: 'environment' });
       }
     }
-    const keys = new Set(vf.keysList());
-    const facts = {
-      keys,
-      maps: parentMaps(keys, mapPaths(src.value)),
-      referenced: new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]),
+    // what the file knows, worked out only when a scoped --set names it (not at every start)
+    let facts: ScopeFacts | undefined;
+    const factsOf = (): ScopeFacts => {
+      if (!facts) {
+        const keys = new Set(vf.keysList());
+        facts = { keys, maps: parentMaps(keys, mapPaths(src.value)), referenced: new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]) };
+      }
+      return facts;
     };
     for (const [scope, k, v] of setProps) {
       if (scope && scope !== base && scope !== name) continue;
       if (!scope && !vf.has(k)) continue;
-      const problem = scope ? scopedSetProblem(k, facts) : undefined;
+      const problem = scope ? scopedSetProblem(k, factsOf()) : undefined;
       if (problem) {
         unknownScoped.push({ file: '--set', line: 1, col: 1, message: `'${scope}:${k}' would change nothing in ${vf.file}: ${problem}` });
         continue;

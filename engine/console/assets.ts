@@ -4,7 +4,7 @@
 // dependency) on the first request, so an edit of the page is never shadowed by a stale build.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export interface ConsoleAssets {
@@ -14,8 +14,12 @@ export interface ConsoleAssets {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The package root: two levels up from engine/console, three from dist/engine/console. */
-const packageRoot = resolve(here, here.includes(`${join('dist', 'engine')}`) ? '../../..' : '../..');
+/** The package root: the nearest folder above with a package.json (this file sits in engine/console, or in a chunk of dist/). */
+const packageRoot = (function up(dir: string): string {
+  return existsSync(join(dir, 'package.json')) || dirname(dir) === dir ? dir : up(dirname(dir));
+})(here);
+/** Run from the build: this code is a file under dist/. */
+const fromBuild = relative(packageRoot, here).split(sep)[0] === 'dist';
 const built = join(packageRoot, 'dist', 'console');
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
@@ -29,7 +33,6 @@ export function consoleAssets(): Promise<ConsoleAssets> {
 }
 
 async function load(): Promise<ConsoleAssets> {
-  const fromBuild = here.includes(join('dist', 'engine'));
   if (fromBuild) {
     if (!existsSync(join(built, 'index.html'))) throw new Error(`the console's assets are missing from ${built}: run npm run build`);
     const files = new Map<string, { type: string; body: Buffer }>();

@@ -68,7 +68,7 @@ export const CLIENTS_DOC_SCHEMA = {
 };
 
 /** The schema `load` checks with: names are checked by `badNames`, which says so at the name rather than at `clients:`. */
-const LOAD_SCHEMA = {
+export const LOAD_SCHEMA = {
   ...CLIENTS_DOC_SCHEMA,
   properties: { ...CLIENTS_DOC_SCHEMA.properties, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
 };

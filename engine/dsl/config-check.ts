@@ -1,24 +1,44 @@
 // Checks one config object against its kind's schema and turns ajv's errors into diagnostics
 // at the right line, with "did you mean" for unknown keys and the allowed values of enums.
 
+import { createHash } from 'node:crypto';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../runtime/schemas.ts';
 import { didYouMean, type Diagnostic } from './diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
+import { configValidators } from '../runtime/precompiled.ts';
 
-const ajv = createAjv({ validateSchema: false });
-const cache = new Map<Record<string, unknown>, ValidateFunction>();
+interface Checker { validate: ValidateFunction; schema: Record<string, unknown> }
+
+let ajv: Ajv2020 | undefined;
+const cache = new Map<Record<string, unknown>, Checker>();
 
 /** Nested step lists are checked when they compile; here a step only has to be one-key. */
 const DEFS = { step: { type: 'object', minProperties: 1, maxProperties: 1 }, handler: { type: 'object' } };
 
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  let v = cache.get(schema);
-  if (!v) {
-    v = ajv.compile({ ...schema, $defs: { ...DEFS, ...(schema.$defs as object | undefined) } });
-    cache.set(schema, v);
+/** The schema a config of a kind is checked against: the kind's own, with the shared $defs. */
+export function fullSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  return { ...schema, $defs: { ...DEFS, ...(schema.$defs as object | undefined) } };
+}
+
+/** The name of a full schema's validator in the build: its content, so an edited schema never meets a stale validator. */
+export function schemaKey(full: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(full)).digest('hex').slice(0, 16);
+}
+
+function validatorFor(schema: Record<string, unknown>): Checker {
+  let c = cache.get(schema);
+  if (!c) {
+    const full = fullSchema(schema);
+    // the build carries these validators as code (build/bundle.mjs): compiling them was about
+    // half the start-up CPU of a one-route engine; from the sources they compile here, once
+    const validate = (configValidators.size > 0 ? configValidators.get(schemaKey(full)) : undefined)
+      ?? (ajv ??= createAjv({ validateSchema: false })).compile(full);
+    c = { validate, schema: full };
+    cache.set(schema, c);
   }
-  return v;
+  return c;
 }
 
 function subschema(root: Record<string, unknown>, schemaPath: string): any {
@@ -30,10 +50,10 @@ function subschema(root: Record<string, unknown>, schemaPath: string): any {
 }
 
 export function checkConfig(value: unknown, schema: Record<string, unknown>, src: YamlSource, base: YamlPath, what: string): Diagnostic[] {
-  const validate = validatorFor(schema);
+  const { validate, schema: full } = validatorFor(schema);
   if (validate(value)) return [];
   const errors = (validate.errors ?? []) as ErrorObject[];
-  const specific = collapseAlternatives(errors, validate.schema as Record<string, unknown>).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
+  const specific = collapseAlternatives(errors, full).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of specific.length ? specific : errors) {
@@ -43,7 +63,7 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
     switch (e.keyword) {
       case 'additionalProperties': {
         const key = (e.params as any).additionalProperty as string;
-        const parent = subschema(validate.schema as Record<string, unknown>, e.schemaPath);
+        const parent = subschema(full, e.schemaPath);
         const allowed = Object.keys(parent?.properties ?? {});
         const s = didYouMean(key, allowed);
         d = diagAt(src, [...path, key], `unknown key '${key}' in ${what}${s ? `; did you mean '${s}'?` : allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`, true);

@@ -2,7 +2,8 @@
 // settings, timeouts on connect, response headers, body and the whole request, and errors
 // classified so that retry policies know whether the vendor may have seen the request.
 
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent } from './undici-dispatchers.ts';
 import { PlatformError } from './errors.ts';
 import { maskText } from './mask.ts';
 

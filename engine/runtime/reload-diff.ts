@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { parse } from 'yaml';
-import { parseYamlFile } from '../dsl/yaml-source.ts';
+import { parseYamlFile, type YamlSource } from '../dsl/yaml-source.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
 import type { ValuesSet } from '../config/values.ts';
 import type { CompiledRoute } from './route.ts';
@@ -103,8 +102,10 @@ export function describeChanges(c: RouteChanges): string {
  * which count only for themselves.
  */
 function sharedDoc(file: string, text: string, values: ValuesSet): { text: string; clients: boolean } | undefined {
-  let v: unknown;
-  try { v = parse(text); } catch { return { text, clients: false }; }
+  // the parse the load just made of this text, while a start shares them (yaml-source.ts)
+  let src: YamlSource;
+  try { src = parseYamlFile(file, text); } catch { return { text, clients: false }; }
+  const v = src.value;
   if (!v || typeof v !== 'object') return { text, clients: false };
   const raw = v as Record<string, unknown>;
   if ('from' in raw) return undefined;
@@ -112,7 +113,7 @@ function sharedDoc(file: string, text: string, values: ValuesSet): { text: strin
   const vf = typeof raw.values === 'string' ? values.find(raw.values) : undefined;
   if (!vf) return { text, clients };
   try {
-    return { text: stable(resolvePlaceholders(raw, vf, parseYamlFile(file, text)).value), clients };
+    return { text: stable(resolvePlaceholders(raw, vf, src).value), clients };
   } catch {
     return { text, clients };
   }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from './errors.ts';
+import { metaSchemaValidator } from './precompiled.ts';
 import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from './functions.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -88,8 +89,12 @@ const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g
  * by tests, and checking them against the 2020-12 meta-schema costs a compile of that meta-schema
  * at every start. Schema files of a project are always checked.
  */
-export function createAjv(o: { validateSchema?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true });
+export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true,
+    // standalone: keeps each validator's source, for code written at build time (dsl/precompile.ts)
+    ...(o.standalone ? { code: { source: true, esm: true } } : {}),
+  });
   addFormats(ajv);
   ajv.addFormat('iso4217', { type: 'string', validate: currencyValid });
   ajv.addFormat('iban', { type: 'string', validate: ibanValid });
@@ -103,8 +108,21 @@ export function createAjv(o: { validateSchema?: boolean } = {}): Ajv2020 {
   return ajv;
 }
 
+/** The meta-schema a schema file without `$schema` is checked against. */
+export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * The build's meta-schema validator (runtime/precompiled.ts) in place of the one ajv compiles
+ * for the first schema file of a project: ajv checks schema files as before, without that compile.
+ */
+function withPrecompiledMetaSchema(ajv: Ajv2020): Ajv2020 {
+  const env = (ajv as unknown as { schemas: Record<string, { validate?: ValidateFunction } | undefined> }).schemas[META_SCHEMA_ID];
+  if (metaSchemaValidator && env) env.validate = metaSchemaValidator;
+  return ajv;
+}
+
 export class SchemaStore {
-  readonly ajv = createAjv();
+  readonly ajv = withPrecompiledMetaSchema(createAjv());
   private byFile = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown> }>();
 
   compileFile(file: string): { validate: ValidateFunction; schema: Record<string, unknown> } {

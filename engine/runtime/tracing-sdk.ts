@@ -68,23 +68,19 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
   const exporters = opts.exporter ? [] : tracingExporters(env);
   if (!opts.exporter && exporters.length === 0 && consumers.size === 0) return undefined;
   if (tracer) return { shutdown: async () => {} };
-  const [sdk, { W3CTraceContextPropagator }, res] = await Promise.all([
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/resources'),
-  ]);
+  const sdk = await import('./tracing-sdk-parts.ts');
   const processors: SpanProcessor[] = [fanOut];
   if (opts.exporter) processors.push(new sdk.SimpleSpanProcessor(opts.exporter));
   for (const x of exporters) {
     if (x === 'console') processors.push(new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter()));
     if (x === 'otlp') {
-      const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+      const { OTLPTraceExporter } = await import('./tracing-otlp.ts');
       processors.push(new sdk.BatchSpanProcessor(new OTLPTraceExporter()));
     }
   }
-  const resource = res.defaultResource()
-    .merge(res.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
-    .merge(res.detectResources({ detectors: [res.envDetector] }));
+  const resource = sdk.defaultResource()
+    .merge(sdk.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
+    .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
   const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: processors });
   const log = opts.logger.child({ component: 'tracing' });
   // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
@@ -94,7 +90,7 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
     error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),
     info: () => {}, debug: () => {}, verbose: () => {},
   }, DiagLogLevel.WARN);
-  installTracer(provider.getTracer(DEFAULT_SERVICE_NAME), new W3CTraceContextPropagator());
+  installTracer(provider.getTracer(DEFAULT_SERVICE_NAME), new sdk.W3CTraceContextPropagator());
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   log.info({ exporters: opts.exporter ? ['custom'] : exporters, consumers: consumers.size, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
   let done: Promise<void> | undefined;

@@ -17,7 +17,6 @@
 // settled) and starts a new one; an unchanged route keeps its connection.
 
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
 import type { Logger } from 'pino';
 import { defineSource, type SourceHost } from './source-kind.ts';
@@ -164,9 +163,11 @@ export default defineSource<AmqpConfig>({
     Object.defineProperty(compiled, 'password', { enumerable: false });
     return compiled;
   },
-  start(route, compiled, host) {
+  async start(route, compiled, host) {
     const c = compiled as Compiled;
-    const consumer = new AmqpConsumer(route, c, host);
+    // the AMQP client loads with the first route consuming a queue, not at every engine start
+    const { default: rhea } = await import('./rhea.ts');
+    const consumer = new AmqpConsumer(route, c, host, rhea);
     const key = `amqp:${route.id}`;
     const ready = () => consumer.ready;
     host.services.readiness.set(key, ready);
@@ -212,9 +213,7 @@ export class AmqpConsumer {
   private readonly abort = new AbortController();
   private readonly where: string;
 
-  constructor(private route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost) {
-    // the AMQP client is loaded by the first route consuming a queue, not by every engine start
-    const rhea = createRequire(import.meta.url)('rhea') as typeof import('rhea');
+  constructor(private route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost, rhea: typeof import('rhea')) {
     this.container = rhea.create_container({ id: `engine-${route.id}-${process.pid}` });
     // errors are handled per connection; never let rhea throw an unhandled 'error' event
     this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));

@@ -1,0 +1,121 @@
+// `npm run build` bundles the engine and the sandbox (build/bundle.mjs) into a few files. The
+// bundle must do what the sources do: its lazily loaded parts (the gateway, the console and its
+// page, the simulators, the AMQP client) still load, tracing still reaches a collector through the
+// OpenTelemetry SDK's own chunk, and a broken project reads the same (the build checks configs with
+// validators it carries as code). Works on a copy of the project, like bin-entry.test.ts.
+
+import { appendFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { exchangeRate, freePort, projectCopy, ready, run, runOk, spawnEngine, waitFor, type EngineProcess } from './support.ts';
+
+interface Span { name: string; spanId: string; parentSpanId?: string }
+
+/** An OTLP/HTTP collector on a free port that keeps the spans it receives (JSON encoding). */
+async function collector(): Promise<{ url: string; spans: Span[]; close: () => void }> {
+  const spans: Span[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (b) => { body += b; });
+    req.on('end', () => {
+      const doc = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] };
+      for (const r of doc.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, close: () => server.close() };
+}
+
+describe('the build (bundled)', () => {
+  let dir: string;
+  let engine: EngineProcess | undefined;
+
+  beforeAll(async () => {
+    dir = projectCopy();
+    await runOk('npm', ['run', 'build'], { cwd: dir, timeoutMs: 180_000 });
+  }, 200_000);
+
+  // a failed expectation leaves its engine running: stopped before the next test starts one
+  afterEach(async () => {
+    await engine?.stop();
+    engine = undefined;
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is a bundle: the two entries bin/engine.js imports and shared chunks, not a file per module', () => {
+    const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
+    expect(files).toContain('engine/cli/main.js');
+    expect(files).toContain('sandbox/extension.js');
+    expect(files.length).toBeLessThan(60);
+  });
+
+  it('serves every sandbox route: an FX rate, the gateway, the console page and its assets, the AMQP consumer ready', async () => {
+    // the console serves the page the build wrote (it bundles console-ui/ itself only from the sources)
+    appendFileSync(join(dir, 'dist/console/index.html'), '<!-- written by the build -->\n');
+    const port = await freePort();
+    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], { cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn' } });
+    await waitFor('health ready', ready(port), 60_000, engine.child);
+    expect((await exchangeRate(port)).status, engine.output()).toBe(200);
+    const tools = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }).then((r) => r.json() as Promise<{ result: { tools: { name: string }[] } }>);
+    expect(tools.result.tools.map((t) => t.name)).toContain('getExchangeRate');
+    const page = await fetch(`http://127.0.0.1:${port}/console/`).then((r) => r.text());
+    expect(page).toContain('<!-- written by the build -->');
+    const assets = [...page.matchAll(/\/console\/assets\/[^"]+/g)].map((m) => m[0]);
+    expect(assets.length).toBe(2);
+    for (const a of assets) expect((await fetch(`http://127.0.0.1:${port}${a}`)).status, a).toBe(200);
+    const health = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.json() as Promise<{ checks: Record<string, boolean> }>);
+    expect(health.checks['amqp:payment-status-inbound']).toBe(true);
+    expect(await engine.stop()).toBe(0);
+    engine = undefined;
+  }, 90_000);
+
+  it('traces an exchange to an OTLP collector: exchange, step and vendor call spans nested under the caller', async () => {
+    const otlp = await collector();
+    try {
+      const port = await freePort();
+      engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
+        cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ENGINE_CONSOLE_ENABLED: 'false' },
+      });
+      await waitFor('health ready', ready(port), 60_000, engine.child);
+      const res = await fetch(`http://127.0.0.1:${port}/foreign-exchange/exchange-rates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+        body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
+      });
+      expect(res.status).toBe(200);
+      const named = (name: string) => otlp.spans.find((s) => s.name === name);
+      await waitFor('the exchange span', async () => named('POST /foreign-exchange/exchange-rates') !== undefined, 10_000);
+      const exchange = named('POST /foreign-exchange/exchange-rates')!;
+      const step = otlp.spans.find((s) => s.name === 'to-http' && s.parentSpanId === exchange.spanId);
+      expect(exchange.parentSpanId).toBe('00f067aa0ba902b7');
+      expect(step, JSON.stringify(otlp.spans)).toBeDefined();
+      expect(otlp.spans.some((s) => s.name.startsWith('GET ') && s.parentSpanId === step!.spanId)).toBe(true);
+    } finally {
+      otlp.close();
+    }
+  }, 90_000);
+
+  it('reports a broken project exactly as the sources do', async () => {
+    const broken = join(dir, 'broken');
+    mkdirSync(join(broken, 'tests'), { recursive: true });
+    writeFileSync(join(broken, 'typo.yaml'), 'id: typo\nvalues: foreign-exchange-v1\nfrom:\n  http: { method: PSOT, path: "/a/{ref}" }\nsteps:\n  - to-http:\n      method: GET\n      url: "http://vendor.invalid/x/{ref}"\n      path-param: { ref: params.ref }\n      retry: { enabled: 3 }\n');
+    writeFileSync(join(broken, 'tests', 'typo.yaml'), 'tests:\n  - name: a test\n    requst: { body: {} }\n');
+    const fromBuild = await run('node', ['bin/engine.js', 'lint', 'broken/'], { cwd: dir, timeoutMs: 60_000 });
+    // a source newer than the build: bin/engine.js runs the TypeScript (bin-entry.test.ts)
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(dir, 'engine/cli/main.ts'), later, later);
+    const fromSources = await run('node', ['bin/engine.js', 'lint', 'broken/'], { cwd: dir, timeoutMs: 60_000 });
+    expect(fromBuild.code).toBe(1);
+    expect(fromBuild.stdout).toMatch(/did you mean 'path-params'\?/);
+    expect(fromBuild.stdout.split('\n').length).toBeGreaterThan(4);
+    expect(fromBuild.stdout).toBe(fromSources.stdout);
+  }, 90_000);
+});
