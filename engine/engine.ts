@@ -119,10 +119,10 @@ function readValues(opts: EngineOptions, root: string, lintOnly: boolean): Value
   });
 }
 
-function loadProject(opts: EngineOptions, root: string, values: ValuesSet, services: EngineServices) {
+function loadProject(opts: EngineOptions, root: string, values: ValuesSet, services: EngineServices, run: boolean) {
   // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
   const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];
-  return loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+  return loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs, { run });
 }
 
 async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
@@ -159,7 +159,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
     // sandbox references to stand-ins without starting anything
     values.keys.setSandboxUrls(lintOnly || (sandbox && !supplied) ? STAND_INS : supplied ?? {});
-    const loaded = loadProject(opts, root, values, services);
+    const loaded = loadProject(opts, root, values, services, !lintOnly);
     // after the load: the routes' placeholders say which new properties an environment may add
     diagnostics.push(...checkEnvironment(values));
     return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, sandboxUrls: supplied ?? {} };
@@ -258,7 +258,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
       values.keys.setSandboxUrls(p.sandboxUrls);
       // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
       const next: EngineServices = { ...services, schemas: new SchemaStore(), settings: values.environment.engine, callRoute: call };
-      return { values, services: next, ...loadProject(opts, services.root, values, next) };
+      return { values, services: next, ...loadProject(opts, services.root, values, next, true) };
     },
     commit: async (next, values, nextServices) => {
       live = next;

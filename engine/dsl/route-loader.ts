@@ -24,6 +24,11 @@ import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } f
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
 export interface DocumentHandler {
   key: string;
+  /**
+   * Files of this kind told by their path alone (route tests: `tests/*.yaml`), which `engine run`
+   * does not use: a run leaves them unread; lint checks them.
+   */
+  lintOnlyFiles?: (file: string) => boolean;
   load(src: YamlSource, values: ValuesSet): Diagnostic[];
   /** called once every file is loaded, with the routes (checks that need them: tool targets) */
   finish?(routes: CompiledRoute[]): Diagnostic[];
@@ -47,10 +52,11 @@ export function findYamlFiles(paths: string[]): string[] {
   return out;
 }
 
-export function loadRoutes(paths: string[], values: ValuesSet, services: EngineServices, docs: DocumentHandler[] = []): LoadResult {
+export function loadRoutes(paths: string[], values: ValuesSet, services: EngineServices, docs: DocumentHandler[] = [], opts: { run?: boolean } = {}): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const routes: CompiledRoute[] = [];
-  const files = findYamlFiles(paths);
+  const unused = opts.run ? docs.flatMap((d) => d.lintOnlyFiles ?? []) : [];
+  const files = findYamlFiles(paths).filter((f) => !unused.some((u) => u(f)));
   const ids = new Map<string, string>();
   const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
   // ids of route files that failed to load: a call to one is a consequence, not a typo

@@ -44,15 +44,7 @@ export function compileExpression(source: string, path: (string | number)[] = []
   const timeout = options.timeout ?? ENGINE_DEFAULTS.expressions.timeout;
   const maxDepth = options.maxDepth ?? ENGINE_DEFAULTS.expressions.maxDepth;
   const where = options.where ?? 'an expression';
-  let expr: jsonata.Expression;
-  try {
-    expr = jsonata(source, { timeout, stack: maxDepth });
-  } catch (e: any) {
-    const pos = typeof e?.position === 'number' ? ` at character ${e.position}` : '';
-    // the expression text is not quoted: placeholders may have put a resolved value in it
-    throw new ConfigError(`JSONata: ${e?.message ?? e}${pos}`, path);
-  }
-  for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
+  const { expr, fast } = parsed(source, timeout, maxDepth, path);
 
   /** The limit an error reports, as an ExpressionLimitError; any other error as it is. */
   const relabel = (err: any): unknown => {
@@ -66,7 +58,6 @@ export function compileExpression(source: string, path: (string | number)[] = []
     throw relabel(err);
   };
 
-  const fast = compileFast(expr.ast() as any, FUNCTIONS, { timeout, maxDepth });
   if (fast) {
     return {
       source,
@@ -88,6 +79,37 @@ export function compileExpression(source: string, path: (string | number)[] = []
     fast: false,
     evaluate: (input, bindings) => expr.evaluate(input, bindings).then(undefined, rethrow),
   };
+}
+
+interface Parsed { expr: jsonata.Expression; fast: ReturnType<typeof compileFast> }
+
+/**
+ * Parsed and fast-compiled expressions by source and limits. The same transforms, templates and
+ * rules appear in several routes (262 distinct of 510 at a sandbox start); both forms are
+ * stateless between evaluations (bindings come per call; functions are registered once here), so
+ * one copy serves every use. Bounded, so reloads of a long `--dev` session do not keep every
+ * version of every expression.
+ */
+const PARSED = new Map<string, Parsed>();
+const PARSED_MAX = 4096;
+
+function parsed(source: string, timeout: number, maxDepth: number, path: (string | number)[]): Parsed {
+  const key = `${timeout}\0${maxDepth}\0${source}`;
+  const known = PARSED.get(key);
+  if (known) return known;
+  let expr: jsonata.Expression;
+  try {
+    expr = jsonata(source, { timeout, stack: maxDepth });
+  } catch (e: any) {
+    const pos = typeof e?.position === 'number' ? ` at character ${e.position}` : '';
+    // the expression text is not quoted: placeholders may have put a resolved value in it
+    throw new ConfigError(`JSONata: ${e?.message ?? e}${pos}`, path);
+  }
+  for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
+  const p: Parsed = { expr, fast: compileFast(expr.ast() as any, FUNCTIONS, { timeout, maxDepth }) };
+  if (PARSED.size >= PARSED_MAX) PARSED.delete(PARSED.keys().next().value!);
+  PARSED.set(key, p);
+  return p;
 }
 
 /** Awaits only when the value is a promise, so fast expressions stay synchronous. */

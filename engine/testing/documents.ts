@@ -33,9 +33,14 @@ export function checkTestFile(src: YamlSource): Diagnostic[] {
   return d;
 }
 
-/** The `tests:` document kind, for the route loader. */
+/** The `tests:` document kind, for the route loader: checked by lint, left unread by a run. */
 export function routeTestDocuments(): DocumentHandler {
-  return { key: 'tests', load: (src) => checkTestFile(src) };
+  return { key: 'tests', lintOnlyFiles: isTestFile, load: (src) => checkTestFile(src) };
+}
+
+/** A route test file, by the convention `<folder>/tests/<name>.yaml`. */
+export function isTestFile(f: string): boolean {
+  return /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f);
 }
 
 /** Registers the document kind with an engine run or lint (the CLI adds it to every command). */

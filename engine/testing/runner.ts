@@ -13,7 +13,7 @@ import { parseYamlFile, locate, type YamlSource } from '../dsl/yaml-source.ts';
 import type { HttpClients } from '../runtime/http-client.ts';
 import { createLogger } from '../runtime/logger.ts';
 import type { ValuesSet } from '../config/values.ts';
-import { checkTestFile, routeTestsExtension } from './documents.ts';
+import { checkTestFile, isTestFile, routeTestsExtension } from './documents.ts';
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
 import { checkExpectations, type Failure } from './expectations.ts';
@@ -130,9 +130,6 @@ export function findTestFiles(paths: string[]): string[] {
   return findYamlFiles(paths).filter(isTestFile);
 }
 
-function isTestFile(f: string): boolean {
-  return /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f);
-}
 
 async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOptions, report: (r: CaseResult) => void): Promise<void> {
   const root = resolve(opts.root ?? process.cwd());

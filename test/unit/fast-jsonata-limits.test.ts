@@ -89,3 +89,20 @@ describe('the fallback built by compileFast', () => {
     expect(err.message).toMatch(/^expression at route r, steps\[1\]\.transform\.expression: evaluation ran longer than 150 ms/);
   });
 });
+
+describe('one parse per expression and limits, one label per use', () => {
+  it('two uses of the same expression each name their own place, and other limits get their own parse', () => {
+    const src = RUNAWAYS[0];
+    const a = compileExpression(src, [], { timeout: 100, where: 'route a, steps[0]' });
+    const b = compileExpression(src, [], { timeout: 100, where: 'route b, steps[3]' });
+    expect(timed(() => a.evaluate({})).err.message).toMatch(/^expression at route a, steps\[0\]: evaluation ran longer than 100 ms/);
+    expect(timed(() => b.evaluate({})).err.message).toMatch(/^expression at route b, steps\[3\]: evaluation ran longer than 100 ms/);
+    const c = compileExpression(src, [], { timeout: 60, where: 'route c' });
+    expect(timed(() => c.evaluate({})).err.message).toMatch(/longer than 60 ms/);
+  });
+
+  it('a syntax error is reported at each use with its own path', () => {
+    expect(() => compileExpression('$x := ', ['steps', 0])).toThrow(expect.objectContaining({ path: ['steps', 0] }));
+    expect(() => compileExpression('$x := ', ['steps', 7])).toThrow(expect.objectContaining({ path: ['steps', 7] }));
+  });
+});
