@@ -37,7 +37,7 @@ import {
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
-import { runTool } from './tool-call.ts';
+import { runTool, type ToolDeps } from './tool-call.ts';
 
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayResponse } from './rpc.ts';
@@ -117,10 +117,12 @@ export class McpGateway {
   private discoverResult: string;
   /** `,"_meta":{serverInfo}}` closing every 2026-07-28 result */
   private modernTail: string;
+  private toolDeps: ToolDeps;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
     this.keys = new KeyRing(s.subscriptions);
+    this.toolDeps = { call: d.call, log: d.log };
     this.ip = new ClientIp(s.trustedProxies, s.ipv6Prefix);
     // label sets bound here: a call then costs a lookup by tool name and a few additions
     const metrics = d.metrics ?? new GatewayMetrics(new Registry());
@@ -473,29 +475,38 @@ export class McpGateway {
     return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': cache }, body: JSON.stringify(this.resource.metadata(resource)) };
   }
 
-  private async callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
-    const result = await runTool({ call: this.d.call, log: this.d.log }, this.toolMetrics.get(tool.name)!, tool, args,
+  private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    return runTool(this.toolDeps, this.toolMetrics.get(tool.name)!, tool, args,
       { id: c.userId, authenticated: c.authenticated }, c.req.correlationId,
       // the problem as structuredContent too where the revision has structuredContent and, before
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
-      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema));
-    return withRateHeaders(rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`), c.limit!);
+      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
+      (result) => rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`, jsonRateHeaders(c.limit!)));
   }
 }
 
+/** RateLimit-Reset: whole seconds until the counter that decided the headers has room again. */
+const resetSeconds = (r: LimitResult): string => String(Math.max(0, Math.ceil(r.resetMs / 1000)));
+
 function rateHeaders(r: LimitResult): Record<string, string> {
-  return {
-    'ratelimit-limit': String(r.limit),
-    'ratelimit-remaining': String(r.remaining),
-    'ratelimit-reset': String(Math.max(0, Math.ceil(r.resetMs / 1000))),
-  };
+  return { 'ratelimit-limit': String(r.limit), 'ratelimit-remaining': String(r.remaining), 'ratelimit-reset': resetSeconds(r) };
 }
 
 /** The answer with the RateLimit-* headers of the counter that decided them. */
 function withRateHeaders(out: GatewayResponse, r: LimitResult): GatewayResponse {
   Object.assign(out.headers, rateHeaders(r));
   return out;
+}
+
+/** The headers of a JSON result with its RateLimit-* headers, made as one object (a tool call's answer). */
+function jsonRateHeaders(r: LimitResult): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'ratelimit-limit': String(r.limit),
+    'ratelimit-remaining': String(r.remaining),
+    'ratelimit-reset': resetSeconds(r),
+  };
 }
 
 export { INTERNAL_ERROR };
