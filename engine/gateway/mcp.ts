@@ -245,14 +245,9 @@ export class McpGateway {
 
     // limits: the per-user or per-IP policy on every request, the subscription quota on tool calls
     const rl = this.d.settings.rateLimits;
-    const checks: LimitCheck[] = [c.authenticated
-      ? { key: `user:${c.userId}`, limit: rl.user }
-      : { key: this.ipKey(req), limit: rl.anonymous }];
-    if (c.tool) {
-      checks.push(c.tool.security === 'bearer'
-        ? { key: `sub:${sub.name}:user:${c.userId}`, limit: view.userQuota }
-        : { key: `sub:${sub.name}:public`, limit: view.publicQuota });
-    }
+    const policy: LimitCheck = c.authenticated ? { key: `user:${c.userId}`, limit: rl.user } : { key: this.ipKey(req), limit: rl.anonymous };
+    const checks: LimitCheck[] = !c.tool ? [policy]
+      : [policy, c.tool.security === 'bearer' ? { key: view.userKeyPrefix + c.userId, limit: view.userQuota } : view.publicCheck];
     const limit = this.d.limiter.hit(checks, this.windowMs);
     return limit instanceof Promise ? limit.then((l) => this.counted(c, checks, l)) : this.counted(c, checks, limit);
   }
