@@ -4,41 +4,22 @@
 // default), direct (the engine's FX route), limit (bench/gateway/limit.ts) or fx-limit
 // (bench/fx/baseline.ts): profiles of the engine and of its limit under the same load show where
 // the engine's extra CPU goes. CONNECTIONS (50) and SECONDS (8) as in run.ts.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { signSandboxToken } from '../../sandbox/idp/index.ts';
-import { spawnUrl, stop, type Proc } from '../lib/harness.ts';
+import { spawnUrl, stop } from '../lib/harness.ts';
 import { summarize } from '../lib/cpu-profile.ts';
+import { requestFor, startTarget, targetOf } from './targets.ts';
 
 const dir = process.argv[2] ?? '/tmp/gateway-profile';
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const token = await signSandboxToken({ sub: 'bench-user', ttl: 3600 });
+const target = targetOf(process.env.TARGET);
 // the simulator in its own process, so that the profile holds only the target's work
 const sim = await spawnUrl(['--import', 'tsx', 'bench/gateway/hubvendor-sim.ts']);
-const target = process.env.TARGET ?? 'mcp';
-const prof = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-let proc: Proc;
-if (target === 'mcp' || target === 'direct') {
-  proc = await spawnUrl([...prof, 'bin/engine.js', 'run', 'routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange',
-    '--env', 'sandbox', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`, '--set', 'gateway.rateLimits.user=1000000000', '--set', 'gateway.rateLimits.subscriptionPublic=1000000000'],
-  { LOG_LEVEL: 'info', ENGINE_CONSOLE_ENABLED: 'false' }, 60_000); // as run.ts measures it
-} else if (target === 'limit' || target === 'fx-limit') {
-  proc = await spawnUrl([...prof, '--import', 'tsx', target === 'limit' ? 'bench/gateway/limit.ts' : 'bench/fx/baseline.ts', sim.url]);
-} else throw new Error(`TARGET must be mcp, direct, limit or fx-limit, not ${target}`);
-// the loads of run.ts (same headers and bodies)
-const args = { buyCurrency: 'EUR', sellCurrency: 'USD' };
-const load = target === 'direct' || target === 'fx-limit'
-  ? { path: '/foreign-exchange/exchange-rates', body: JSON.stringify(args), headers: { 'content-type': 'application/json' } }
-  : {
-    path: '/mcp',
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: args } }),
-    headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`,
-      accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-  };
-const opts = { url: proc.url + load.path, method: 'POST' as const, connections: Number(process.env.CONNECTIONS ?? 50), body: load.body, headers: load.headers };
+const proc = await startTarget(target, sim.url, { node: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+const req = await requestFor(target);
+const opts = { url: proc.url + req.path, method: 'POST' as const, connections: Number(process.env.CONNECTIONS ?? 50), body: req.body, headers: req.headers };
 await autocannon({ ...opts, duration: 3 }); // warm-up, outside the window summed below
 const µs = () => Number(process.hrtime.bigint() / 1000n);
 const from = µs();
