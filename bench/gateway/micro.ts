@@ -41,7 +41,7 @@ async function time(name: string, n: number, fn: () => Promise<unknown>): Promis
 }
 const first = await gw.handle({ headers, body, remoteAddress: '127.0.0.1', correlationId: 'c' });
 if (first.status !== 200 || !first.body?.includes('"isError":false')) throw new Error(`unexpected: ${first.status} ${first.body}`);
-await time('gateway handle (route stubbed)', 20_000, () => gw.handle({ headers, body, remoteAddress: '127.0.0.1', correlationId: 'c' }));
+await time('gateway handle (route stubbed)', 20_000, () => Promise.resolve(gw.handle({ headers, body, remoteAddress: '127.0.0.1', correlationId: 'c' })));
 await time('FX route in-process (engine.call)', 3_000, () => engine.call('get-exchange-rate', { body: { buyCurrency: 'EUR', sellCurrency: 'USD' } }));
 await engine.close();
 await stop(sim);

@@ -1,9 +1,11 @@
 // Reads a .cpuprofile (node --cpu-prof) and sums self time per function and per file, as
-// microseconds per request of a load that made `requests` requests while the profile ran.
+// microseconds per request of a load that made `requests` requests while the profile ran, or
+// within `window` (µs of the monotonic clock: process.hrtime and the profile's timestamps agree),
+// which leaves start-up, warm-up and shutdown out.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export interface ProfileSummary { functions: [string, number][]; files: [string, number][]; totalUs: number; idleUs: number }
+export interface ProfileSummary { functions: [string, number][]; files: [string, number][]; totalUs: number; idleUs: number; programUs: number }
 
 /** Module boundaries of a bundled file of dist/: esbuild writes `// engine/runtime/route.ts` (or `// node_modules/...`) above each module's code. */
 const boundaries = new Map<string, [number, string][]>();
@@ -28,18 +30,26 @@ function sourceOf(url: string, line: number): string {
   return found;
 }
 
-export function summarize(file: string, requests: number): ProfileSummary {
+export function summarize(file: string, requests: number, window?: { from: number; to: number }): ProfileSummary {
   const prof = JSON.parse(readFileSync(file, 'utf8'));
   const dt = new Map<number, number>();
-  prof.samples.forEach((id: number, i: number) => dt.set(id, (dt.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+  let at = prof.startTime;
+  prof.samples.forEach((id: number, i: number) => {
+    const d = prof.timeDeltas[i] ?? 0;
+    at += d;
+    if (!window || (at >= window.from && at <= window.to)) dt.set(id, (dt.get(id) ?? 0) + d);
+  });
   const fns = new Map<string, number>();
   const files = new Map<string, number>();
   let total = 0;
   let idle = 0;
+  let program = 0;
   for (const n of prof.nodes) {
     const t = dt.get(n.id) ?? 0;
     const cf = n.callFrame;
-    if (cf.functionName === '(idle)' || cf.functionName === '(program)') { idle += t; continue; }
+    // (program): native work outside any JavaScript function (the event loop, node's C++ callbacks)
+    if (cf.functionName === '(idle)') { idle += t; continue; }
+    if (cf.functionName === '(program)') { program += t; continue; }
     total += t;
     const where = sourceOf(cf.url, cf.lineNumber).replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
     const k = `${cf.functionName || '(anon)'} ${where}:${cf.lineNumber + 1}`;
@@ -48,5 +58,5 @@ export function summarize(file: string, requests: number): ProfileSummary {
     files.set(f, (files.get(f) ?? 0) + t);
   }
   const per = (m: Map<string, number>) => [...m].map(([k, t]) => [k, t / requests] as [string, number]).sort((a, b) => b[1] - a[1]);
-  return { functions: per(fns), files: per(files), totalUs: total / requests, idleUs: idle / requests };
+  return { functions: per(fns), files: per(files), totalUs: total / requests, idleUs: idle / requests, programUs: program / requests };
 }

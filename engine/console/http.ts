@@ -73,14 +73,16 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
   const unsubscribe = host.recorder.subscribe((e: ExchangeSummary) => send('exchange', e));
   let ticker: NodeJS.Timeout | undefined;
   const tick = async () => { if (streams.size) send('metrics', await sampler.sample()); };
-  http.addRaw('GET', '/console/api/stream', (req, res, _b, correlationId) => {
+  http.addRaw('GET', '/console/api/stream', (_req, res, _b, correlationId) => {
     if (streams.size >= MAX_STREAMS) return writeProblem(res, new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: `the console serves at most ${MAX_STREAMS} live streams`, headers: { 'retry-after': '10' } }), correlationId);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     res.write(`retry: 2000\n: connected\n\n`);
     streams.add(res);
     ticker ??= setInterval(() => { tick().catch(() => {}); }, METRICS_MS);
     const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    req.on('close', () => {
+    // the response's close is the client going away; the request's comes as soon as its (empty)
+    // body has been read, which is before this handler runs or right after it
+    res.on('close', () => {
       clearInterval(beat);
       streams.delete(res);
       if (!streams.size && ticker) { clearInterval(ticker); ticker = undefined; }

@@ -16,7 +16,7 @@ import { readSettings, type GatewaySettings } from './config.ts';
 import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
-import { McpGateway } from './mcp.ts';
+import { McpGateway, type GatewayResponse } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
@@ -94,13 +94,17 @@ export function gatewayExtension(): GatewayExtension {
       const notAllowed = (_req: IncomingMessage, res: ServerResponse) => {
         res.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'content-length': Buffer.byteLength(NOT_ALLOWED) }).end(NOT_ALLOWED);
       };
-      engine.http.addRaw('POST', MCP_PATH, async (req, res, body, correlationId) => {
-        // the gateway of the last load (reload() replaces it)
-        const out = await running!.gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
+      const answer = (res: ServerResponse, out: GatewayResponse) => {
         if (engine.http.isClosing) out.headers.connection = 'close';
         // a length, not chunked framing: one buffer less per answer, and clients read it at once
         if (out.body !== undefined) out.headers['content-length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers).end(out.body);
+      };
+      engine.http.addRaw('POST', MCP_PATH, (req, res, body, correlationId) => {
+        // the gateway of the last load (reload() replaces it); a promise only where the answer waits
+        const out = running!.gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
+        if (out instanceof Promise) return out.then((o) => answer(res, o));
+        answer(res, out);
       });
       // RFC 9728 protected resource metadata: the path-suffixed form of /mcp and the root form
       // (MCP clients try them in this order when a 401 names neither)

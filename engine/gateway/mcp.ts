@@ -37,7 +37,7 @@ import {
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
-import { runTool } from './tool-call.ts';
+import { runTool, type ToolDeps } from './tool-call.ts';
 
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayResponse } from './rpc.ts';
@@ -87,6 +87,8 @@ interface Call {
   view: SubView;
   /** the revision the request speaks: the header's, or 2025-03-26 without one */
   version: string;
+  /** an MCP-Protocol-Version header was sent */
+  versionSent: boolean;
   modern: boolean;
   method: string;
   /** tools/call: the tool named (header or body), served to this subscription or not */
@@ -96,6 +98,8 @@ interface Call {
   authenticated: boolean;
   msg?: any;
   id: Id;
+  /** the counter that decided the RateLimit-* headers of the answer (once counted) */
+  limit?: LimitResult;
   hasId: boolean;
 }
 
@@ -113,10 +117,12 @@ export class McpGateway {
   private discoverResult: string;
   /** `,"_meta":{serverInfo}}` closing every 2026-07-28 result */
   private modernTail: string;
+  private toolDeps: ToolDeps;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
     this.keys = new KeyRing(s.subscriptions);
+    this.toolDeps = { call: d.call, log: d.log };
     this.ip = new ClientIp(s.trustedProxies, s.ipv6Prefix);
     // label sets bound here: a call then costs a lookup by tool name and a few additions
     const metrics = d.metrics ?? new GatewayMetrics(new Registry());
@@ -137,7 +143,12 @@ export class McpGateway {
     this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${capabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
   }
 
-  async handle(req: GatewayRequest): Promise<GatewayResponse> {
+  /**
+   * Answers one POST. Synchronous where nothing waits (every refusal, tools/list, ...); a promise
+   * for a tool call, a token not verified before and the Redis limiter: each await of the call path
+   * costs a promise and a turn of the microtask queue, so there is none where nothing waits.
+   */
+  handle(req: GatewayRequest): GatewayResponse | Promise<GatewayResponse> {
     const { headers, correlationId } = req;
     const s = this.d.settings;
 
@@ -177,7 +188,7 @@ export class McpGateway {
       return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
     }
 
-    const c: Call = { req, view, version: pv ?? VERSION_WITHOUT_HEADER, modern, method: '', userId: 'anonymous', authenticated: false, id: null, hasId: false };
+    const c: Call = { req, view, version: pv ?? VERSION_WITHOUT_HEADER, versionSent: pv !== undefined, modern, method: '', userId: 'anonymous', authenticated: false, id: null, hasId: false };
     if (modern) {
       // 2026-07-28: method and name from the headers, before any JSON parse
       const h = readModernHeaders(headers);
@@ -191,10 +202,16 @@ export class McpGateway {
       }
     }
 
-    const denied = await this.authenticate(c);
-    if (denied) return denied;
+    const denied = this.authenticate(c);
+    if (denied === undefined) return this.authorized(c);
+    return denied instanceof Promise ? denied.then((d) => d ?? this.authorized(c)) : denied;
+  }
 
-    if (!modern) {
+  /** The caller is known: the method and tool (2025: from the parsed body), tool scoping, then the limits. */
+  private authorized(c: Call): GatewayResponse | Promise<GatewayResponse> {
+    const { req, view } = c;
+    const sub = view.sub;
+    if (!c.modern) {
       const bad = this.parse(c);
       if (bad) return bad;
       if (typeof c.msg.method !== 'string') {
@@ -204,7 +221,7 @@ export class McpGateway {
       }
       // a request with 2026-07-28 `_meta` but no header: "A required standard header
       // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing" is a HeaderMismatch, not 2025-03-26
-      if (pv === undefined && typeof c.msg.params?._meta?.[META_PROTOCOL_VERSION] === 'string') {
+      if (!c.versionSent && typeof c.msg.params?._meta?.[META_PROTOCOL_VERSION] === 'string') {
         return rpcError(c.id, HEADER_MISMATCH, 'Header mismatch: the MCP-Protocol-Version header is required with params._meta["io.modelcontextprotocol/protocolVersion"]', 400);
       }
       c.method = c.msg.method;
@@ -222,34 +239,33 @@ export class McpGateway {
       }
       if (c.tool.security === 'bearer' && !c.authenticated) {
         return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'token_required', detail: 'tool' },
-          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, correlationId, this.challenge(req)));
+          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, req.correlationId, this.challenge(req)));
       }
     }
 
     // limits: the per-user or per-IP policy on every request, the subscription quota on tool calls
-    const rl = s.rateLimits;
-    const checks: LimitCheck[] = [c.authenticated
-      ? { key: `user:${c.userId}`, limit: rl.user }
-      : { key: this.ipKey(req), limit: rl.anonymous }];
-    if (c.tool) {
-      checks.push(c.tool.security === 'bearer'
-        ? { key: `sub:${sub.name}:user:${c.userId}`, limit: view.userQuota }
-        : { key: `sub:${sub.name}:public`, limit: view.publicQuota });
-    }
-    let limit = this.d.limiter.hit(checks, this.windowMs);
-    if (limit instanceof Promise) limit = await limit;
+    const rl = this.d.settings.rateLimits;
+    const policy: LimitCheck = c.authenticated ? { key: `user:${c.userId}`, limit: rl.user } : { key: this.ipKey(req), limit: rl.anonymous };
+    const checks: LimitCheck[] = !c.tool ? [policy]
+      : [policy, c.tool.security === 'bearer' ? { key: view.userKeyPrefix + c.userId, limit: view.userQuota } : view.publicCheck];
+    const limit = this.d.limiter.hit(checks, this.windowMs);
+    return limit instanceof Promise ? limit.then((l) => this.counted(c, checks, l)) : this.counted(c, checks, limit);
+  }
+
+  /** Over a limit: 429; else the method runs, and its answer carries the RateLimit-* headers. */
+  private counted(c: Call, checks: LimitCheck[], limit: LimitResult): GatewayResponse | Promise<GatewayResponse> {
     if (!limit.allowed) {
+      const sub = c.view.sub;
       // which counter refused: the policy (first check) or the subscription quota (second)
       const which: LimitName = limit.key !== undefined && checks.length > 1 && limit.key === checks[1].key
         ? (c.tool!.security === 'bearer' ? 'subscription_user' : 'subscription_public')
         : c.authenticated ? 'user' : 'anonymous_ip';
-      return this.refused(limit, { req, sub, user: c.userId, method: c.method, tool: c.name }, which);
+      return this.refused(limit, { req: c.req, sub, user: c.userId, method: c.method, tool: c.name }, which);
     }
-    const rlHeaders = rateHeaders(limit);
-
-    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? await this.dispatch(c)) : await this.dispatch(c);
-    Object.assign(out.headers, rlHeaders);
-    return out;
+    c.limit = limit;
+    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? this.dispatch(c)) : this.dispatch(c);
+    // a tool call puts them on its answer itself (no promise more for it)
+    return out instanceof Promise ? out : withRateHeaders(out, limit);
   }
 
   /** Method and tool of a refusal before the body is read: the 2026-07-28 headers, else a peek (refusals.ts). */
@@ -266,11 +282,8 @@ export class McpGateway {
    * IP's budget (the anonymous one): a bad token keeps that unit, a valid one gets it back. Once
    * the IP's budget is spent, unknown tokens get 429 without any signature check.
    */
-  private async authenticate(c: Call): Promise<GatewayResponse | undefined> {
+  private authenticate(c: Call): GatewayResponse | undefined | Promise<GatewayResponse | undefined> {
     const { req } = c;
-    const s = this.d.settings;
-    const sub = c.view.sub;
-    const named = c.modern ? { method: c.method, tool: c.name } : {};
     const auth = header(req.headers, 'authorization');
     if (auth !== undefined) {
       // a token verified before is found by its exact string without parsing the header further
@@ -281,28 +294,43 @@ export class McpGateway {
         c.authenticated = true;
         return undefined;
       }
-      const m = BEARER.exec(auth);
-      const ipKey = this.ipKey(req);
-      let pre = this.d.limiter.hit([{ key: ipKey, limit: s.rateLimits.anonymous }], this.windowMs);
-      if (pre instanceof Promise) pre = await pre;
-      if (!pre.allowed) return this.refused(pre, { req, sub, ...named }, 'anonymous_ip');
-      if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre), 'invalid_request');
-      try {
-        c.userId = (await this.d.verifier.verify(m[1])).sub;
-        c.authenticated = true;
-      } catch (e) {
-        if (e instanceof TokenError) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
-        throw e;
-      }
-      if (pre.ticket !== undefined) {
-        const back = this.d.limiter.release([ipKey], pre.ticket);
-        if (back instanceof Promise) await back;
-      }
-    } else if (s.requireToken) {
-      return this.refusals.refuse({ req, sub, user: c.userId, ...named, reason: 'token_required', detail: 'all_requests' },
+      return this.verify(c, auth);
+    }
+    if (this.d.settings.requireToken) {
+      return this.refusals.refuse({ req, sub: c.view.sub, user: c.userId, ...this.namedOf(c), reason: 'token_required', detail: 'all_requests' },
         problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', req.correlationId, this.challenge(req)));
     }
     return undefined;
+  }
+
+  /** A token not in the verified-token cache: the IP's budget first, then the signature check. */
+  private async verify(c: Call, auth: string): Promise<GatewayResponse | undefined> {
+    const { req } = c;
+    const sub = c.view.sub;
+    const named = this.namedOf(c);
+    const m = BEARER.exec(auth);
+    const ipKey = this.ipKey(req);
+    let pre = this.d.limiter.hit([{ key: ipKey, limit: this.d.settings.rateLimits.anonymous }], this.windowMs);
+    if (pre instanceof Promise) pre = await pre;
+    if (!pre.allowed) return this.refused(pre, { req, sub, ...named }, 'anonymous_ip');
+    if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre), 'invalid_request');
+    try {
+      c.userId = (await this.d.verifier.verify(m[1])).sub;
+      c.authenticated = true;
+    } catch (e) {
+      if (e instanceof TokenError) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
+      throw e;
+    }
+    if (pre.ticket !== undefined) {
+      const back = this.d.limiter.release([ipKey], pre.ticket);
+      if (back instanceof Promise) await back;
+    }
+    return undefined;
+  }
+
+  /** Method and tool of a refusal during authentication: known from the headers in 2026-07-28 only. */
+  private namedOf(c: Call): { method?: string; tool?: string } {
+    return c.modern ? { method: c.method, tool: c.name } : {};
   }
 
   /** Parses the body into c.msg and checks the JSON-RPC 2.0 shape; an answer when it is not one. */
@@ -356,7 +384,7 @@ export class McpGateway {
     return undefined;
   }
 
-  private async dispatch(c: Call): Promise<GatewayResponse> {
+  private dispatch(c: Call): GatewayResponse | Promise<GatewayResponse> {
     if (!c.hasId) return { status: 202, headers: {} }; // notifications: notifications/initialized, cancelled, ...
     const { msg, id, view } = c;
     switch (c.modern ? `2026:${c.method}` : c.method) {
@@ -442,22 +470,37 @@ export class McpGateway {
     return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': cache }, body: JSON.stringify(this.resource.metadata(resource)) };
   }
 
-  private async callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
-    const result = await runTool({ call: this.d.call, log: this.d.log }, this.toolMetrics.get(tool.name)!, tool, args,
+  private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    return runTool(this.toolDeps, this.toolMetrics.get(tool.name)!, tool, args,
       { id: c.userId, authenticated: c.authenticated }, c.req.correlationId,
       // the problem as structuredContent too where the revision has structuredContent and, before
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
-      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema));
-    return rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`);
+      !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
+      (result) => rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`, jsonRateHeaders(c.limit!)));
   }
 }
 
+/** RateLimit-Reset: whole seconds until the counter that decided the headers has room again. */
+const resetSeconds = (r: LimitResult): string => String(Math.max(0, Math.ceil(r.resetMs / 1000)));
+
 function rateHeaders(r: LimitResult): Record<string, string> {
+  return { 'ratelimit-limit': String(r.limit), 'ratelimit-remaining': String(r.remaining), 'ratelimit-reset': resetSeconds(r) };
+}
+
+/** The answer with the RateLimit-* headers of the counter that decided them. */
+function withRateHeaders(out: GatewayResponse, r: LimitResult): GatewayResponse {
+  Object.assign(out.headers, rateHeaders(r));
+  return out;
+}
+
+/** The headers of a JSON result with its RateLimit-* headers, made as one object (a tool call's answer). */
+function jsonRateHeaders(r: LimitResult): Record<string, string> {
   return {
+    'content-type': 'application/json',
     'ratelimit-limit': String(r.limit),
     'ratelimit-remaining': String(r.remaining),
-    'ratelimit-reset': String(Math.max(0, Math.ceil(r.resetMs / 1000))),
+    'ratelimit-reset': resetSeconds(r),
   };
 }
 

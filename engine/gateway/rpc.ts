@@ -30,8 +30,9 @@ export function rpcError(id: Id, code: number, message: string, status = 200, da
   };
 }
 
-export function rpcResult(id: Id, resultJson: string): GatewayResponse {
-  return { status: 200, headers: { ...JSON_HEADERS }, body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}` };
+/** A result; `headers` (with their content type) replace the plain JSON ones when given. */
+export function rpcResult(id: Id, resultJson: string, headers?: Record<string, string>): GatewayResponse {
+  return { status: 200, headers: headers ?? { ...JSON_HEADERS }, body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}` };
 }
 
 export function problem(status: number, error: string, detail: string, correlationId: string, headers: Record<string, string> = {}): GatewayResponse {

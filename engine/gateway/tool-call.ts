@@ -16,8 +16,12 @@ export interface ToolDeps {
   log: Logger;
 }
 
-/** `"content":[...],"structuredContent":...,"isError":...` of the call (JSON members, no braces). */
-export async function runTool(d: ToolDeps, tm: ToolMetrics, tool: Tool, args: Record<string, unknown>, user: { id: string; authenticated: boolean }, correlationId: string, problemAsStructured: boolean): Promise<string> {
+/**
+ * Runs the call and hands `answer` its `"content":[...],"structuredContent":...,"isError":...`
+ * (JSON members, no braces); resolves with what `answer` returns. The caller's answer is built
+ * here rather than in a then() of its own: one promise less per call.
+ */
+export async function runTool<T>(d: ToolDeps, tm: ToolMetrics, tool: Tool, args: Record<string, unknown>, user: { id: string; authenticated: boolean }, correlationId: string, problemAsStructured: boolean, answer: (members: string) => T): Promise<T> {
   const started = performance.now();
   let result: DirectResult;
   try {
@@ -34,14 +38,14 @@ export async function runTool(d: ToolDeps, tm: ToolMetrics, tool: Tool, args: Re
     tm.error.inc();
     if (err.kind === 'internal' || err.kind === 'config') d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
     const p = JSON.stringify(problemOf(err, correlationId));
-    return `"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`;
+    return answer(`"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`);
   }
   tm.duration.observe((performance.now() - started) / 1000);
   tm.ok.inc();
   const body = result.body;
   const json = body === undefined ? 'null' : JSON.stringify(body);
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
-  return `"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false`;
+  return answer(`"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false`);
 }
 
 /** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */

@@ -1,8 +1,9 @@
 // What each subscription sees, built once per load: its tools by name, the tools/list pages of
 // both eras (2025-11-25 and earlier; 2026-07-28 with resultType and caching hints, the page left
-// open for the result's `_meta`) and its quotas.
+// open for the result's `_meta`) and its quotas (the public one as the limiter's check).
 
 import type { GatewaySettings, Subscription } from './config.ts';
+import type { LimitCheck } from './rate-limit.ts';
 import type { Tool } from './tools.ts';
 
 export interface SubView {
@@ -12,8 +13,11 @@ export interface SubView {
   pages: string[];
   /** 2026-07-28 tools/list result JSON per page, without its closing brace */
   modernPages: string[];
-  publicQuota: number;
   userQuota: number;
+  /** the subscription's quota of public tool calls, as the limiter's check (the same object every call) */
+  publicCheck: LimitCheck;
+  /** the counter key of a user's bearer tool calls under this subscription, without the user id */
+  userKeyPrefix: string;
 }
 
 export function buildViews(s: GatewaySettings, tools: Tool[]): Map<Subscription, SubView> {
@@ -35,8 +39,9 @@ export function buildViews(s: GatewaySettings, tools: Tool[]): Map<Subscription,
     views.set(sub, {
       sub, pages, modernPages,
       tools: new Map(allowed.map((t) => [t.name, t])),
-      publicQuota: sub.quotaPublic ?? s.rateLimits.subscriptionPublic,
       userQuota: sub.quotaUser ?? s.rateLimits.subscriptionUser,
+      publicCheck: { key: `sub:${sub.name}:public`, limit: sub.quotaPublic ?? s.rateLimits.subscriptionPublic },
+      userKeyPrefix: `sub:${sub.name}:user:`,
     });
   }
   return views;

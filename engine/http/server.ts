@@ -151,10 +151,17 @@ export class HttpServer implements RouteRegistrar {
       const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
       this.inFlight++;
       readBody(req, bodyLimit, (raw) => {
-        Promise.resolve()
-          .then(() => handler(req, res, raw ? raw.toString('utf8') : '', correlationId))
-          .catch((err) => this.failed(err, req, res, path, correlationId))
-          .finally(() => { this.inFlight--; });
+        // no promise where the handler answered synchronously
+        let r: void | Promise<void>;
+        try {
+          r = handler(req, res, raw ? raw.toString('utf8') : '', correlationId);
+        } catch (err) {
+          this.failed(err, req, res, path, correlationId);
+          this.inFlight--;
+          return;
+        }
+        if (!r || typeof r.then !== 'function') { this.inFlight--; return; }
+        r.then(() => { this.inFlight--; }, (err) => { this.failed(err, req, res, path, correlationId); this.inFlight--; });
       }, () => {
         this.inFlight--;
         writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${bodyLimit} bytes` }), correlationId, undefined, true);

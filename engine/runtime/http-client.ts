@@ -210,13 +210,15 @@ class CallHandler implements Dispatcher.DispatchHandler {
   private onSignal?: () => void;
 
   constructor(private c: HttpCall, private resolve: (r: HttpResult) => void, private reject: (e: PlatformError) => void) {
-    this.timer = setTimeout(this.deadline, c.timeouts.response);
+    // the handler is the timer's argument: no closure per call
+    this.timer = setTimeout(onDeadline, c.timeouts.response, this);
   }
 
-  private deadline = (): void => {
+  /** A deadline passed: the response's (no headers yet), else the whole request's. */
+  deadline(): void {
     if (this.status === 0) { this.fail(classify(undefined, 'response', this.c)); return; }
     this.timer = setTimeout(() => this.fail(classify(undefined, 'request', this.c)), this.c.timeouts.request);
-  };
+  }
 
   private fail(err: PlatformError): void {
     if (this.settled) return;
@@ -279,6 +281,10 @@ class CallHandler implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     this.fail(classify(err, undefined, this.c));
   }
+}
+
+function onDeadline(h: CallHandler): void {
+  h.deadline();
 }
 
 function classify(err: any, deadline: 'request' | 'response' | undefined, c: HttpCall): PlatformError {

@@ -50,6 +50,9 @@ interface AlreadyDoneConfig { statuses: number[]; when: string; answer?: string;
 /** Per call: whether an earlier attempt failed in a way the vendor may have processed it. */
 interface CallState { ambiguous: boolean }
 
+/** One attempt under way: the vendor's answer to come, its span, when it started. */
+interface Sent { answer: Promise<HttpResult>; span: ReturnType<typeof startHttpCallSpan> | undefined; started: number }
+
 interface Outcome { r: HttpResult; alreadyDone: boolean }
 
 type Pairs = [string, Expression][];
@@ -213,8 +216,11 @@ export default defineStep<ToHttpConfig>({
       }
     };
 
-    // one attempt of the call (made once per step, not per exchange); traced under `tctx` when given
-    const once = async (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
+    // one attempt of the call (made once per step, not per exchange), traced under `tctx` when
+    // given: send() starts it, then failed() or answered() take its outcome. The step awaits the
+    // first attempt's call itself (no async function around it: one promise less per call);
+    // retries go through once().
+    const send = (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, tctx?: Context): Sent => {
       if (attempt > 0) {
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
@@ -222,19 +228,30 @@ export default defineStep<ToHttpConfig>({
       const span = tctx ? startHttpCallSpan(tctx, method, target, url, attempt) : undefined;
       if (span) callRequest(span, url, h, body);
       const started = performance.now();
-      let r: HttpResult;
-      try {
-        r = await httpCall({ method, url, target: split, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
-      } catch (e) {
-        tm.call(0, (performance.now() - started) / 1000);
-        if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
-        if (span) endSpan(span, e);
-        throw e;
-      }
-      tm.call(r.status, (performance.now() - started) / 1000);
+      const answer = httpCall({ method, url, target: split, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+      return { answer, span, started };
+    };
+
+    /** No answer: counted, and the error thrown on. */
+    const failed = (sent: Sent, e: unknown, call?: CallState): never => {
+      tm.call(0, (performance.now() - sent.started) / 1000);
+      if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
+      if (sent.span) endSpan(sent.span, e);
+      throw e;
+    };
+
+    /** An answer: the outcome at once for a success, else the vendor error (or "already done"). */
+    const answered = (sent: Sent, r: HttpResult, ex: Exchange, h: Record<string, string>, attempt: number, call?: CallState): Outcome | Promise<Outcome> => {
+      const { span } = sent;
+      tm.call(r.status, (performance.now() - sent.started) / 1000);
       span?.setAttribute('http.response.status_code', r.status);
       if (span) callAnswer(span, r);
       if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(span); return { r, alreadyDone: false }; }
+      return refused(sent, r, ex, h, attempt, call);
+    };
+
+    const refused = async (sent: Sent, r: HttpResult, ex: Exchange, h: Record<string, string>, attempt: number, call?: CallState): Promise<Outcome> => {
+      const { span } = sent;
       if (await isAlreadyDone(r, call)) {
         ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');
         if (span) endSpan(span);
@@ -244,6 +261,17 @@ export default defineStep<ToHttpConfig>({
       if (call && mayHaveBeenProcessed(err)) call.ambiguous = true;
       if (span) endSpan(span, err);
       throw err;
+    };
+
+    const once = async (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
+      const sent = send(ex, url, split, h, body, attempt, tctx);
+      let r: HttpResult;
+      try {
+        r = await sent.answer;
+      } catch (e) {
+        return failed(sent, e, call);
+      }
+      return answered(sent, r, ex, h, attempt, call);
     };
 
     return describeStep(async (ex: Exchange) => {
@@ -288,7 +316,15 @@ export default defineStep<ToHttpConfig>({
       const call: CallState | undefined = done ? { ambiguous: false } : undefined;
       let outcome: Outcome;
       try {
-        outcome = await once(ex, url, split, h, body, 0, call, tctx);
+        const sent = send(ex, url, split, h, body, 0, tctx);
+        let r: HttpResult;
+        try {
+          r = await sent.answer;
+        } catch (e) {
+          failed(sent, e, call);
+        }
+        const o = answered(sent, r!, ex, h, 0, call);
+        outcome = isPromise(o) ? await o : o;
       } catch (first) {
         if (!policy) throw first;
         // the first attempt runs outside the policy (its bookkeeping costs more than the call's own

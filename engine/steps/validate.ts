@@ -144,23 +144,41 @@ export default defineStep<ValidateConfig>({
     /**
      * The rules in order; past SLICE_MS since `sliceStart` the event loop runs before the next one.
      * Errors are reported in the order of the rules, whichever evaluator (synchronous or not) ran each.
+     * The usual case (every rule synchronous, all in one slice) runs here without any closure;
+     * a slice boundary or the first asynchronous result goes on in rulesFrom().
      */
     const runRules = (ex: Exchange, sliceStart: number): void | Promise<void> => {
       let errors: FieldError[] | undefined;
+      for (let i = 0; i < rules.length; i++) {
+        if (i > 0 && clock() - sliceStart > SLICE_MS) {
+          const held = errors;
+          return nextSlice().then(() => rulesFrom(ex, clock(), i, held));
+        }
+        const v = (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
+        if (isPromise(v)) return rulesFrom(ex, sliceStart, i, errors, v);
+        errors = collectRule(rules[i], v, errors);
+      }
+      if (errors) fail(errors);
+      return yieldAfter(sliceStart);
+    };
+
+    /** runRules from rule `first` on, with the errors so far and, when evaluated already, its pending value. */
+    const rulesFrom = (ex: Exchange, sliceStart: number, first: number, errorsSoFar: FieldError[] | undefined, firstValue?: Promise<unknown>): void | Promise<void> => {
+      let errors = errorsSoFar;
       // from the first rule JSONata evaluates asynchronously on, every result is kept by rule
       // until they all settled, then collected in order
       let firstLater = -1;
       let results: unknown[] | undefined;
       let pending: Promise<void>[] | undefined;
-      const from = (first: number): void | Promise<void> => {
-        for (let i = first; i < rules.length; i++) {
-          if (i > first && clock() - sliceStart > SLICE_MS) {
+      const from = (start: number): void | Promise<void> => {
+        for (let i = start; i < rules.length; i++) {
+          if (i > start && clock() - sliceStart > SLICE_MS) {
             return nextSlice().then(() => {
               sliceStart = clock();
               return from(i);
             });
           }
-          const v = (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
+          const v = i === first && firstValue ? firstValue : (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
           if (isPromise(v) && firstLater < 0) {
             firstLater = i;
             results = new Array(rules.length);
@@ -181,7 +199,7 @@ export default defineStep<ValidateConfig>({
         if (errors) fail(errors);
         return yieldAfter(sliceStart);
       };
-      return from(0);
+      return from(first);
     };
 
     const schemas = ctx.services.schemas;

@@ -105,6 +105,18 @@ describe('console API on a sandbox engine', () => {
     expect(mine[0]).toMatchObject({ route: 'get-exchange-rate', outcome: 'ok', calls: 1 });
   });
 
+  it('a stream the client closed is let go: 60 streams opened and closed in turn, then one more is served', async () => {
+    // the console serves at most 50 at once: closed ones must not count
+    for (let i = 0; i < 61; i++) {
+      const ctrl = new AbortController();
+      const res = await fetch(`${engine.url}/console/api/stream`, { signal: ctrl.signal });
+      expect(res.status, `stream ${i + 1}`).toBe(200);
+      await res.body!.getReader().read(); // the `connected` comment: the server holds the stream
+      ctrl.abort();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  });
+
   it('lists exchanges by route and status, newest first', async () => {
     const { body } = await get('/console/api/exchanges?route=get-exchange-rate&status=error');
     expect(body.exchanges.length).toBeGreaterThan(0);

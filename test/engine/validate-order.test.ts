@@ -11,6 +11,8 @@ import { compileExpression } from '../../engine/runtime/expressions.ts';
 // `$sort` is outside the fast subset: that rule runs in JSONata and settles after the others
 const SLOW = "$sort(['b', 'a'])[0] = 'a' ? {'field': '/b', 'message': 'second'}";
 const FAST = (field: string, message: string) => `{'field': '/${field}', 'message': '${message}'}`;
+// tens of milliseconds of fast-path work (never an error): the rules after it run in a later slice
+const HEAVY = "$count([1..300000][$ % 7 = 0]) < 0 ? {'field': '/never', 'message': 'never'}";
 const root = tmpProject({
   'values/environments/test.yaml': 'keys: {}\nproperties: {}\n',
   'routes/ordered.yaml': `id: ordered
@@ -25,6 +27,22 @@ steps:
         - errors: "${SLOW}"
         - errors: "${FAST('c', 'third')}"
         - errors: "[${FAST('d', 'fourth')}, ${FAST('e', 'fifth')}]"
+`,
+  'routes/sliced.yaml': `id: sliced
+from:
+  http:
+    method: POST
+    path: /sliced
+steps:
+  - validate:
+      rules:
+        - errors: "${FAST('a', 'first')}"
+        - errors: "${HEAVY}"
+        - errors: "${FAST('c', 'third')}"
+        - errors: "${HEAVY}"
+        - errors: "${SLOW}"
+        - errors: "${HEAVY}"
+        - errors: "${FAST('e', 'fifth')}"
 `,
 });
 
@@ -47,5 +65,13 @@ describe('validate rules', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { field: string }[] };
     expect(body.errors.map((e) => e.field)).toEqual(['/a', '/b', '/c', '/d', '/e']);
+  });
+
+  it('keep the errors found before the event loop ran between rules, in order', async () => {
+    expect(compileExpression(HEAVY).fast).toBe(true);
+    const res = await fetch(`${engine.url}/sliced`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: { field: string }[] };
+    expect(body.errors.map((e) => e.field)).toEqual(['/a', '/c', '/b', '/e']);
   });
 });

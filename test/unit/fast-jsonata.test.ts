@@ -201,6 +201,16 @@ const CASES: string[] = [
   '{"items": body.items.{"p": price}}',
   '$.{"x": body.x}',
   '{"currency": body.buyCurrency, "amount": body.amount ? body.amount : "100", "iban": $ibanElectronic(body.iban), "ref": params.id, "auth": headers.authorization, "validate": query.validate_only = "true"}',
+  // object constructors whose values share their first steps (walked once per object)
+  '{"v": body.nested.deep.v, "w": body.nested.deep.w, "s": $string(body.nested.deep.v), "m": body.nested.deep.missing, "d": body.nested.deep}',
+  '{"a": body.obj.a, "b": body.obj.b, "c": body.obj.c, "x": query.y}',
+  '{"p": body.items.price, "n": body.items.name}',
+  '{"p": body.single.price, "t": body.single.tags}',
+  '{"x": body.nul.x, "y": body.nul.y}',
+  '{"x": vars.rate.x, "y": vars.rate.y}',
+  '{"a": body.x, "b": body.n, "c": body.items, "d": body.matrix}',
+  '{"a": body.nested.deep, "b": body.nested.deep.w}',
+  '{"a": body.missing.a, "b": body.missing.b}',
   // string concatenation
   "'a' & body.n & 'b'",
   'body.x & body.missing',

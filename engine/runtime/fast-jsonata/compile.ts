@@ -669,16 +669,73 @@ function compileObject(node: any, c: Ctx): Ev {
   const literalKeys = literalObjectKeys(node.lhs);
   if (!literalKeys) return general;
   const values = pairs.map((p) => p[1]);
+  const shared = sharedSteps(node.lhs.map((pair: any[]) => (pair[1]?.type === 'path' ? simpleNamePath(pair[1]) : undefined)));
   // with constant, distinct keys and a single context item, grouping is just "evaluate each value"
+  if (!shared) {
+    return (input, frame) => {
+      if (Array.isArray(input)) return general(input, frame);
+      const result: Record<string, unknown> = nullObject();
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i](input, frame);
+        if (typeof value !== 'undefined') result[literalKeys[i]] = value;
+      }
+      return result;
+    };
+  }
+  // values that are plain name paths with the same first steps (`vars.rate.body.a`, `vars.rate.body.b`):
+  // the shared steps are walked once per object and each path's own steps from there, as
+  // walkNames would walk them whole; anything but plain objects on the way (an array, above all)
+  // and such a path is evaluated whole after all
+  const { prefix, rests } = shared;
   return (input, frame) => {
     if (Array.isArray(input)) return general(input, frame);
+    const base = walkPlain(input, prefix);
     const result: Record<string, unknown> = nullObject();
     for (let i = 0; i < values.length; i++) {
-      const value = values[i](input, frame);
+      const rest = rests[i];
+      let value = rest === undefined || base === NOT_PLAIN ? NOT_PLAIN : base === undefined ? undefined : walkPlain(base, rest);
+      if (value === NOT_PLAIN) value = values[i](input, frame);
       if (typeof value !== 'undefined') result[literalKeys[i]] = value;
     }
     return result;
   };
+}
+
+/** walkPlain met something walkNames treats its own way (an array): evaluate the path whole. */
+const NOT_PLAIN = Symbol('not plain');
+
+/**
+ * The steps `names` from `cur` as walkNames takes them (undefined where a field is missing or
+ * `cur` is no object), or NOT_PLAIN at the first array value, which walkNames may map or keep.
+ */
+function walkPlain(cur: any, names: string[]): any {
+  for (let i = 0; i < names.length; i++) {
+    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
+    const v = cur[names[i]];
+    if (v === undefined) return undefined;
+    if (Array.isArray(v)) return NOT_PLAIN;
+    cur = v;
+  }
+  return cur;
+}
+
+/**
+ * The first steps all the plain name paths among an object's values share (at least one, and two
+ * or more such paths, each with a step of its own after them), and each path's remaining steps
+ * (undefined for the other values); undefined when there is nothing to share.
+ */
+function sharedSteps(paths: (string[] | undefined)[]): { prefix: string[]; rests: (string[] | undefined)[] } | undefined {
+  const named = paths.filter((p): p is string[] => p !== undefined);
+  if (named.length < 2) return undefined;
+  let n = Math.min(...named.map((p) => p.length)) - 1;
+  for (const p of named) {
+    let k = 0;
+    while (k < n && p[k] === named[0][k]) k++;
+    n = k;
+  }
+  if (n < 1) return undefined;
+  return { prefix: named[0].slice(0, n), rests: paths.map((p) => p?.slice(n)) };
 }
 
 function literalObjectKeys(lhs: any[]): string[] | undefined {
