@@ -6,7 +6,7 @@
 // placeholders asked for; a property the file has is found without flattening the file.
 
 import { flatten, type ValuesFile, type ValuesSet } from './values.ts';
-import { mapPaths, parentMaps, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
+import { scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
 import { diagAt, type YamlPath } from '../dsl/yaml-source.ts';
 import { suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 
@@ -23,8 +23,7 @@ function hasOwn(node: unknown, key: string): boolean {
 
 /** What `scopedSetProblem` judges by, from the file as parsed (not as the environment changed it). */
 function factsOf(vf: ValuesFile): ScopeFacts {
-  const keys = new Set(flatten(vf.tree).map(([k]) => k));
-  return { keys, maps: parentMaps(keys, mapPaths(vf.tree)), referenced: vf.placeholderKeys };
+  return scopeFacts(new Set(flatten(vf.tree).map(([k]) => k)), vf.tree, vf.placeholderKeys);
 }
 
 export function checkEnvironment(values: ValuesSet): Diagnostic[] {

@@ -66,6 +66,11 @@ export interface ScopeFacts {
   referenced: Set<string>;
 }
 
+/** The facts of one values file: its property keys, the maps of its tree, what placeholders ask of it. */
+export function scopeFacts(keys: Set<string>, tree: unknown, referenced: Set<string>): ScopeFacts {
+  return { keys, maps: parentMaps(keys, mapPaths(tree)), referenced };
+}
+
 /** Why `--set <file>:<key>` would change nothing the file or its routes know, or undefined. */
 export function scopedSetProblem(key: string, f: ScopeFacts): string | undefined {
   if (f.keys.has(key) || f.referenced.has(key)) return undefined;

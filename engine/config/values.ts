@@ -8,7 +8,7 @@ import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '.
 import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
 import { EnvKeys, isSecretKey } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
-import { mapPaths, parentMaps, routePlaceholders, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
+import { routePlaceholders, scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
 
 export interface PropEntry {
   value: unknown;
@@ -260,8 +260,7 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     let facts: ScopeFacts | undefined;
     const factsOf = (): ScopeFacts => {
       if (!facts) {
-        const keys = new Set(vf.keysList());
-        facts = { keys, maps: parentMaps(keys, mapPaths(src.value)), referenced: new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]) };
+        facts = scopeFacts(new Set(vf.keysList()), src.value, new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]));
       }
       return facts;
     };

@@ -156,12 +156,11 @@ export class HttpServer implements RouteRegistrar {
         try {
           r = handler(req, res, raw ? raw.toString('utf8') : '', correlationId);
         } catch (err) {
-          this.failed(err, req, res, path, correlationId);
-          this.inFlight--;
+          this.settle(err, req, res, path, correlationId);
           return;
         }
         if (!r || typeof r.then !== 'function') { this.inFlight--; return; }
-        r.then(() => { this.inFlight--; }, (err) => { this.failed(err, req, res, path, correlationId); this.inFlight--; });
+        r.then(() => { this.inFlight--; }, (err) => this.settle(err, req, res, path, correlationId));
       }, () => {
         this.inFlight--;
         writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${bodyLimit} bytes` }), correlationId, undefined, true);
@@ -231,6 +230,15 @@ export class HttpServer implements RouteRegistrar {
       return;
     }
     writeProblem(res, new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${path}` }), correlationId, path, this.closing);
+  }
+
+  /** A handler that failed: answered for, and counted out even if answering throws (shutdown waits for inFlight). */
+  private settle(err: unknown, req: IncomingMessage, res: ServerResponse, path: string, correlationId: string): void {
+    try {
+      this.failed(err, req, res, path, correlationId);
+    } finally {
+      this.inFlight--;
+    }
   }
 
   private failed(err: unknown, req: IncomingMessage, res: ServerResponse, path: string, correlationId = correlationIdFrom(req.headers['x-correlation-id'])): void {
