@@ -12,6 +12,7 @@ import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerif
 import type { Logger } from 'pino';
 import type { JwtSettings } from './config.ts';
 import { BoundedCache } from './bounded-cache.ts';
+import { getJson, type GetJson } from './get-json.ts';
 
 /**
  * Characters of user ids (subjects of common identity providers: ids, UUIDs, emails, `auth0|123`,
@@ -80,7 +81,7 @@ export class TokenVerifier {
    * `now`: the clock (ms) of the key refetch cooldown and max age; tests may replace it to step
    * over a cooldown without sleeping.
    */
-  constructor(private s: JwtSettings, private log: Logger, private fetchImpl: typeof fetch = fetch, public now: () => number = Date.now) {
+  constructor(private s: JwtSettings, private log: Logger, private fetchJson: GetJson = getJson, public now: () => number = Date.now) {
     // first in, first out: a hit is one lookup; an evicted token is verified again once
     this.cache = new BoundedCache(s.tokenCacheSize);
     this.jwksUri = s.jwksUri;
@@ -127,11 +128,7 @@ export class TokenVerifier {
   }
 
   private async fetchKeys(): Promise<void> {
-    const get = async (url: string): Promise<any> => {
-      const res = await this.fetchImpl(url, { signal: AbortSignal.timeout(5000), headers: { accept: 'application/json' } });
-      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
-      return res.json();
-    };
+    const get = (url: string): Promise<any> => this.fetchJson(url, 5000);
     if (this.s.discoveryUrl && !this.jwksUri) {
       const doc = await get(this.s.discoveryUrl);
       if (doc?.issuer !== this.s.issuer) throw new Error(`discovery document issuer '${doc?.issuer}' is not the configured issuer '${this.s.issuer}'`);
