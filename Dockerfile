@@ -19,6 +19,13 @@ COPY engine ./engine
 COPY sandbox ./sandbox
 COPY console-ui ./console-ui
 COPY build ./build
+# the build starts the sandbox once to write V8's code cache of the bundle (bin/load-build.js):
+# it needs the project, and this stage's Node.js is the runtime stage's, so the cache fits
+COPY bin ./bin
+COPY routes ./routes
+COPY values ./values
+COPY transforms ./transforms
+COPY schemas ./schemas
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime

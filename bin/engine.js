@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// CLI entry. Runs the JavaScript build in dist/ (`npm run build`), which is what the package and the
-// image ship. A source checkout with no build, or with a build older than its TypeScript, runs the
+// CLI entry. Runs the JavaScript build in dist/ (`npm run build`: dist/engine.cjs and its code
+// cache, see load-build.js), which is what the package and the image ship. A source checkout with no build, or with a build older than its TypeScript, runs the
 // sources through tsx (a dev dependency) instead, so that an edit is never shadowed by a stale
 // build; tsx compiles each module once at start-up, never per request.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
-const built = at('dist/engine/cli/main.js');
+const built = at('dist/engine.cjs');
 
 /** Newest modification time of the .ts files below `dir` (0 when there is no such folder). */
 function newestSource(dir) {
@@ -42,8 +42,9 @@ if (register) {
   ({ main } = await import('../engine/cli/main.ts'));
   ({ sandboxExtension } = await import('../sandbox/extension.ts'));
 } else {
-  ({ main } = await import('../dist/engine/cli/main.js'));
-  ({ sandboxExtension } = await import('../dist/sandbox/extension.js'));
+  const { loadBuild } = await import('./load-build.js');
+  // ENGINE_CODE_CACHE=write: `npm run build` starting the sandbox once to write the code cache
+  ({ main, sandboxExtension } = loadBuild(built, { writeCache: process.env.ENGINE_CODE_CACHE === 'write' }).exports);
 }
 // the product: the engine library plus the embedded sandbox, which plugs in as an extension
 await main(process.argv, [sandboxExtension()]);

@@ -1,9 +1,11 @@
-// `npm run build`: the engine and the sandbox bundled by esbuild into dist/ (bin/engine.js runs
-// dist/engine/cli/main.js and dist/sandbox/extension.js). One bundle with shared chunks, because
-// resolving, reading and compiling some 500 modules was a third of the engine's start-up: see
-// docs/benchmarks.md, Start-up. What the code imports lazily (`await import(...)`: the gateway,
-// the console, the simulators) stays a chunk of its own that loads only when needed.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run build`: the engine and the sandbox bundled by esbuild into one CommonJS file,
+// dist/engine.cjs (entry build/entry.ts; bin/engine.js runs it through bin/load-build.js), then
+// V8's code cache of it, dist/engine.cjs.cache, written by starting the sandbox once. Resolving,
+// reading and compiling some 500 modules was a third of the engine's start-up, and with the cache a
+// start reads bytecode instead of compiling: see docs/benchmarks.md, Start-up. One file rather than
+// lazily loaded chunks: what a start does not use is never run, and with the cache costs little.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,10 +14,9 @@ const root = resolve(fileURLToPath(import.meta.url), '../..');
 const out = join(root, 'dist');
 
 /**
- * A package imported lazily by its own name (`await import('ioredis')`) stays in node_modules:
- * esbuild's chunk of a CommonJS package would export only `default`. To have a lazily loaded
- * package bundled, import it from a module of the engine that is itself imported lazily
- * (engine/runtime/tracing-sdk-parts.ts). Packages loaded through createRequire stay there too.
+ * A package imported lazily by its own name (`await import('ioredis')`) stays in node_modules and
+ * is required when first needed, so a start without Redis never parses it. Packages loaded through
+ * createRequire (node-cron) stay there too.
  */
 const lazyPackages = {
   name: 'lazy-packages',
@@ -57,17 +58,18 @@ export async function bundleEngine() {
   const validators = await precompiledValidators();
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { 'engine/cli/main': 'engine/cli/main.ts', 'sandbox/extension': 'sandbox/extension.ts' },
-    outdir: out,
-    chunkNames: 'chunks/[name]-[hash]',
+    entryPoints: ['build/entry.ts'],
+    outfile: join(out, 'engine.cjs'),
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     // a package's ES module build where it has one (OpenTelemetry, cockatiel): esbuild can leave out
     // what is never imported (OpenTelemetry's semantic conventions were 195 KB parsed at every start)
     mainFields: ['module', 'main'],
     target: 'node20',
+    // import() of a package left in node_modules becomes require(): a script run by vm.Script
+    // (bin/load-build.js) has no import() without an experimental flag
+    supported: { 'dynamic-import': false },
     charset: 'ascii',
     // names and layout kept readable: stack traces name the source functions
     minify: false,
@@ -77,8 +79,8 @@ export async function bundleEngine() {
     write: false,
     logLevel: 'warning',
     plugins: [lazyPackages, validators],
-    // CommonJS packages in the bundle call require() for node's modules
-    banner: { js: "import { createRequire as __engineRequire } from 'node:module'; const require = __engineRequire(import.meta.url);" },
+    define: { 'import.meta.url': '__engineModuleUrl' },
+    banner: { js: "const __engineModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
   // a package both bundled and left external would run as two copies with two states
   const bundled = new Set(Object.keys(result.metafile.inputs).map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1]).filter(Boolean));
@@ -92,8 +94,42 @@ export async function bundleEngine() {
   return result;
 }
 
+/**
+ * Starts the sandbox from the new build once with ENGINE_CODE_CACHE=write, asks it for an FX rate
+ * (so the request path is compiled too) and stops it: bin/load-build.js writes the code cache as
+ * the process exits. A build outside the project (no routes/) gets no cache; its starts compile.
+ */
+export async function writeCodeCache({ timeoutMs = 60_000 } = {}) {
+  const cache = join(out, 'engine.cjs.cache');
+  rmSync(cache, { force: true });
+  if (!existsSync(join(root, 'routes'))) return 'no routes/ to start: no code cache';
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+  const child = spawn(process.execPath, [join(root, 'bin', 'engine.js'), 'run', 'routes/', '--env', 'sandbox', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: root, env: { ...env, ENGINE_CODE_CACHE: 'write', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise((done, fail) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`the built engine did not start within ${timeoutMs} ms:\n${output}`)); }, timeoutMs);
+    const read = (b) => {
+      output += b;
+      const started = output.split('\n').map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).find((l) => l?.msg === 'engine started');
+      if (started) { clearTimeout(timer); done(started.url); }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the built engine exited with ${code} before it started:\n${output}`)); });
+  });
+  await fetch(`${url}/foreign-exchange/exchange-rates`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
+  }).then((r) => r.arrayBuffer(), () => undefined);
+  child.removeAllListeners('exit');
+  const code = await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM'); });
+  if (code !== 0 || !existsSync(cache)) throw new Error(`the built engine stopped with ${code} and wrote no code cache:\n${output}`);
+  return cache;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const r = await bundleEngine();
-  const files = Object.keys(r.metafile.outputs);
-  console.log(`engine: ${files.length} files -> ${out}`);
+  console.log(`engine: ${Object.keys(r.metafile.outputs).join(', ')}`);
+  console.log(`engine: code cache ${await writeCodeCache()}`);
 }

@@ -126,7 +126,7 @@ export function machine(): () => string {
 export function engineBuild(): string {
   const newest = (dir: string) => Math.max(0, ...readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
-  const built = 'dist/engine/cli/main.js';
+  const built = 'dist/engine.cjs';
   return existsSync(built) && statSync(built).mtimeMs >= Math.max(newest('engine'), newest('sandbox'))
     ? 'engine from the build in dist/'
     : 'engine from the TypeScript sources through tsx (no fresh build: run `npm run build` to measure what ships)';

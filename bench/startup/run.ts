@@ -19,7 +19,7 @@ function newest(dir: string): number {
   return Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
 }
 const engineBin = process.env.ENGINE ?? 'bin/engine.js';
-const built = 'dist/engine/cli/main.js';
+const built = 'dist/engine.cjs';
 // ENGINE= measures another checkout's build: this checkout's build and sources do not matter then
 if (!process.env.ENGINE && (!existsSync(built) || statSync(built).mtimeMs < Math.max(newest('engine'), newest('sandbox')))) {
   process.stderr.write('bench:startup measures the build: run `npm run build` first\n');

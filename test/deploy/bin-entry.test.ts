@@ -29,7 +29,7 @@ describe('bin/engine.js', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs the build when it is newer than the sources', async () => {
-    mark(join(dir, 'dist/engine/cli/main.js'), 'FROM-DIST');
+    mark(join(dir, 'dist/engine.cjs'), 'FROM-DIST');
     expect(await help()).toContain('FROM-DIST');
   }, 60_000);
 

@@ -1,10 +1,12 @@
-// `npm run build` bundles the engine and the sandbox (build/bundle.mjs) into a few files. The
-// bundle must do what the sources do: its lazily loaded parts (the gateway, the console and its
-// page, the simulators, the AMQP client) still load, tracing still reaches a collector through the
-// OpenTelemetry SDK's own chunk, and a broken project reads the same (the build checks configs with
-// validators it carries as code). Works on a copy of the project, like bin-entry.test.ts.
+// `npm run build` bundles the engine and the sandbox (build/bundle.mjs) into one CommonJS file with
+// V8's code cache beside it (bin/load-build.js). The bundle must do what the sources do: its parts
+// a start may not need (the gateway, the console and its page, the simulators, the AMQP client)
+// still load, tracing still reaches a collector through the OpenTelemetry SDK, and a broken project
+// reads the same (the build checks configs with validators it carries as code). The cache is used
+// only for the bundle and the V8 flags it was made with. Works on a copy of the project, like
+// bin-entry.test.ts.
 
-import { appendFileSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -46,12 +48,46 @@ describe('the build (bundled)', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is a bundle: the two entries bin/engine.js imports and shared chunks, not a file per module', () => {
-    const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
-    expect(files).toContain('engine/cli/main.js');
-    expect(files).toContain('sandbox/extension.js');
-    expect(files.length).toBeLessThan(60);
-  });
+  /** What bin/load-build.js made of the code cache when loading the copy's bundle, under these node flags. */
+  const cacheState = async (flags: string[] = []) => {
+    // a script file: `node -e` would be a node option of its own (process.execArgv)
+    writeFileSync(join(dir, 'cache-state.mjs'), "const { loadBuild } = await import('./bin/load-build.js');\nconsole.log(loadBuild('dist/engine.cjs').codeCache);\n");
+    const r = await runOk('node', [...flags, 'cache-state.mjs'], { cwd: dir, timeoutMs: 60_000 });
+    return r.stdout.trim();
+  };
+
+  it('is one bundle with the code cache the build wrote, which a start uses', async () => {
+    const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => !f.startsWith('console'));
+    expect(files.sort()).toEqual(['engine.cjs', 'engine.cjs.cache']);
+    expect(await cacheState()).toBe('used');
+  }, 60_000);
+
+  it('never runs a cache made for another bundle or other V8 flags, and writes one for the flags it runs with', async () => {
+    const bundle = join(dir, 'dist/engine.cjs');
+    const original = readFileSync(bundle);
+    // the same length (all V8 itself checks), other code: the cache's CRC-32 tells them apart
+    const edited = Buffer.from(original.toString('latin1').replace('Declarative YAML route engine', 'Declarative YAML route ENGINE'), 'latin1');
+    expect(edited.length).toBe(original.length);
+    expect(edited.equals(original)).toBe(false);
+    writeFileSync(bundle, edited);
+    try {
+      expect(await cacheState()).toBe('none');
+      // that start wrote the cache of the edited bundle as it exited
+      expect(await cacheState()).toBe('used');
+    } finally {
+      writeFileSync(bundle, original);
+    }
+    expect(await cacheState()).toBe('none');
+    expect(await cacheState()).toBe('used');
+    // a heap limit is a V8 flag: the build's cache does not fit; the first start writes its own
+    const flagged = () => readdirSync(join(dir, 'dist')).filter((f) => /^engine\.cjs\.[0-9a-f]+\.cache$/.test(f));
+    expect(flagged()).toEqual([]);
+    expect(await cacheState(['--max-old-space-size=512'])).toBe('none');
+    expect(flagged()).toHaveLength(1);
+    expect(await cacheState(['--max-old-space-size=512'])).toBe('used');
+    expect(await cacheState()).toBe('used');
+    expect(existsSync(join(dir, 'dist/engine.cjs.cache'))).toBe(true);
+  }, 90_000);
 
   it('serves every sandbox route: an FX rate, the gateway, the console page and its assets, the AMQP consumer ready', async () => {
     // the console serves the page the build wrote (it bundles console-ui/ itself only from the sources)

@@ -72,7 +72,8 @@ describe.skipIf(skip)('slow: the Dockerfile build and start commands make a work
   });
 
   it('the image holds the build and production dependencies only', () => {
-    expect(existsSync(join(app, 'dist/engine/cli/main.js'))).toBe(true);
+    // the bundle and the code cache the build stage wrote with the Node.js of the runtime stage
+    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache']) expect(existsSync(join(app, f)), f).toBe(true);
     expect(existsSync(join(app, 'engine'))).toBe(false);
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const dir of ['routes', 'values', 'transforms', 'schemas']) expect(existsSync(join(app, dir)), dir).toBe(true);

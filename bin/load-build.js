@@ -1,0 +1,58 @@
+// Loads the build, dist/engine.cjs, with V8's code cache of it: a start then reads compiled
+// bytecode instead of parsing and compiling some 3.6 MB of JavaScript, and the functions a start
+// runs come compiled too. Node 20 has no compile cache of its own for this
+// (module.enableCompileCache is Node 22), hence vm.Script.
+//
+// `npm run build` writes dist/engine.cjs.cache by starting the sandbox once. V8 refuses a cache
+// made by another Node.js or under other V8 flags (NODE_OPTIONS=--max-old-space-size=... is one),
+// so a start with flags uses a cache of its own, dist/engine.cjs.<flags>.cache; a start that finds
+// no usable cache writes one as it exits, when it may write there (nothing is written otherwise,
+// and the start compiles as before). Each cache begins with a CRC-32 of the bundle it was made
+// from: V8 checks only the source's length, and a bundle edited in place must never run stale code.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
+
+/**
+ * Runs the bundle as a CommonJS module and returns its exports with what became of the cache:
+ * 'used', 'rejected' (V8 refused it), 'none' (no cache, or one of another bundle) or 'off'
+ * (ENGINE_CODE_CACHE=off). `writeCache`: write the cache at exit even when one was used (the build).
+ */
+export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_CODE_CACHE } = {}) {
+  const file = resolve(path);
+  const bytes = readFileSync(file);
+  const sum = crc32(bytes);
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  const cacheFile = flags ? `${file}.${crc32(flags).toString(16)}.cache` : `${file}.cache`;
+  let cachedData;
+  if (mode !== 'off') {
+    try {
+      const c = readFileSync(cacheFile);
+      if (c.length > 4 && c.readUInt32LE(0) === sum) cachedData = c.subarray(4);
+    } catch { /* no cache yet */ }
+  }
+  // the wrapper on the bundle's first line: line numbers of stack traces stay those of the file
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`, { filename: file, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  const codeCache = mode === 'off' ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  if (writeCache || codeCache === 'none' || codeCache === 'rejected') {
+    // at exit: the cache then holds every function compiled by then, the start's and the requests'
+    process.once('exit', () => {
+      try {
+        const header = Buffer.alloc(4);
+        header.writeUInt32LE(sum);
+        // written aside and renamed: a start reading it meanwhile sees the old cache or the new one
+        const partial = `${cacheFile}.${process.pid}.tmp`;
+        writeFileSync(partial, Buffer.concat([header, script.createCachedData()]));
+        renameSync(partial, cacheFile);
+      } catch (e) {
+        if (writeCache) throw e;
+        // a read-only install: starts compile as before
+      }
+    });
+  }
+  return { exports: module.exports, codeCache };
+}
