@@ -1,7 +1,7 @@
 // Start-up benchmark: the time from spawning a server to its first correct FX answer, and its
 // resident memory once idle, for the hand-written limit (bench/fx/baseline.ts as JavaScript), the
 // engine serving the FX route alone, and the engine serving every route of the sandbox project
-// (`npm start`: embedded simulators). The engine runs its build (`npm run build` first: run.ts
+// (`npm start`: embedded simulators), with and without the build's code cache. The engine runs its build (`npm run build` first: run.ts
 // refuses a stale one). Interleaved runs, medians.
 //   npm run bench:startup          (RUNS=5 IDLE_MS=2000 to change; ENGINE=<path of another
 //   checkout's bin/engine.js> measures that build instead, for a before/after comparison)
@@ -32,6 +32,8 @@ const targets: Target[] = [
   { name: 'hand-written limit (node:http + undici + ajv)', args: (vendor) => [limitJs, vendor] },
   { name: 'engine, FX route', args: (vendor) => [engineBin, 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${vendor}`], env: { LOG_LEVEL: 'info' } },
   { name: 'engine, all sandbox routes (npm start)', args: () => [engineBin, 'run', 'routes/', '--env', 'sandbox', '--port', '0'], env: { LOG_LEVEL: 'info' } },
+  // what V8's code cache of the build (bin/load-build.js) is worth: the same start compiling everything
+  { name: 'engine, all sandbox routes, no code cache', args: () => [engineBin, 'run', 'routes/', '--env', 'sandbox', '--port', '0'], env: { LOG_LEVEL: 'info', ENGINE_CODE_CACHE: 'off' } },
 ];
 
 /** Wall time depends on what else the machine runs; the CPU the server spent to answer is steadier. */
