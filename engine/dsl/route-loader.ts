@@ -1,7 +1,9 @@
 // Loads route files: YAML with positions, structure checked against the step and source
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
-// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any file.
+// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any
+// file. Such a document is also the connector document of its folder: a route there without
+// `values:` takes the document's.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
@@ -169,19 +171,27 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id)) diags.push(diagAt(src, raw.id === undefined ? [] : ['id'], raw.id === undefined ? 'route is missing required key \'id\'' : '\'id\' must be kebab-case (a-z, 0-9, -)'));
   if (!raw.from) diags.push(diagAt(src, [], "route is missing required key 'from'"));
   if (raw.steps !== undefined && !Array.isArray(raw.steps)) diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
+  // the connector document of the folder: the values of routes that name none
+  const connector = clients.connectorOf(src.file);
   let values: ValuesFile | undefined;
+  // the values file the connector document names is missing: said there, and here once, at the
+  // first placeholder (a route with none needs no values)
+  let inheritedMissing: string | undefined;
   if (raw.values !== undefined) {
     values = valuesSet.find(String(raw.values));
     if (!values) {
       const s = didYouMean(String(raw.values), [...valuesSet.names(), ...valuesSet.names().map((n) => n.split('/').pop()!)]);
       diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
     }
+  } else if (connector?.valuesName !== undefined) {
+    values = connector.values;
+    if (!values) inheritedMissing = `values file '${connector.valuesName}' of ${connector.src.file} (the values of this folder's routes) is not found: see the problem reported there`;
   }
   // without a source or a step list there is nothing more to check
   if (!raw.from || (raw.steps !== undefined && !Array.isArray(raw.steps))) throw new DiagnosticError(diags);
 
   const uses: PlaceholderUse[] = [];
-  const placeholders = resolvePlaceholders(raw, values, src, uses);
+  const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (clients.yaml) of its folder");
   const resolved = placeholders.value as Record<string, any>;
   const route = { id: resolved.id as string, file: src.file };
   const meta: RouteMeta = {};
@@ -206,7 +216,8 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   };
   const ctx = new CompileContext(services, route, values, [], uses, stepList);
 
-  const errs: Diagnostic[] = [...diags, ...placeholders.diagnostics];
+  const missing = inheritedMissing && placeholders.diagnostics.length ? [{ ...placeholders.diagnostics[0], message: inheritedMissing }] : [];
+  const errs: Diagnostic[] = [...diags, ...(inheritedMissing ? missing : placeholders.diagnostics)];
   const collect = <T>(fn: () => T): T | undefined => {
     try { return fn(); } catch (e) {
       if (e instanceof DiagnosticError) errs.push(...e.diagnostics);

@@ -11,7 +11,7 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'unique route id (kebab-case)' },
   description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
   connector: { type: 'string', description: 'connector id, e.g. gc-hubvendor-foreign-exchange-connector' },
-  values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1' },
+  values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, clients.yaml, of the route's folder)" },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
   'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: 'error handlers, tried in order; the first whose `when` matches maps the error' },

@@ -3,7 +3,8 @@
 // environment, the project files it names (schemas, transforms, templates), the other documents
 // of its folder (shared definitions), the client profiles of the folders above it, and the
 // expression limits. Routes are compared by id. Documents with their own `values:` (clients.yaml)
-// are hashed resolved too, so a values edit that reaches a route only through them counts.
+// are hashed resolved too, so a values edit that reaches a route only through them counts; a
+// route without `values:` is resolved from its connector document's, which the compile recorded.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -54,7 +55,8 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     try {
       const src = parseYamlFile(route.file);
       const raw = src.value as Record<string, unknown>;
-      const vf = typeof raw.values === 'string' ? values.find(raw.values) : undefined;
+      // its own values: or, naming none, its connector document's (route.valuesName says which)
+      const vf = route.valuesName ? values.find(route.valuesName) : undefined;
       const resolved = resolvePlaceholders(raw, vf, src).value;
       hash.update(stable(resolved));
       for (const name of pathLike(resolved)) {
