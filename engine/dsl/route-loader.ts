@@ -3,15 +3,15 @@
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
 // (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any
 // file. Such a document is also the connector document of its folder: a route there without
-// `values:` takes the document's.
+// `values:` takes the document's, and a route without `on-exception:` its handlers.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { checkConfig } from './config-check.ts';
-import { ClientRegistry } from './clients.ts';
-import { ROUTE_KEYS, HANDLER_SCHEMA } from './route-schema.ts';
+import { ClientRegistry, type ConnectorDoc } from './clients.ts';
+import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { CompileContext, type EngineServices } from '../runtime/compile-context.ts';
@@ -95,6 +95,19 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     }
   }
   diagnostics.push(...clients.link());
+  // the on-exception handlers of connector documents: compiled (and their problems reported) once
+  const defaults = new Map<ConnectorDoc, ExceptionHandler[]>();
+  for (const c of clients.connectors()) {
+    if (c.onException === undefined || c.onExceptionBroken) continue;
+    const ctx = new CompileContext(services, { id: c.src.file, file: c.src.file }, c.values, [], [], () => []);
+    try {
+      defaults.set(c, compileHandlers(c.onException, ctx, c.src, `connector document ${c.src.file}`, true));
+    } catch (e) {
+      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
+      else if (e instanceof ConfigError) diagnostics.push(diagAt(c.src, e.path, e.message));
+      else throw e;
+    }
+  }
   for (const src of parsed) {
     const rel = src.file;
     const v = src.value;
@@ -108,7 +121,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
     for (const name of findClientRefs(src.value)) clients.markUsed(rel, name);
     try {
-      const route = compileRoute(src, values, services, clients);
+      const route = compileRoute(src, values, services, clients, defaults);
       const prev = ids.get(route.id);
       if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
       else { ids.set(route.id, rel); routes.push(route); }
@@ -158,7 +171,7 @@ function findDirectCalls(v: unknown, path: YamlPath = [], out: { path: YamlPath;
   return out;
 }
 
-function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry): CompiledRoute {
+function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry, defaults: Map<ConnectorDoc, ExceptionHandler[]>): CompiledRoute {
   const raw = src.value as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   // top-level keys
@@ -171,7 +184,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id)) diags.push(diagAt(src, raw.id === undefined ? [] : ['id'], raw.id === undefined ? 'route is missing required key \'id\'' : '\'id\' must be kebab-case (a-z, 0-9, -)'));
   if (!raw.from) diags.push(diagAt(src, [], "route is missing required key 'from'"));
   if (raw.steps !== undefined && !Array.isArray(raw.steps)) diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
-  // the connector document of the folder: the values of routes that name none
+  // the connector document of the folder: values and on-exception of routes that say none
   const connector = clients.connectorOf(src.file);
   let values: ValuesFile | undefined;
   // the values file the connector document names is missing: said there, and here once, at the
@@ -229,7 +242,11 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
 
   const source = collect(() => compileSource(resolved.from, ctx, src));
   const steps = collect(() => stepList(resolved.steps ?? [], ['steps'], ctx)) ?? [];
-  const handlers = collect(() => compileHandlers(resolved['on-exception'], ctx, src)) ?? [];
+  // a route with its own on-exception (even `[]`) uses only its own; one without, its folder's
+  const inherits = raw['on-exception'] === undefined && connector?.onException !== undefined;
+  const handlers = inherits
+    ? defaults.get(connector!) ?? []
+    : collect(() => compileHandlers(resolved['on-exception'], ctx, src, `route ${route.id}`)) ?? [];
   if (resolved['output-schema']) collect(() => { meta.outputSchema = ctx.schema(resolved['output-schema'], ['output-schema']).schema; });
   if (errs.length) throw new DiagnosticError(errs);
   return {
@@ -242,6 +259,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     meta,
     pipeline: pipeline(steps),
     handlers,
+    ...(inherits ? { handlersFrom: connector!.src.file } : {}),
   };
 }
 
@@ -299,7 +317,11 @@ function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): Com
   return { kind, config, compiled: sk.compile(config, ctx.at(['from', kind])) };
 }
 
-function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): ExceptionHandler[] {
+/**
+ * The handlers of a route's `on-exception`, or with `shared` of a connector document's (which the
+ * routes of its folder share: no steps). `owner` names whose they are in expression errors.
+ */
+function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, owner: string, shared = false): ExceptionHandler[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
   const out: ExceptionHandler[] = [];
@@ -307,19 +329,22 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): E
   const limits = ctx.services.settings?.expressions;
   list.forEach((h, i) => {
     const path = ['on-exception', i];
-    const d = checkConfig(h, HANDLER_SCHEMA, src, path, 'on-exception handler');
+    if (shared && h && typeof h === 'object' && 'steps' in h) {
+      throw new DiagnosticError([diagAt(src, [...path, 'steps'], "a connector document's on-exception handler runs no steps (it is shared by the routes of the folder): give the routes that need them an on-exception of their own", true)]);
+    }
+    const d = checkConfig(h, shared ? DEFAULT_HANDLER_SCHEMA : HANDLER_SCHEMA, src, path, 'on-exception handler');
     if (d.length) throw new DiagnosticError(d);
     const handler: ExceptionHandler = { when: h.when, log: h.log };
     if (h.template) {
       const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
       const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
       if (td.length) throw new DiagnosticError(td);
-      try { handler.template = compileTemplate(t, { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].template ${h.template}` }); } catch (e) {
+      try { handler.template = compileTemplate(t, { ...limits, where: `${owner}, on-exception[${i}].template ${h.template}` }); } catch (e) {
         if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
         throw e;
       }
     }
-    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].problem` });
+    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `${owner}, on-exception[${i}].problem` });
     if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
     out.push(handler);
   });

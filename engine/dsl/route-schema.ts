@@ -14,7 +14,7 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, clients.yaml, of the route's folder)" },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
-  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: 'error handlers, tried in order; the first whose `when` matches maps the error' },
+  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, clients.yaml, of the route's folder; `[]`: none)" },
   'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema)' },
 };
 
@@ -45,6 +45,15 @@ export const HANDLER_SCHEMA = {
     steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run after the error is mapped, before the answer (e.g. publish a failure event); an error they raise becomes the answer' },
     log: { enum: ['debug', 'info', 'warn', 'error'], description: 'level of the "exchange failed" log line (default: error for a 5xx answer, warn otherwise)' },
   },
+};
+
+/**
+ * A handler of a connector document's `on-exception` (clients.yaml), shared by the routes of its
+ * folder: no `steps`, which would run as part of every route while compiled for none of them.
+ */
+export const DEFAULT_HANDLER_SCHEMA = {
+  ...HANDLER_SCHEMA,
+  properties: Object.fromEntries(Object.entries(HANDLER_SCHEMA.properties).filter(([k]) => k !== 'steps')),
 };
 
 function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown> }>) {
