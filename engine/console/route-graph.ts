@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { STEP_KINDS } from '../steps/registry.ts';
 
 export interface GraphStep {
   /** the step kind (`to-http`, `choice`, ...) */
@@ -86,7 +87,9 @@ function steps(list: unknown, at: string): GraphStep[] {
 
 function step(s: Obj, path: string): GraphStep {
   const [kind, raw] = Object.entries(s)[0] ?? ['?', {}];
-  const c = obj(raw);
+  // `transform: <file>`: the string stands for the kind's shorthand key
+  const stands = typeof raw === 'string' ? STEP_KINDS.get(kind)?.shorthand : undefined;
+  const c = stands ? { [stands]: raw } : obj(raw);
   switch (kind) {
     case 'to-http': {
       const name = str(c.name) ?? str(c.client) ?? 'vendor';

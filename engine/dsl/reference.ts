@@ -89,10 +89,11 @@ export function exampleOf(dir: string, group: 'steps' | 'sources', kind: string)
   return readFileSync(file, 'utf8').replace(/^# yaml-language-server:.*\n/, '').trimEnd();
 }
 
-function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema }, dir: string): string[] {
+function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema; shorthand?: string }, dir: string): string[] {
   const ex = exampleOf(dir, group, k.kind);
   const example = ex ? ['Example (`' + join(dir, group, `${k.kind}.yaml`) + '`, compiled by the tests):', '', '```yaml', ex, '```', ''] : [];
-  return [`#### \`${k.kind}\``, '', k.description, '', table(k.schema), ...example];
+  const short = k.shorthand ? [`A string in place of the mapping stands for \`${k.shorthand}\`: \`${k.kind}: <${k.shorthand}>\` is \`${k.kind}: { ${k.shorthand}: <${k.shorthand}> }\`.`, ''] : [];
+  return [`#### \`${k.kind}\``, '', k.description, '', ...short, table(k.schema), ...example];
 }
 
 export function renderReference(examplesDir = EXAMPLES_DIR): string {

@@ -278,7 +278,8 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     const s = didYouMean(kind, STEP_KINDS.keys());
     throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
   }
-  let config = cfg ?? {};
+  // `transform: <file>`: the string stands for the kind's shorthand key (diagnostics of that key point at the string)
+  let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
   if (kind === 'to-http' || kind === 'to-eventhub') {

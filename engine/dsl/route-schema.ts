@@ -56,13 +56,22 @@ export const DEFAULT_HANDLER_SCHEMA = {
   properties: Object.fromEntries(Object.entries(HANDLER_SCHEMA.properties).filter(([k]) => k !== 'steps')),
 };
 
-function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown> }>) {
+/** The string a kind with a shorthand key accepts in place of its config object. */
+export function shorthandSchema(k: { kind: string; shorthand?: string }): Record<string, unknown> {
+  return { type: 'string', description: `short for \`${k.kind}: { ${k.shorthand}: <this> }\`` };
+}
+
+function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>) {
   return {
     oneOf: [...kinds].map((k) => ({
       type: 'object',
       additionalProperties: false,
       required: [k.kind],
-      properties: { [k.kind]: { description: k.description, ...configWithPlaceholders(k.schema) } },
+      properties: {
+        [k.kind]: k.shorthand
+          ? { description: k.description, anyOf: [shorthandSchema(k), configWithPlaceholders(k.schema)] }
+          : { description: k.description, ...configWithPlaceholders(k.schema) },
+      },
     })),
   };
 }
