@@ -86,6 +86,11 @@ function steps(list: unknown, at: string): GraphStep[] {
 }
 
 function step(s: Obj, path: string): GraphStep {
+  // `if:` beside the kind: drawn as a choice with that one branch
+  if (Object.keys(s).length === 2 && 'if' in s) {
+    const { if: cond, ...rest } = s;
+    return { kind: 'choice', path, label: 'if', branches: [{ label: short(str(cond) ?? '?', 40), steps: [step(rest, path)] }] };
+  }
   const [kind, raw] = Object.entries(s)[0] ?? ['?', {}];
   // `transform: <file>`: the string stands for the kind's shorthand key
   const stands = typeof raw === 'string' ? STEP_KINDS.get(kind)?.shorthand : undefined;

@@ -101,7 +101,7 @@ export function renderReference(examplesDir = EXAMPLES_DIR): string {
   const out: string[] = [BEGIN, '', '### Route file', '', table(route)];
   out.push('### Sources (`from`)', '');
   for (const k of SOURCE_KINDS.values()) out.push(...section('sources', k, examplesDir));
-  out.push('### Steps', '');
+  out.push('### Steps', '', 'Any step may carry `if: <JSONata>` beside its kind: it then runs only when the condition is truthy, as the one branch of a `choice` without `otherwise` would (the console draws it as one).', '', '```yaml', '- if: "$exists(headers.\'idempotency-key\')"', '  validate:', '    rules:', '      - assert: "$length(headers.\'idempotency-key\') <= 64"', '        field: /headers/idempotency-key', '        message: must be at most 64 characters', '```', '');
   for (const k of STEP_KINDS.values()) out.push(...section('steps', k, examplesDir));
   out.push(END);
   return out.join('\n');

@@ -21,6 +21,8 @@ import { pipeline } from '../runtime/pipeline.ts';
 import type { Step } from '../steps/step-kind.ts';
 import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
 import { describeStep } from '../runtime/tracing.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { truthy } from '../steps/choice.ts';
 import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
@@ -265,13 +267,22 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
 
 function oneKey(item: unknown, path: YamlPath, src: YamlSource, what: string, kinds: Iterable<string>): [string, unknown] {
   if (!item || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
-    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})`)]);
+    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})${what === 'step' ? ', and optionally `if`' : ''}`)]);
   }
   const [k, v] = Object.entries(item)[0];
   return [k, v];
 }
 
 function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta, clients: ClientRegistry): Step {
+  // `if: <JSONata>` beside the kind: the step runs only when it is truthy (a one-branch choice)
+  let condition: unknown;
+  if (item && typeof item === 'object' && !Array.isArray(item) && 'if' in item && Object.keys(item).length === 2) {
+    const { if: cond, ...rest } = item as Record<string, unknown>;
+    condition = cond;
+    item = rest;
+  } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 1 && 'if' in item) {
+    throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...)", true)]);
+  }
   const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
   const sk = STEP_KINDS.get(kind);
   if (!sk) {
@@ -291,10 +302,19 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     }
   }
   const ctx = parent.rebase([...path, kind]);
+  let guard: Expression | undefined;
+  if (condition !== undefined) {
+    if (typeof condition !== 'string') throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' is a JSONata condition (a string): the step runs only when it is truthy")]);
+    try { guard = parent.rebase(path).expr(condition, ['if']); } catch (e) {
+      if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, e.path, e.message)]);
+      throw e;
+    }
+  }
   // named by its kind and place, for trace spans
-  const step = describeStep(sk.compile(config, ctx), kind, [...path, kind]);
-  // the first body schema of the top-level steps describes the route's input (OpenAPI, MCP)
-  if (kind === 'validate' && path.length === 2 && !meta.inputSchema) {
+  const compiled = sk.compile(config, ctx);
+  const step = describeStep(guard ? guarded(guard, compiled) : compiled, kind, [...path, kind]);
+  // the first body schema of the top-level steps (run whatever the input) describes the route's input (OpenAPI, MCP)
+  if (kind === 'validate' && path.length === 2 && !guard && !meta.inputSchema) {
     const c = config as { schema?: unknown; target?: string };
     if (c.schema !== undefined && (c.target ?? 'body') === 'body') {
       const s = ctx.schema(c.schema as string, ['schema']);
@@ -303,6 +323,15 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     }
   }
   return step;
+}
+
+/** `step` run only when `guard` is truthy, as a choice with one branch and no otherwise runs it. */
+function guarded(guard: Expression, step: Step): Step {
+  return (ex) => {
+    const v = guard.evaluate(ex);
+    if (isPromise(v)) return v.then((r) => (truthy(r) ? step(ex) : undefined));
+    return truthy(v) ? step(ex) : undefined;
+  };
 }
 
 function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): CompiledRoute['source'] {

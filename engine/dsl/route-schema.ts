@@ -61,7 +61,10 @@ export function shorthandSchema(k: { kind: string; shorthand?: string }): Record
   return { type: 'string', description: `short for \`${k.kind}: { ${k.shorthand}: <this> }\`` };
 }
 
-function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>) {
+/** `if:` beside a step's kind. */
+export const IF_SCHEMA = { type: 'string', description: 'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)' };
+
+function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>, guard = false) {
   return {
     oneOf: [...kinds].map((k) => ({
       type: 'object',
@@ -71,6 +74,7 @@ function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Re
         [k.kind]: k.shorthand
           ? { description: k.description, anyOf: [shorthandSchema(k), configWithPlaceholders(k.schema)] }
           : { description: k.description, ...configWithPlaceholders(k.schema) },
+        ...(guard ? { if: IF_SCHEMA } : {}),
       },
     })),
   };
@@ -87,7 +91,7 @@ export function routeJsonSchema(): Record<string, unknown> {
     required: ['id', 'from'],
     properties: { ...ROUTE_KEYS, from: { ...ROUTE_KEYS.from, ...oneKind(SOURCE_KINDS.values()) } },
     $defs: {
-      step: oneKind(STEP_KINDS.values()),
+      step: oneKind(STEP_KINDS.values(), true),
       handler: configWithPlaceholders(HANDLER_SCHEMA),
     },
   };
