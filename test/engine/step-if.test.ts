@@ -73,6 +73,27 @@ describe('if: beside a step', () => {
     expect(await post({ code: 'eu' })).toMatchObject({ status: 400, body: { errors: [{ field: '/code', message: 'must be three capitals' }] } });
   });
 
+  it('inside a nested step list too (a split body)', async () => {
+    const nested = `id: nested
+from:
+  http:
+    path: /nested
+steps:
+  - split:
+      items: body.items
+      steps:
+        - if: "body > 1"
+          set: { values: { body: "'big'" } }
+`;
+    const root = tmpProject({ 'routes/n/nested.yaml': nested });
+    expect(await lint({ 'routes/n/nested.yaml': nested })).toEqual([]);
+    const e = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    try {
+      const res = await fetch(`${e.url}/nested`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":[1,2,0,5]}' });
+      expect(await res.json()).toEqual([1, 'big', 0, 'big']);
+    } finally { await e.close(); }
+  });
+
   it('a guarded validate does not describe the route\'s input (it may not run)', () => {
     expect(engine.routes.find((r) => r.id === 'guarded')!.meta.inputSchema).toBeUndefined();
   });
