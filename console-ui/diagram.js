@@ -101,7 +101,7 @@ export function RouteDiagram({ graph, route }) {
     ${graph.steps.length ? arrow(BW / 2, BH, BW / 2, BH + GAP - 2) : null}
     ${main.draw(0, BH + GAP)}
     ${hLayout.map((x) => html`
-      <text class="handler-label" x=${handlersX} y=${x.at + 12}>${x.hd.from ? html`<title>${`on-exception of ${x.hd.from}, the connector document`}</title>` : null}on-exception${x.hd.from ? ` (${x.hd.from.split('/').pop()})` : ''}: ${clip(x.hd.label, 40)}</text>
+      <text class="handler-label" x=${handlersX} y=${x.at + 12}>on-exception: ${clip(x.hd.label, 40)}${x.hd.from ? ` (from ${x.hd.from.split('/').pop()})` : ''}</text>
       ${x.l.draw(handlersX, x.at + LABEL)}`)}
   </svg>`;
 }
