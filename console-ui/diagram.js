@@ -1,7 +1,7 @@
 // A route drawn as SVG from its graph (engine/console/route-graph.ts): the source on top, the
 // steps downwards, each vendor call, direct route and event to the right of its step, choice
 // branches side by side, split and loop bodies framed, on-exception handlers in a column of
-// their own. The layout is computed here; nothing is measured in the DOM.
+// their own (those taken from the connector document are labelled with its file). The layout is computed here; nothing is measured in the DOM.
 import { html } from './html.js';
 
 const BW = 280; // step box width
@@ -101,7 +101,7 @@ export function RouteDiagram({ graph, route }) {
     ${graph.steps.length ? arrow(BW / 2, BH, BW / 2, BH + GAP - 2) : null}
     ${main.draw(0, BH + GAP)}
     ${hLayout.map((x) => html`
-      <text class="handler-label" x=${handlersX} y=${x.at + 12}>on-exception: ${clip(x.hd.label, 40)}</text>
+      <text class="handler-label" x=${handlersX} y=${x.at + 12}>on-exception: ${clip(x.hd.label, 40)}${x.hd.from ? ` (from ${x.hd.from.split('/').pop()})` : ''}</text>
       ${x.l.draw(handlersX, x.at + LABEL)}`)}
   </svg>`;
 }

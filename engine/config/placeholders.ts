@@ -18,7 +18,7 @@ export interface PlaceholderUse {
  * Returns a copy of `value` with placeholders resolved, and every problem as a diagnostic; an
  * unresolvable placeholder is left as written so the rest of the file can still be checked.
  */
-export function resolvePlaceholders(value: unknown, values: ValuesFile | undefined, src: YamlSource, uses: PlaceholderUse[] = []): { value: unknown; diagnostics: Diagnostic[] } {
+export function resolvePlaceholders(value: unknown, values: ValuesFile | undefined, src: YamlSource, uses: PlaceholderUse[] = [], valuesGoTo = 'the route'): { value: unknown; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
   const FAILED = Symbol('failed');
   const visit = (v: unknown, path: YamlPath): unknown => {
@@ -35,7 +35,7 @@ export function resolvePlaceholders(value: unknown, values: ValuesFile | undefin
     uses.push({ key, path });
     values?.placeholderKeys.add(key);
     if (!values) {
-      diags.push(diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to the route`));
+      diags.push(diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to ${valuesGoTo}`));
       return FAILED;
     }
     if (!values.has(key)) {

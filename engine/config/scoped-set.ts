@@ -5,7 +5,7 @@
 // plain value, or differs from an existing entry by a typo is refused with a suggestion.
 
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { didYouMean } from '../dsl/diagnostics.ts';
 
@@ -35,23 +35,47 @@ export function parentMaps(keys: Iterable<string>, out = new Set<string>()): Set
 
 /**
  * The `{{placeholder}}` keys of route files, by the values file their `values:` names (as
- * written: full or base name). Unparsable files are skipped: loading the routes reports them.
+ * written: full or base name), or for a route that names none, the `values:` of the connector
+ * document (a `clients:` document) of its folder. Unparsable files are skipped: loading the
+ * routes reports them.
  */
 export function routePlaceholders(paths: string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  const visit = (p: string): void => {
-    if (!existsSync(p)) return;
-    if (statSync(p).isDirectory()) { for (const e of readdirSync(p)) visit(join(p, e)); return; }
-    if (!/\.ya?ml$/.test(p)) return;
-    const text = readFileSync(p, 'utf8');
-    let doc: unknown;
-    try { doc = parse(text); } catch { return; }
-    const name = (doc as { values?: unknown } | null)?.values;
-    if (typeof name !== 'string') return;
+  const add = (name: string, text: string): void => {
     const key = name.replace(/\.values\.yaml$/, '');
     const set = out.get(key) ?? new Set<string>();
     for (const m of text.matchAll(PLACEHOLDER)) set.add(m[1]);
     out.set(key, set);
+  };
+  const read = (p: string): { text: string; doc: Record<string, unknown> } | undefined => {
+    if (!/\.ya?ml$/.test(p) || !existsSync(p) || statSync(p).isDirectory()) return undefined;
+    const text = readFileSync(p, 'utf8');
+    try {
+      const doc = parse(text);
+      return doc && typeof doc === 'object' && !Array.isArray(doc) ? { text, doc } : undefined;
+    } catch { return undefined; }
+  };
+  /** The values a route without its own takes: those of the connector document of its folder. */
+  const folderValues = new Map<string, string | undefined>();
+  const connectorValues = (dir: string): string | undefined => {
+    if (!folderValues.has(dir)) {
+      let name: string | undefined;
+      for (const e of existsSync(dir) ? readdirSync(dir).sort() : []) {
+        const f = read(join(dir, e));
+        if (f && 'clients' in f.doc && typeof f.doc.values === 'string') { name = f.doc.values; break; }
+      }
+      folderValues.set(dir, name);
+    }
+    return folderValues.get(dir);
+  };
+  const visit = (p: string): void => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) { for (const e of readdirSync(p)) visit(join(p, e)); return; }
+    const f = read(p);
+    if (!f) return;
+    const own = f.doc.values;
+    const name = typeof own === 'string' ? own : own === undefined && 'from' in f.doc ? connectorValues(dirname(p)) : undefined;
+    if (name !== undefined) add(name, f.text);
   };
   for (const p of paths) visit(p);
   return out;

@@ -1,9 +1,11 @@
 // The diagram model of a route, read from the route file itself: its source, its steps in order
 // (choice branches, split and loop bodies nested), the vendor targets, direct routes and events
-// they reach, and the on-exception handlers. The browser draws it as SVG (console-ui/diagram.js).
+// they reach, and the on-exception handlers (those of the connector document of its folder when
+// the route takes them). The browser draws it as SVG (console-ui/diagram.js).
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { STEP_KINDS } from '../steps/registry.ts';
 
 export interface GraphStep {
   /** the step kind (`to-http`, `choice`, ...) */
@@ -21,7 +23,8 @@ export interface GraphStep {
 export interface RouteGraph {
   source: { kind: string; label: string };
   steps: GraphStep[];
-  onException: { label: string; steps: GraphStep[]; template?: string }[];
+  /** `from`: the connector document (clients.yaml) the handler is taken from, the route having none of its own */
+  onException: { label: string; steps: GraphStep[]; template?: string; from?: string }[];
 }
 
 type Obj = Record<string, unknown>;
@@ -36,21 +39,28 @@ const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' :
 /**
  * The graph of the route in `file`; undefined when the file no longer parses (it changed on
  * disk). `value` resolves `{{property}}` placeholders in labels (masked by the caller).
+ * `handlersFrom`: the connector document whose on-exception the route took (CompiledRoute).
  */
-export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined): RouteGraph | undefined {
+export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined, handlersFrom?: string): RouteGraph | undefined {
   let doc: Obj;
   try { doc = obj(parse(readFileSync(file, 'utf8'))); } catch { return undefined; }
   placeholders = value;
+  let handlers = doc['on-exception'];
+  if (handlers === undefined && handlersFrom) {
+    try { handlers = obj(parse(readFileSync(handlersFrom, 'utf8')))['on-exception']; } catch { /* changed on disk: none shown */ }
+  }
+  const from = doc['on-exception'] === undefined && handlersFrom ? { from: handlersFrom } : {};
   return {
     source: sourceOf(obj(doc.from)),
     steps: steps(doc.steps, 'steps'),
-    onException: (Array.isArray(doc['on-exception']) ? doc['on-exception'] : []).map((h, i) => {
+    onException: (Array.isArray(handlers) ? handlers : []).map((h, i) => {
       const x = obj(h);
       return {
         label: whenLabel(x.when),
         steps: steps(x.steps, `on-exception[${i}].steps`),
         ...(str(x.template) ? { template: str(x.template) } : {}),
         ...(x.problem ? { template: 'problem' } : {}),
+        ...from,
       };
     }),
   };
@@ -76,8 +86,15 @@ function steps(list: unknown, at: string): GraphStep[] {
 }
 
 function step(s: Obj, path: string): GraphStep {
+  // `if:` beside the kind: drawn as a choice with that one branch
+  if (Object.keys(s).length === 2 && 'if' in s) {
+    const { if: cond, ...rest } = s;
+    return { kind: 'choice', path, label: 'if', branches: [{ label: short(str(cond) ?? '?', 40), steps: [step(rest, path)] }] };
+  }
   const [kind, raw] = Object.entries(s)[0] ?? ['?', {}];
-  const c = obj(raw);
+  // `transform: <file>`: the string stands for the kind's shorthand key
+  const stands = typeof raw === 'string' ? STEP_KINDS.get(kind)?.shorthand : undefined;
+  const c = stands ? { [stands]: raw } : obj(raw);
   switch (kind) {
     case 'to-http': {
       const name = str(c.name) ?? str(c.client) ?? 'vendor';

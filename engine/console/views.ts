@@ -34,7 +34,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
   return engine.routes.map((r) => {
     const values = r.valuesName ? engine.values.find(r.valuesName) : undefined;
     const shown = values ? shownValues(values) : [];
-    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value);
+    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value, r.handlersFrom);
     return {
       id: r.id,
       connector: r.connector,

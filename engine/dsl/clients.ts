@@ -4,6 +4,10 @@
 // named by `to-http` / `to-eventhub` steps (`client: hubvendor`), which add only what differs. The
 // loader merges the profile into the step before it compiles, so the step compiles exactly what it
 // would have compiled from a step that spelt everything out.
+//
+// The same document is the connector document of its folder: its `values:` is the values file of
+// every route of the folder that names none, and its `on-exception:` the handlers of every route
+// of the folder that has none (route-loader.ts compiles them, once).
 
 import { dirname, sep } from 'node:path';
 import { isMap, isScalar } from 'yaml';
@@ -15,6 +19,7 @@ import { compileExpression } from '../runtime/expressions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, BASE_URL_PROPERTIES } from '../steps/shared-schemas.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
+import { DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 
 /** The keys a profile may set; a step's own value of the same key wins (maps merge, lists join). */
 export const CLIENT_SCHEMA = {
@@ -58,20 +63,43 @@ export const CLIENTS_DOC_SCHEMA = {
   additionalProperties: false,
   required: ['clients'],
   properties: {
-    values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2' },
+    values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2; also the values file of every route of this folder that names none' },
+    'on-exception': {
+      type: 'array',
+      items: { $ref: '#/$defs/handler' },
+      description: 'error handlers of every route of this folder without an on-exception of its own (a route opts out with `on-exception: []`); placeholders resolve from this document\'s values',
+    },
     clients: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9][a-z0-9-]*$' },
       additionalProperties: CLIENT_SCHEMA,
     },
   },
+  $defs: { handler: DEFAULT_HANDLER_SCHEMA },
 };
 
-/** The schema `load` checks with: names are checked by `badNames`, which says so at the name rather than at `clients:`. */
+/**
+ * The schema `load` checks with: names are checked by `badNames`, which says so at the name rather
+ * than at `clients:`; the on-exception handlers one by one as they compile (route-loader.ts).
+ */
 export const LOAD_SCHEMA = {
   ...CLIENTS_DOC_SCHEMA,
-  properties: { ...CLIENTS_DOC_SCHEMA.properties, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
+  properties: { ...CLIENTS_DOC_SCHEMA.properties, 'on-exception': { type: 'array' }, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
+  $defs: {},
 };
+
+/** What a connector document gives the routes of its folder. */
+export interface ConnectorDoc {
+  src: YamlSource;
+  dir: string;
+  /** its `values:` as written, and the file (undefined when there is no such file: reported at the document) */
+  valuesName?: string;
+  values?: ValuesFile;
+  /** its `on-exception:` with placeholders resolved; undefined when it has none */
+  onException?: unknown;
+  /** its on-exception cannot compile: a placeholder did not resolve or its values file is missing (said at the document) */
+  onExceptionBroken?: boolean;
+}
 
 type Settings = Record<string, any>;
 
@@ -116,6 +144,8 @@ export function joinUrl(base: string, path: string): string {
 
 export class ClientRegistry {
   private profiles: Profile[] = [];
+  /** the connector documents loaded, by folder (the first of a folder that gives values or on-exception) */
+  private docs = new Map<string, ConnectorDoc>();
   /** clients files named on the command line (not only found beside a route): their unused profiles are reported */
   private reported = new Set<string>();
 
@@ -127,27 +157,70 @@ export class ClientRegistry {
   load(src: YamlSource, valuesSet: ValuesSet, explicit = true): Diagnostic[] {
     const raw = src.value as Record<string, unknown>;
     if (explicit) this.reported.add(src.file);
+    const dir = dirname(src.file);
+    const connector: ConnectorDoc = { src, dir, valuesName: typeof raw.values === 'string' ? raw.values : undefined };
+    const shared = this.share(connector, raw);
     let values: ValuesFile | undefined;
     if (typeof raw.values === 'string') {
       values = valuesSet.find(raw.values);
       if (!values) {
         const s = didYouMean(raw.values, valuesSet.names());
         const d = diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`);
-        return [d, ...this.register(src, raw.clients, () => true)];
+        connector.onExceptionBroken = raw['on-exception'] !== undefined;
+        return [d, ...shared, ...this.register(src, raw.clients, () => true)];
       }
     }
+    connector.values = values;
     // checked as routes are: after placeholders took the values' typed values
     const uses: PlaceholderUse[] = [];
-    const resolved = resolvePlaceholders(raw, values, src, uses);
+    const { 'on-exception': handlers, ...rest } = raw;
+    const resolved = resolvePlaceholders(rest, values, src, uses, 'this document');
     const doc = resolved.value as { clients?: unknown };
-    const schema = checkConfig(doc, LOAD_SCHEMA, src, [], 'clients file');
+    const schema = checkConfig(handlers === undefined ? doc : { ...doc, 'on-exception': handlers }, LOAD_SCHEMA, src, [], 'clients file');
     // a placeholder that did not resolve also fails the schema where it stands: said once, as the placeholder
     const diags = onePerPlace([...resolved.diagnostics, ...badNames(src, doc.clients), ...schema], uses, src);
     const ranges = profileRanges(src);
     const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
-    diags.push(...this.register(src, doc.clients, broken, uses));
+    if (handlers !== undefined) {
+      // resolved on their own, so that their problems are known apart from the profiles'
+      const h = resolvePlaceholders({ 'on-exception': handlers }, values, src, [], 'this document');
+      diags.push(...h.diagnostics);
+      connector.onException = (h.value as Record<string, unknown>)['on-exception'];
+      connector.onExceptionBroken = h.diagnostics.length > 0;
+    }
+    diags.push(...shared, ...this.register(src, doc.clients, broken, uses));
     return diags;
   }
+
+  /**
+   * Makes `doc` the connector document of its folder when it gives the routes values or
+   * on-exception; a second document of the folder that gives them other values, or any
+   * on-exception, is refused.
+   */
+  private share(doc: ConnectorDoc, raw: Record<string, unknown>): Diagnostic[] {
+    if (raw.values === undefined && raw['on-exception'] === undefined) return [];
+    const first = this.docs.get(doc.dir);
+    if (!first) { this.docs.set(doc.dir, doc); return []; }
+    const out: Diagnostic[] = [];
+    if (raw.values !== undefined && raw.values !== first.valuesName) {
+      out.push(diagAt(doc.src, ['values'], `the routes of this folder already take values '${first.valuesName}' from ${first.src.file}: one connector document per folder gives them values (this document's placeholders may still use its own)`));
+    }
+    if (raw['on-exception'] !== undefined) {
+      out.push(diagAt(doc.src, ['on-exception'], `the routes of this folder take their defaults (values, on-exception) from ${first.src.file}: say on-exception there`, true));
+    }
+    return out;
+  }
+
+  /** The connector document of the folder a route file is in, if one gives its routes values or on-exception. */
+  connectorOf(routeFile: string): ConnectorDoc | undefined {
+    return this.docs.get(dirname(routeFile));
+  }
+
+  /** Every connector document that gives its folder's routes something. */
+  connectors(): ConnectorDoc[] {
+    return [...this.docs.values()];
+  }
+
 
   /** Adds the profiles of one file; those `broken` says have problems are checked no further. */
   private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = []): Diagnostic[] {

@@ -14,8 +14,8 @@ interface Checker { validate: ValidateFunction; schema: Record<string, unknown> 
 let ajv: Ajv2020 | undefined;
 const cache = new Map<Record<string, unknown>, Checker>();
 
-/** Nested step lists are checked when they compile; here a step only has to be one-key. */
-const DEFS = { step: { type: 'object', minProperties: 1, maxProperties: 1 }, handler: { type: 'object' } };
+/** Nested step lists are checked when they compile; here a step only has to be its kind (and maybe `if`). */
+const DEFS = { step: { type: 'object', minProperties: 1, maxProperties: 2 }, handler: { type: 'object' } };
 
 /** The schema a config of a kind is checked against: the kind's own, with the shared $defs. */
 export function fullSchema(schema: Record<string, unknown>): Record<string, unknown> {

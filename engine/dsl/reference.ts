@@ -89,10 +89,11 @@ export function exampleOf(dir: string, group: 'steps' | 'sources', kind: string)
   return readFileSync(file, 'utf8').replace(/^# yaml-language-server:.*\n/, '').trimEnd();
 }
 
-function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema }, dir: string): string[] {
+function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema; shorthand?: string }, dir: string): string[] {
   const ex = exampleOf(dir, group, k.kind);
   const example = ex ? ['Example (`' + join(dir, group, `${k.kind}.yaml`) + '`, compiled by the tests):', '', '```yaml', ex, '```', ''] : [];
-  return [`#### \`${k.kind}\``, '', k.description, '', table(k.schema), ...example];
+  const short = k.shorthand ? [`A string in place of the mapping stands for \`${k.shorthand}\`: \`${k.kind}: <${k.shorthand}>\` is \`${k.kind}: { ${k.shorthand}: <${k.shorthand}> }\`.`, ''] : [];
+  return [`#### \`${k.kind}\``, '', k.description, '', ...short, table(k.schema), ...example];
 }
 
 export function renderReference(examplesDir = EXAMPLES_DIR): string {
@@ -100,7 +101,7 @@ export function renderReference(examplesDir = EXAMPLES_DIR): string {
   const out: string[] = [BEGIN, '', '### Route file', '', table(route)];
   out.push('### Sources (`from`)', '');
   for (const k of SOURCE_KINDS.values()) out.push(...section('sources', k, examplesDir));
-  out.push('### Steps', '');
+  out.push('### Steps', '', 'Any step may carry `if: <JSONata>` beside its kind: it then runs only when the condition is truthy, as the one branch of a `choice` without `otherwise` would (the console draws it as one).', '', '```yaml', '- if: "$exists(headers.\'idempotency-key\')"', '  validate:', '    rules:', '      - assert: "$length(headers.\'idempotency-key\') <= 64"', '        field: /headers/idempotency-key', '        message: must be at most 64 characters', '```', '');
   for (const k of STEP_KINDS.values()) out.push(...section('steps', k, examplesDir));
   out.push(END);
   return out.join('\n');

@@ -1,15 +1,17 @@
 // Loads route files: YAML with positions, structure checked against the step and source
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
-// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any file.
+// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any
+// file. Such a document is also the connector document of its folder: a route there without
+// `values:` takes the document's, and a route without `on-exception:` its handlers.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { checkConfig } from './config-check.ts';
-import { ClientRegistry } from './clients.ts';
-import { ROUTE_KEYS, HANDLER_SCHEMA } from './route-schema.ts';
+import { ClientRegistry, type ConnectorDoc } from './clients.ts';
+import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { CompileContext, type EngineServices } from '../runtime/compile-context.ts';
@@ -19,6 +21,8 @@ import { pipeline } from '../runtime/pipeline.ts';
 import type { Step } from '../steps/step-kind.ts';
 import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
 import { describeStep } from '../runtime/tracing.ts';
+import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { truthy } from '../steps/choice.ts';
 import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
@@ -93,6 +97,19 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     }
   }
   diagnostics.push(...clients.link());
+  // the on-exception handlers of connector documents: compiled (and their problems reported) once
+  const defaults = new Map<ConnectorDoc, ExceptionHandler[]>();
+  for (const c of clients.connectors()) {
+    if (c.onException === undefined || c.onExceptionBroken) continue;
+    const ctx = new CompileContext(services, { id: c.src.file, file: c.src.file }, c.values, [], [], () => []);
+    try {
+      defaults.set(c, compileHandlers(c.onException, ctx, c.src, `connector document ${c.src.file}`, true));
+    } catch (e) {
+      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
+      else if (e instanceof ConfigError) diagnostics.push(diagAt(c.src, e.path, e.message));
+      else throw e;
+    }
+  }
   for (const src of parsed) {
     const rel = src.file;
     const v = src.value;
@@ -106,7 +123,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
     for (const name of findClientRefs(src.value)) clients.markUsed(rel, name);
     try {
-      const route = compileRoute(src, values, services, clients);
+      const route = compileRoute(src, values, services, clients, defaults);
       const prev = ids.get(route.id);
       if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
       else { ids.set(route.id, rel); routes.push(route); }
@@ -156,7 +173,7 @@ function findDirectCalls(v: unknown, path: YamlPath = [], out: { path: YamlPath;
   return out;
 }
 
-function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry): CompiledRoute {
+function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry, defaults: Map<ConnectorDoc, ExceptionHandler[]>): CompiledRoute {
   const raw = src.value as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   // top-level keys
@@ -169,19 +186,27 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id)) diags.push(diagAt(src, raw.id === undefined ? [] : ['id'], raw.id === undefined ? 'route is missing required key \'id\'' : '\'id\' must be kebab-case (a-z, 0-9, -)'));
   if (!raw.from) diags.push(diagAt(src, [], "route is missing required key 'from'"));
   if (raw.steps !== undefined && !Array.isArray(raw.steps)) diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
+  // the connector document of the folder: values and on-exception of routes that say none
+  const connector = clients.connectorOf(src.file);
   let values: ValuesFile | undefined;
+  // the values file the connector document names is missing: said there, and here once, at the
+  // first placeholder (a route with none needs no values)
+  let inheritedMissing: string | undefined;
   if (raw.values !== undefined) {
     values = valuesSet.find(String(raw.values));
     if (!values) {
       const s = didYouMean(String(raw.values), [...valuesSet.names(), ...valuesSet.names().map((n) => n.split('/').pop()!)]);
       diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
     }
+  } else if (connector?.valuesName !== undefined) {
+    values = connector.values;
+    if (!values) inheritedMissing = `values file '${connector.valuesName}' of ${connector.src.file} (the values of this folder's routes) is not found: see the problem reported there`;
   }
   // without a source or a step list there is nothing more to check
   if (!raw.from || (raw.steps !== undefined && !Array.isArray(raw.steps))) throw new DiagnosticError(diags);
 
   const uses: PlaceholderUse[] = [];
-  const placeholders = resolvePlaceholders(raw, values, src, uses);
+  const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (clients.yaml) of its folder");
   const resolved = placeholders.value as Record<string, any>;
   const route = { id: resolved.id as string, file: src.file };
   const meta: RouteMeta = {};
@@ -206,7 +231,8 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   };
   const ctx = new CompileContext(services, route, values, [], uses, stepList);
 
-  const errs: Diagnostic[] = [...diags, ...placeholders.diagnostics];
+  const missing = inheritedMissing && placeholders.diagnostics.length ? [{ ...placeholders.diagnostics[0], message: inheritedMissing }] : [];
+  const errs: Diagnostic[] = [...diags, ...(inheritedMissing ? missing : placeholders.diagnostics)];
   const collect = <T>(fn: () => T): T | undefined => {
     try { return fn(); } catch (e) {
       if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
@@ -218,7 +244,11 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
 
   const source = collect(() => compileSource(resolved.from, ctx, src));
   const steps = collect(() => stepList(resolved.steps ?? [], ['steps'], ctx)) ?? [];
-  const handlers = collect(() => compileHandlers(resolved['on-exception'], ctx, src)) ?? [];
+  // a route with its own on-exception (even `[]`) uses only its own; one without, its folder's
+  const inherits = raw['on-exception'] === undefined && connector?.onException !== undefined;
+  const handlers = inherits
+    ? defaults.get(connector!) ?? []
+    : collect(() => compileHandlers(resolved['on-exception'], ctx, src, `route ${route.id}`)) ?? [];
   if (resolved['output-schema']) collect(() => { meta.outputSchema = ctx.schema(resolved['output-schema'], ['output-schema']).schema; });
   if (errs.length) throw new DiagnosticError(errs);
   return {
@@ -231,25 +261,36 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     meta,
     pipeline: pipeline(steps),
     handlers,
+    ...(inherits ? { handlersFrom: connector!.src.file } : {}),
   };
 }
 
 function oneKey(item: unknown, path: YamlPath, src: YamlSource, what: string, kinds: Iterable<string>): [string, unknown] {
   if (!item || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
-    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})`)]);
+    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})${what === 'step' ? ', and optionally `if`' : ''}`)]);
   }
   const [k, v] = Object.entries(item)[0];
   return [k, v];
 }
 
 function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta, clients: ClientRegistry): Step {
+  // `if: <JSONata>` beside the kind: the step runs only when it is truthy (a one-branch choice)
+  let condition: unknown;
+  if (item && typeof item === 'object' && !Array.isArray(item) && 'if' in item && Object.keys(item).length === 2) {
+    const { if: cond, ...rest } = item as Record<string, unknown>;
+    condition = cond;
+    item = rest;
+  } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 1 && 'if' in item) {
+    throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...)", true)]);
+  }
   const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
   const sk = STEP_KINDS.get(kind);
   if (!sk) {
     const s = didYouMean(kind, STEP_KINDS.keys());
     throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
   }
-  let config = cfg ?? {};
+  // `transform: <file>`: the string stands for the kind's shorthand key (diagnostics of that key point at the string)
+  let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
   if (kind === 'to-http' || kind === 'to-eventhub') {
@@ -261,10 +302,19 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     }
   }
   const ctx = parent.rebase([...path, kind]);
+  let guard: Expression | undefined;
+  if (condition !== undefined) {
+    if (typeof condition !== 'string') throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' is a JSONata condition (a string): the step runs only when it is truthy")]);
+    try { guard = parent.rebase(path).expr(condition, ['if']); } catch (e) {
+      if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, e.path, e.message)]);
+      throw e;
+    }
+  }
   // named by its kind and place, for trace spans
-  const step = describeStep(sk.compile(config, ctx), kind, [...path, kind]);
-  // the first body schema of the top-level steps describes the route's input (OpenAPI, MCP)
-  if (kind === 'validate' && path.length === 2 && !meta.inputSchema) {
+  const compiled = sk.compile(config, ctx);
+  const step = describeStep(guard ? guarded(guard, compiled) : compiled, kind, [...path, kind]);
+  // the first body schema of the top-level steps (run whatever the input) describes the route's input (OpenAPI, MCP)
+  if (kind === 'validate' && path.length === 2 && !guard && !meta.inputSchema) {
     const c = config as { schema?: unknown; target?: string };
     if (c.schema !== undefined && (c.target ?? 'body') === 'body') {
       const s = ctx.schema(c.schema as string, ['schema']);
@@ -273,6 +323,15 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     }
   }
   return step;
+}
+
+/** `step` run only when `guard` is truthy, as a choice with one branch and no otherwise runs it. */
+function guarded(guard: Expression, step: Step): Step {
+  return (ex) => {
+    const v = guard.evaluate(ex);
+    if (isPromise(v)) return v.then((r) => (truthy(r) ? step(ex) : undefined));
+    return truthy(v) ? step(ex) : undefined;
+  };
 }
 
 function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): CompiledRoute['source'] {
@@ -288,7 +347,11 @@ function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): Com
   return { kind, config, compiled: sk.compile(config, ctx.at(['from', kind])) };
 }
 
-function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): ExceptionHandler[] {
+/**
+ * The handlers of a route's `on-exception`, or with `shared` of a connector document's (which the
+ * routes of its folder share: no steps). `owner` names whose they are in expression errors.
+ */
+function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, owner: string, shared = false): ExceptionHandler[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
   const out: ExceptionHandler[] = [];
@@ -296,19 +359,22 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource): E
   const limits = ctx.services.settings?.expressions;
   list.forEach((h, i) => {
     const path = ['on-exception', i];
-    const d = checkConfig(h, HANDLER_SCHEMA, src, path, 'on-exception handler');
+    if (shared && h && typeof h === 'object' && 'steps' in h) {
+      throw new DiagnosticError([diagAt(src, [...path, 'steps'], "a connector document's on-exception handler runs no steps (it is shared by the routes of the folder): give the routes that need them an on-exception of their own", true)]);
+    }
+    const d = checkConfig(h, shared ? DEFAULT_HANDLER_SCHEMA : HANDLER_SCHEMA, src, path, 'on-exception handler');
     if (d.length) throw new DiagnosticError(d);
     const handler: ExceptionHandler = { when: h.when, log: h.log };
     if (h.template) {
       const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
       const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
       if (td.length) throw new DiagnosticError(td);
-      try { handler.template = compileTemplate(t, { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].template ${h.template}` }); } catch (e) {
+      try { handler.template = compileTemplate(t, { ...limits, where: `${owner}, on-exception[${i}].template ${h.template}` }); } catch (e) {
         if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
         throw e;
       }
     }
-    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `route ${ctx.route.id}, on-exception[${i}].problem` });
+    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `${owner}, on-exception[${i}].problem` });
     if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
     out.push(handler);
   });

@@ -11,10 +11,10 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'unique route id (kebab-case)' },
   description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
   connector: { type: 'string', description: 'connector id, e.g. gc-hubvendor-foreign-exchange-connector' },
-  values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1' },
+  values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, clients.yaml, of the route's folder)" },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
-  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: 'error handlers, tried in order; the first whose `when` matches maps the error' },
+  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, clients.yaml, of the route's folder; `[]`: none)" },
   'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema)' },
 };
 
@@ -47,13 +47,35 @@ export const HANDLER_SCHEMA = {
   },
 };
 
-function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown> }>) {
+/**
+ * A handler of a connector document's `on-exception` (clients.yaml), shared by the routes of its
+ * folder: no `steps`, which would run as part of every route while compiled for none of them.
+ */
+export const DEFAULT_HANDLER_SCHEMA = {
+  ...HANDLER_SCHEMA,
+  properties: Object.fromEntries(Object.entries(HANDLER_SCHEMA.properties).filter(([k]) => k !== 'steps')),
+};
+
+/** The string a kind with a shorthand key accepts in place of its config object. */
+export function shorthandSchema(k: { kind: string; shorthand?: string }): Record<string, unknown> {
+  return { type: 'string', description: `short for \`${k.kind}: { ${k.shorthand}: <this> }\`` };
+}
+
+/** `if:` beside a step's kind. */
+export const IF_SCHEMA = { type: 'string', description: 'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)' };
+
+function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>, guard = false) {
   return {
     oneOf: [...kinds].map((k) => ({
       type: 'object',
       additionalProperties: false,
       required: [k.kind],
-      properties: { [k.kind]: { description: k.description, ...configWithPlaceholders(k.schema) } },
+      properties: {
+        [k.kind]: k.shorthand
+          ? { description: k.description, anyOf: [shorthandSchema(k), configWithPlaceholders(k.schema)] }
+          : { description: k.description, ...configWithPlaceholders(k.schema) },
+        ...(guard ? { if: IF_SCHEMA } : {}),
+      },
     })),
   };
 }
@@ -69,7 +91,7 @@ export function routeJsonSchema(): Record<string, unknown> {
     required: ['id', 'from'],
     properties: { ...ROUTE_KEYS, from: { ...ROUTE_KEYS.from, ...oneKind(SOURCE_KINDS.values()) } },
     $defs: {
-      step: oneKind(STEP_KINDS.values()),
+      step: oneKind(STEP_KINDS.values(), true),
       handler: configWithPlaceholders(HANDLER_SCHEMA),
     },
   };

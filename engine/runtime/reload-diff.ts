@@ -3,7 +3,9 @@
 // environment, the project files it names (schemas, transforms, templates), the other documents
 // of its folder (shared definitions), the client profiles of the folders above it, and the
 // expression limits. Routes are compared by id. Documents with their own `values:` (clients.yaml)
-// are hashed resolved too, so a values edit that reaches a route only through them counts.
+// are hashed resolved too, so a values edit that reaches a route only through them counts; a
+// route without `values:` is resolved from its connector document's, which the compile recorded;
+// a route that takes its connector document's on-exception counts the template files it names.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -30,6 +32,11 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     }
     return files.get(abs);
   };
+  const docs = new Map<string, ReturnType<typeof sharedDoc>>();
+  const shared = (abs: string) => {
+    if (!docs.has(abs)) docs.set(abs, sharedDoc(abs, read(abs) ?? '', values));
+    return docs.get(abs);
+  };
   const folders = new Map<string, string>();
   /** The shared documents of `dir`: all but route files, or with `clientsOnly` the clients files (seen from folders below). */
   const folderDocs = (dir: string, clientsOnly: boolean): string => {
@@ -38,7 +45,7 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     if (h === undefined) {
       const hash = createHash('sha256');
       for (const name of safeList(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
-        const doc = sharedDoc(join(dir, name), read(join(dir, name)) ?? '', values);
+        const doc = shared(join(dir, name));
         if (doc !== undefined && (!clientsOnly || doc.clients)) hash.update(name).update('\0').update(doc.text).update('\0');
       }
       h = hash.digest('hex');
@@ -54,7 +61,8 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     try {
       const src = parseYamlFile(route.file);
       const raw = src.value as Record<string, unknown>;
-      const vf = typeof raw.values === 'string' ? values.find(raw.values) : undefined;
+      // its own values: or, naming none, its connector document's (route.valuesName says which)
+      const vf = route.valuesName ? values.find(route.valuesName) : undefined;
       const resolved = resolvePlaceholders(raw, vf, src).value;
       hash.update(stable(resolved));
       for (const name of pathLike(resolved)) {
@@ -64,6 +72,12 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     } catch {
       // the load just compiled this file; should it change in between, it counts as changed
       hash.update(String(Math.random()));
+    }
+    // the error templates of the connector document's on-exception, when the route takes it
+    const from = route.handlersFrom ? shared(resolve(route.handlersFrom)) : undefined;
+    for (const name of pathLike((from?.value as Record<string, unknown> | undefined)?.['on-exception'])) {
+      const text = read(resolve(root, name));
+      if (text !== undefined) hash.update('\0').update(name).update('\0').update(text);
     }
     const dir = dirname(resolve(route.file));
     hash.update(folderDocs(dir, false));
@@ -101,7 +115,7 @@ export function describeChanges(c: RouteChanges): string {
  * with placeholders resolved (a values edit changes it), else its text; undefined for route files,
  * which count only for themselves.
  */
-function sharedDoc(file: string, text: string, values: ValuesSet): { text: string; clients: boolean } | undefined {
+function sharedDoc(file: string, text: string, values: ValuesSet): { text: string; clients: boolean; value?: unknown } | undefined {
   // the parse the load just made of this text, while a start shares them (yaml-source.ts)
   let src: YamlSource;
   try { src = parseYamlFile(file, text); } catch { return { text, clients: false }; }
@@ -111,11 +125,12 @@ function sharedDoc(file: string, text: string, values: ValuesSet): { text: strin
   if ('from' in raw) return undefined;
   const clients = 'clients' in raw;
   const vf = typeof raw.values === 'string' ? values.find(raw.values) : undefined;
-  if (!vf) return { text, clients };
+  if (!vf) return { text, clients, value: raw };
   try {
-    return { text: stable(resolvePlaceholders(raw, vf, src).value), clients };
+    const resolved = resolvePlaceholders(raw, vf, src).value;
+    return { text: stable(resolved), clients, value: resolved };
   } catch {
-    return { text, clients };
+    return { text, clients, value: raw };
   }
 }
 

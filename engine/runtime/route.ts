@@ -35,6 +35,8 @@ export interface CompiledRoute {
   meta: RouteMeta;
   pipeline: Pipeline;
   handlers: ExceptionHandler[];
+  /** the connector document (clients.yaml) whose on-exception the route took, having none of its own */
+  handlersFrom?: string;
 }
 
 export interface Outcome {

@@ -14,6 +14,11 @@ export interface StepKind<C = any> {
   description: string;
   /** JSON Schema (2020-12) of the config object */
   schema: Record<string, unknown>;
+  /**
+   * The key a string written in place of the config object stands for: with `file`,
+   * `transform: <file>` is `transform: { file: <file> }` (the loader expands it before the check).
+   */
+  shorthand?: string;
   compile(config: C, ctx: CompileContext): Step;
 }
 

@@ -1,5 +1,6 @@
 // transform: maps the exchange with a JSONata expression (inline or a .jsonata file), compiled
 // when the route loads. The result replaces the body unless `into` names another target.
+// `transform: <file>` is short for `transform: { file: <file> }`.
 
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../runtime/expressions.ts';
@@ -15,6 +16,7 @@ interface TransformConfig {
 export default defineStep<TransformConfig>({
   kind: 'transform',
   description: 'Evaluates a JSONata expression against the exchange (body, headers, query, params, vars, user) and stores the result.',
+  shorthand: 'file',
   schema: {
     type: 'object',
     additionalProperties: false,

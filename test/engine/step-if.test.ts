@@ -1,0 +1,124 @@
+// `if: <JSONata>` beside any step's kind: the step runs only when the condition is truthy, as the
+// one branch of a choice without otherwise runs it. Lint, the editor schema and the console's
+// diagram (a choice with that branch) know it.
+
+import { describe, it, expect, afterAll, beforeAll } from 'vitest';
+import { relative } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { startEngine, lintProject, type RunningEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
+import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
+import { routeGraph } from '../../engine/console/route-graph.ts';
+import { tmpProject } from '../helpers/tmp-project.ts';
+
+const ROUTE = `id: guarded
+from:
+  http:
+    path: /guarded
+steps:
+  - if: "body.big"
+    set:
+      values:
+        vars.size: "'big'"
+  # a regular expression: JSONata's own evaluator, which may answer with a promise
+  - validate:
+      rules:
+        - assert: "$contains(body.code, /^[A-Z]{3}$/)"
+          field: /code
+          message: must be three capitals
+    if: "$exists(body.code)"
+  - if: "$contains(body.note, /urgent/)"
+    to-direct:
+      route: mark
+      into: vars.mark
+  - set:
+      values:
+        body: "{ 'size': vars.size, 'mark': vars.mark }"
+`;
+
+const MARK = `id: mark
+from:
+  direct: {}
+steps:
+  - set: { values: { body: "'marked'" } }
+`;
+
+const FILES = { 'routes/demo/guarded.yaml': ROUTE, 'routes/demo/mark.yaml': MARK };
+
+let engine: RunningEngine;
+beforeAll(async () => {
+  engine = await startEngine({ routes: ['routes'], root: tmpProject(FILES), port: 0, logger: createLogger('silent'), processEnv: {} });
+});
+afterAll(async () => { await engine?.close(); });
+
+const post = async (body: unknown) => {
+  const res = await fetch(`${engine.url}/guarded`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+};
+
+async function lint(files: Record<string, string>): Promise<string[]> {
+  const root = tmpProject(files);
+  const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
+  return diags.map((d) => formatDiagnostic(d).replaceAll(relative(process.cwd(), root) + '/', '').replaceAll(root + '/', ''));
+}
+
+describe('if: beside a step', () => {
+  it('runs the step only when the condition is truthy', async () => {
+    expect(await post({})).toEqual({ status: 200, body: {} });
+    expect(await post({ big: true, note: 'an urgent one' })).toEqual({ status: 200, body: { size: 'big', mark: 'marked' } });
+    expect(await post({ big: 0, note: 'later' })).toEqual({ status: 200, body: {} });
+    expect((await post({ code: 'EUR' })).status).toBe(200);
+    expect(await post({ code: 'eu' })).toMatchObject({ status: 400, body: { errors: [{ field: '/code', message: 'must be three capitals' }] } });
+  });
+
+  it('inside a nested step list too (a split body)', async () => {
+    const nested = `id: nested
+from:
+  http:
+    path: /nested
+steps:
+  - split:
+      items: body.items
+      steps:
+        - if: "body > 1"
+          set: { values: { body: "'big'" } }
+`;
+    const root = tmpProject({ 'routes/n/nested.yaml': nested });
+    expect(await lint({ 'routes/n/nested.yaml': nested })).toEqual([]);
+    const e = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    try {
+      const res = await fetch(`${e.url}/nested`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":[1,2,0,5]}' });
+      expect(await res.json()).toEqual([1, 'big', 0, 'big']);
+    } finally { await e.close(); }
+  });
+
+  it('a guarded validate does not describe the route\'s input (it may not run)', () => {
+    expect(engine.routes.find((r) => r.id === 'guarded')!.meta.inputSchema).toBeUndefined();
+  });
+
+  it('lint: a condition that is not a string or not JSONata, and an if without a step, each at its place', async () => {
+    const out = await lint({
+      ...FILES,
+      'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- if: 3').replace('if: "$exists(body.code)"', 'if: "$exists(body.code"').replace('  - set:\n      values:\n        body:', '  - if: "true"\n  - set:\n      values:\n        body:'),
+    });
+    expect(out).toEqual([
+      "routes/demo/guarded.yaml:6:9 'if' is a JSONata condition (a string): the step runs only when it is truthy (at steps[0].if)",
+      expect.stringMatching(/^routes\/demo\/guarded.yaml:16:9 JSONata: .* \(at steps\[1\]\.if\)$/),
+      "routes/demo/guarded.yaml:21:5 'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...) (at steps[3].if)",
+    ]);
+  });
+
+  it('the editor schema accepts it beside a step, not beside a source', () => {
+    const validate = new Ajv2020({ strict: false }).compile(routeJsonSchema());
+    expect(validate(parse(ROUTE))).toBe(true);
+    expect(validate(parse(ROUTE.replace('  http:\n', '  if: "true"\n  http:\n')))).toBe(false);
+  });
+
+  it('the console draws it as a choice with that one branch', () => {
+    const graph = routeGraph(`${tmpProject(FILES)}/routes/demo/guarded.yaml`)!;
+    expect(graph.steps[0]).toEqual({ kind: 'choice', path: 'steps[0]', label: 'if', branches: [{ label: 'body.big', steps: [{ kind: 'set', path: 'steps[0]', label: 'set' }] }] });
+    expect(graph.steps[2]).toMatchObject({ kind: 'choice', branches: [{ label: '$contains(body.note, /urgent/)', steps: [{ kind: 'to-direct', target: { kind: 'route', name: 'mark' } }] }] });
+  });
+});
