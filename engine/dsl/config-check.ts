@@ -41,6 +41,13 @@ function validatorFor(schema: Record<string, unknown>): Checker {
   return c;
 }
 
+/** The name a message gives the value at `path`: its key, or for a list item the list's key and index (`kind[1]`, not `1`). */
+function leafName(path: YamlPath): string {
+  let i = path.length - 1;
+  while (i >= 0 && typeof path[i] === 'number') i--;
+  return String(path[i] ?? '') + path.slice(i + 1).map((n) => `[${n}]`).join('');
+}
+
 function subschema(root: Record<string, unknown>, schemaPath: string): any {
   // schemaPath like '#/properties/retry/additionalProperties'; we want the parent object schema
   const parts = schemaPath.replace(/^#\//, '').split('/').slice(0, -1);
@@ -73,13 +80,13 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
         d = diagAt(src, path, `${what} is missing required key '${(e.params as any).missingProperty}'`, path.length > base.length);
         break;
       case 'enum':
-        d = diagAt(src, path, `${path.length ? `'${path[path.length - 1]}'` : 'value'} must be one of: ${(e.params as any).allowedValues.join(', ')}${typeof getAt(value, rel) === 'string' ? suggestionFor(String(getAt(value, rel)), (e.params as any).allowedValues) : ''}`);
+        d = diagAt(src, path, `${path.length ? `'${leafName(path)}'` : 'value'} must be one of: ${(e.params as any).allowedValues.join(', ')}${typeof getAt(value, rel) === 'string' ? suggestionFor(String(getAt(value, rel)), (e.params as any).allowedValues) : ''}`);
         break;
       case 'type':
-        d = diagAt(src, path, `'${String(path[path.length - 1] ?? what)}' must be ${(e.params as any).type}`);
+        d = diagAt(src, path, `'${path.length ? leafName(path) : what}' must be ${(e.params as any).type}`);
         break;
       default:
-        d = diagAt(src, path, `'${String(path[path.length - 1] ?? what)}' ${e.message}`);
+        d = diagAt(src, path, `'${path.length ? leafName(path) : what}' ${e.message}`);
     }
     const k = `${d.line}:${d.col}:${d.message}`;
     if (!seen.has(k)) { seen.add(k); out.push(d); }

@@ -44,6 +44,11 @@ describe('engine lint', () => {
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:13:7 unknown key 'path-parms' in to-http step; did you mean 'path-params'\?/));
   });
 
+  it('a value in a list is named by its list and index', async () => {
+    const out = await lint(`${GOOD}on-exception:\n  - when: { kind: [vendor, timeot] }\n    problem: { status: 502 }\n`);
+    expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:\d+:\d+ 'kind\[1\]' must be one of: .*\(did you mean 'timeout'\?\)/));
+  });
+
   it('an enum gets its allowed values', async () => {
     const out = await lint(GOOD.replace('method: GET', 'method: GETT'));
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/));
