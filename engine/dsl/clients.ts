@@ -314,6 +314,16 @@ export class ClientRegistry {
     return kind === 'to-eventhub' ? expandEvent(p, cfg) : expandHttp(p, cfg);
   }
 
+  /**
+   * A warning per connector document, named on the command line, whose on-exception no route of
+   * its folder takes (each says its own): `inheriting` holds the documents some route took it from.
+   */
+  unusedOnException(inheriting: Set<ConnectorDoc>): Diagnostic[] {
+    return this.connectors()
+      .filter((c) => c.onException !== undefined && !inheriting.has(c) && this.reported.has(c.src.file))
+      .map((c) => ({ ...diagAt(c.src, ['on-exception'], 'on-exception is taken by no route of this folder (each has its own on-exception): remove it, or drop the routes\' own where they say the same', true), severity: 'warning' as const }));
+  }
+
   /** One diagnostic per profile no route (nor other profile) uses, in clients files named on the command line. */
   unused(): Diagnostic[] {
     return this.profiles

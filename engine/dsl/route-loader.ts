@@ -99,6 +99,8 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   diagnostics.push(...clients.link());
   // the on-exception handlers of connector documents: compiled (and their problems reported) once
   const defaults = new Map<ConnectorDoc, ExceptionHandler[]>();
+  /** connector documents some route takes its on-exception from */
+  const inheriting = new Set<ConnectorDoc>();
   for (const c of clients.connectors()) {
     if (c.onException === undefined || c.onExceptionBroken) continue;
     const ctx = new CompileContext(services, { id: c.src.file, file: c.src.file }, c.values, [], [], () => []);
@@ -122,6 +124,8 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
     for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
     for (const name of findClientRefs(src.value)) clients.markUsed(rel, name);
+    const connector = clients.connectorOf(rel);
+    if (connector && !('on-exception' in (v as object))) inheriting.add(connector);
     try {
       const route = compileRoute(src, values, services, clients, defaults);
       const prev = ids.get(route.id);
@@ -134,7 +138,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       if (typeof id === 'string') failed.add(id);
     }
   }
-  diagnostics.push(...clients.unused());
+  diagnostics.push(...clients.unused(), ...clients.unusedOnException(inheriting));
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
   for (const c of directCalls) {
     if (ids.has(c.target) || !c.target) continue;

@@ -139,6 +139,11 @@ describe('engine lint of a connector document\'s on-exception', () => {
     expect(key[0]).toMatch(/^routes\/conn\/clients\.yaml:4:5 unknown key 'templat'.*did you mean 'template'/);
   });
 
+  it('warns when no route of the folder takes it (each says its own)', async () => {
+    const out = await lint({ 'routes/conn/inherits.yaml': route('inherits', OWN) });
+    expect(out).toEqual([expect.stringMatching(/^routes\/conn\/clients\.yaml:2:1 .*on-exception is taken by no route of this folder \(each has its own on-exception\)/)]);
+  });
+
   it('an unknown placeholder is said once, at the document; the routes that take the handlers say nothing', async () => {
     expect(await lint({ 'routes/conn/clients.yaml': CLIENTS.replace('{{errorTemplate}}', '{{errorTemplat}}') }))
       .toEqual([expect.stringMatching(/^routes\/conn\/clients\.yaml:4:15 unknown property 'errorTemplat' in values 'demo-v1'; did you mean 'errorTemplate'\?/)]);
