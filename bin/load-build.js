@@ -8,7 +8,8 @@
 // so a start with flags uses a cache of its own, dist/engine.cjs.<flags>.cache; a start that finds
 // no usable cache writes one as it exits, when it may write there (nothing is written otherwise,
 // and the start compiles as before). Each cache begins with a CRC-32 of the bundle it was made
-// from: V8 checks only the source's length, and a bundle edited in place must never run stale code.
+// from (V8 checks only the source's length: a bundle edited in place must never run stale code) and
+// a CRC-32 of its own bytes (V8 does not check them: a corrupted cache would crash the start).
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
@@ -30,7 +31,8 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
   if (mode !== 'off') {
     try {
       const c = readFileSync(cacheFile);
-      if (c.length > 4 && c.readUInt32LE(0) === sum) cachedData = c.subarray(4);
+      // V8 does not check the cache's own bytes: a corrupted cache would crash the process
+      if (c.length > 8 && c.readUInt32LE(0) === sum && c.readUInt32LE(4) === crc32(c.subarray(8))) cachedData = c.subarray(8);
     } catch { /* no cache yet */ }
   }
   // the wrapper on the bundle's first line: line numbers of stack traces stay those of the file
@@ -42,11 +44,13 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
     // at exit: the cache then holds every function compiled by then, the start's and the requests'
     process.once('exit', () => {
       try {
-        const header = Buffer.alloc(4);
-        header.writeUInt32LE(sum);
+        const data = script.createCachedData();
+        const header = Buffer.alloc(8);
+        header.writeUInt32LE(sum, 0);
+        header.writeUInt32LE(crc32(data), 4);
         // written aside and renamed: a start reading it meanwhile sees the old cache or the new one
         const partial = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(partial, Buffer.concat([header, script.createCachedData()]));
+        writeFileSync(partial, Buffer.concat([header, data]));
         renameSync(partial, cacheFile);
       } catch (e) {
         if (writeCache) throw e;

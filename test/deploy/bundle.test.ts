@@ -62,7 +62,7 @@ describe('the build (bundled)', () => {
     expect(await cacheState()).toBe('used');
   }, 60_000);
 
-  it('never runs a cache made for another bundle or other V8 flags, and writes one for the flags it runs with', async () => {
+  it('never runs a cache made for another bundle, damaged or made under other V8 flags, and writes one for the flags it runs with', async () => {
     const bundle = join(dir, 'dist/engine.cjs');
     const original = readFileSync(bundle);
     // the same length (all V8 itself checks), other code: the cache's CRC-32 tells them apart
@@ -77,6 +77,13 @@ describe('the build (bundled)', () => {
     } finally {
       writeFileSync(bundle, original);
     }
+    expect(await cacheState()).toBe('none');
+    expect(await cacheState()).toBe('used');
+    // damaged bytes (V8 itself would crash on them): the cache's own CRC-32 refuses it, the start rewrites it
+    const cache = join(dir, 'dist/engine.cjs.cache');
+    const damaged = readFileSync(cache);
+    for (let i = 1000; i < damaged.length; i += 997) damaged[i] ^= 0xff;
+    writeFileSync(cache, damaged);
     expect(await cacheState()).toBe('none');
     expect(await cacheState()).toBe('used');
     // a heap limit is a V8 flag: the build's cache does not fit; the first start writes its own
