@@ -294,6 +294,9 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
   }
   // `transform: <file>`: the string stands for the kind's shorthand key (diagnostics of that key point at the string)
+  if (sk.shorthand && cfg != null && typeof cfg !== 'string' && (typeof cfg !== 'object' || Array.isArray(cfg))) {
+    throw new DiagnosticError([diagAt(src, [...path, kind], `'${kind}' must be a mapping, or a string: its ${sk.shorthand} (${kind}: <${sk.shorthand}> is short for ${kind}: { ${sk.shorthand}: <${sk.shorthand}> })`)]);
+  }
   let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
