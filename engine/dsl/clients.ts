@@ -80,11 +80,12 @@ export const CLIENTS_DOC_SCHEMA = {
 
 /**
  * The schema `load` checks with: names are checked by `badNames`, which says so at the name rather
- * than at `clients:`; the on-exception handlers one by one as they compile (route-loader.ts).
+ * than at `clients:`; the on-exception handlers, and that they are a list, as they compile
+ * (route-loader.ts: one "must be a list of handlers", as for a route, not a second message here).
  */
 export const LOAD_SCHEMA = {
   ...CLIENTS_DOC_SCHEMA,
-  properties: { ...CLIENTS_DOC_SCHEMA.properties, 'on-exception': { type: 'array' }, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
+  properties: { ...CLIENTS_DOC_SCHEMA.properties, 'on-exception': {}, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
   $defs: {},
 };
 

@@ -60,7 +60,7 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
   const { validate, schema: full } = validatorFor(schema);
   if (validate(value)) return [];
   const errors = (validate.errors ?? []) as ErrorObject[];
-  const specific = collapseAlternatives(errors, full).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
+  const specific = collapseAlternatives(errors, full, value).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of specific.length ? specific : errors) {
@@ -99,20 +99,43 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
  * alternatives), the other branches' complaints about its type are noise and go; when no branch
  * fits, their complaints become one "must be A or B" instead of one line per branch.
  */
-function collapseAlternatives(errors: ErrorObject[], root: Record<string, unknown>): ErrorObject[] {
+function collapseAlternatives(errors: ErrorObject[], root: Record<string, unknown>, value: unknown): ErrorObject[] {
   let out = errors;
   for (const alt of errors) {
     if (alt.keyword !== 'anyOf' && alt.keyword !== 'oneOf') continue;
     const prefix = `${alt.schemaPath}/`;
     const branch = out.filter((e) => e.schemaPath.startsWith(prefix));
+    // `oneOf: [{required: [a]}, {required: [b]}]` (transform's expression or file): a mapping with both
+    const keys = requiredAlternatives(subschema(root, `${prefix}x`));
+    const at = getAt(value, pointer(alt.instancePath));
+    if (branch.length === 0 && keys && alt.keyword === 'oneOf' && at && typeof at === 'object' && !Array.isArray(at)) {
+      out = out.map((e) => (e === alt ? { ...alt, keyword: 'alternatives', message: `takes only one of ${keys.map((k) => `'${k}'`).join(', ')}` } : e));
+      continue;
+    }
     if (branch.length === 0) continue;
     const deeper = branch.some((e) => e.instancePath.length > alt.instancePath.length);
     const shallow = branch.filter((e) => e.instancePath === alt.instancePath);
     if (deeper) { out = out.filter((e) => !shallow.includes(e)); continue; }
-    const merged: ErrorObject = { ...alt, keyword: 'alternatives', message: `must be ${[...new Set(shallow.map((e) => describeBranch(e, subschema(root, e.schemaPath))))].join(' or ')}` };
+    // none of the keys one of which is required: "needs 'expression' or 'file'", not ajv's wording twice
+    const message = keys && shallow.every((e) => e.keyword === 'required')
+      ? `needs ${keys.map((k) => `'${k}'`).join(' or ')}`
+      : `must be ${[...new Set(shallow.map((e) => describeBranch(e, subschema(root, e.schemaPath))))].join(' or ')}`;
+    const merged: ErrorObject = { ...alt, keyword: 'alternatives', message };
     out = out.filter((e) => !shallow.includes(e)).map((e) => (e === alt ? merged : e));
   }
   return out;
+}
+
+/** The keys of alternatives that each only require one key (`[{required: [a]}, {required: [b]}]`), else undefined. */
+function requiredAlternatives(branches: unknown): string[] | undefined {
+  if (!Array.isArray(branches) || branches.length < 2) return undefined;
+  const keys = branches.map((b) => (b && Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.length === 1 ? String(b.required[0]) : undefined));
+  return keys.every((k) => k !== undefined) ? (keys as string[]) : undefined;
+}
+
+/** A JSON pointer (ajv's instancePath) as a path of keys and indexes. */
+function pointer(instancePath: string): (string | number)[] {
+  return instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
 /** What one alternative wants, from its schema where it says more than the failed keyword. */

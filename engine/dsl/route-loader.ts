@@ -286,6 +286,15 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     item = rest;
   } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 1 && 'if' in item) {
     throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...)", true)]);
+  } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 2) {
+    // a kind beside a key that is neither `if` nor a kind: most likely a misspelt `if`
+    const keys = Object.keys(item);
+    const kinds = keys.filter((k) => STEP_KINDS.has(k));
+    if (kinds.length === 1) {
+      const other = keys.find((k) => !STEP_KINDS.has(k))!;
+      const s = didYouMean(other, ['if']);
+      throw new DiagnosticError([diagAt(src, [...path, other], `unknown key '${other}' beside the ${kinds[0]} step${s ? `; did you mean '${s}'?` : ': a step has its kind and optionally `if` (a JSONata condition)'}`, true)]);
+    }
   }
   const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
   const sk = STEP_KINDS.get(kind);
@@ -294,6 +303,9 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
   }
   // `transform: <file>`: the string stands for the kind's shorthand key (diagnostics of that key point at the string)
+  if (sk.shorthand && cfg != null && typeof cfg !== 'string' && (typeof cfg !== 'object' || Array.isArray(cfg))) {
+    throw new DiagnosticError([diagAt(src, [...path, kind], `'${kind}' must be a mapping, or a string: its ${sk.shorthand} (${kind}: <${sk.shorthand}> is short for ${kind}: { ${sk.shorthand}: <${sk.shorthand}> })`)]);
+  }
   let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);

@@ -2,7 +2,7 @@
 // the shared JSON Schema compiler, JSONata compilation, shared services. Everything costly
 // (schemas, expressions, URL templates) is built here, once per route load.
 
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, statSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
@@ -100,6 +100,7 @@ export class CompileContext {
   file(name: string, path: YamlPath): string {
     const abs = resolve(this.services.root, name);
     if (!existsSync(abs)) this.fail(`file not found: ${name}`, path);
+    if (statSync(abs).isDirectory()) this.fail(`${name} is a folder, not a file`, path);
     return abs;
   }
 

@@ -139,6 +139,13 @@ describe('engine lint of a connector document\'s on-exception', () => {
     expect(key[0]).toMatch(/^routes\/conn\/clients\.yaml:4:5 unknown key 'templat'.*did you mean 'template'/);
   });
 
+  it('says once, as for a route, that it is not a list; a template that is a folder is said, not a crash', async () => {
+    expect(await lint({ 'routes/conn/clients.yaml': CLIENTS.replace(/on-exception:\n(  .*\n)+/, 'on-exception: 3\n') }))
+      .toEqual(["routes/conn/clients.yaml:2:15 'on-exception' must be a list of handlers (at on-exception)"]);
+    expect(await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: ''\n` }))
+      .toEqual(['routes/conn/clients.yaml:4:15 transforms/demo/ is a folder, not a file (at on-exception[0].template)']);
+  });
+
   it('warns when no route of the folder takes it (each says its own)', async () => {
     const out = await lint({ 'routes/conn/inherits.yaml': route('inherits', OWN) });
     expect(out).toEqual([expect.stringMatching(/^routes\/conn\/clients\.yaml:2:1 .*on-exception is taken by no route of this folder \(each has its own on-exception\)/)]);

@@ -110,6 +110,14 @@ steps:
     ]);
   });
 
+  it('lint: a misspelt if beside a step is named, with a suggestion', async () => {
+    const out = await lint({ ...FILES, 'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- iff: "body.big"').replace('    if: "$exists(body.code)"', '    when: "$exists(body.code)"') });
+    expect(out).toEqual([
+      "routes/demo/guarded.yaml:6:5 unknown key 'iff' beside the set step; did you mean 'if'? (at steps[0].iff)",
+      "routes/demo/guarded.yaml:16:5 unknown key 'when' beside the validate step: a step has its kind and optionally `if` (a JSONata condition) (at steps[1].when)",
+    ]);
+  });
+
   it('the editor schema accepts it beside a step, not beside a source', () => {
     const validate = new Ajv2020({ strict: false }).compile(routeJsonSchema());
     expect(validate(parse(ROUTE))).toBe(true);
