@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
-import { DiagnosticError, type Diagnostic } from './dsl/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from './dsl/diagnostics.ts';
 import { shareYamlParses } from './dsl/yaml-source.ts';
 import { createLogger } from './runtime/logger.ts';
 import { Metrics } from './runtime/metrics.ts';
@@ -204,10 +204,11 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     for (const c of p.closers.reverse()) await c();
     await services.http.close();
   };
-  if (p.diagnostics.length) {
+  if (p.diagnostics.some(isError)) {
     await closeAll();
     throw new DiagnosticError(p.diagnostics);
   }
+  if (p.diagnostics.length) services.logger.warn({ warnings: p.diagnostics.map(formatDiagnostic) }, `${p.diagnostics.length} lint warning(s); starting`);
   let tracing: TracingHandle | undefined;
   try {
     tracing = await startTracing({ logger: services.logger, env: opts.processEnv, exporter: opts.tracing?.exporter });

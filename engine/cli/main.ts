@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { startEngine, lintProject, type EngineOptions, type EngineExtension } from '../engine.ts';
-import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic, isError } from '../dsl/diagnostics.ts';
 import { routeJsonSchema } from '../dsl/route-schema.ts';
 import { updateDoc } from '../dsl/reference.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -96,15 +96,19 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
     });
 
   common(program.command('lint').argument('[dirs...]', 'route files or directories', ['routes']))
-    .description('check routes, values and schemas; prints file:line:col diagnostics, exits 1 on any')
-    .action(async (dirs: string[], o: CommonOpts) => {
+    .description('check routes, values and schemas; prints file:line:col diagnostics, exits 1 on an error (on a warning too with --strict)')
+    .option('--strict', 'exit 1 on warnings too (an unused client profile, say)')
+    .action(async (dirs: string[], o: CommonOpts & { strict?: boolean }) => {
       const diags = await lintProject({ ...engineOptions(dirs, o, extensions), logger: createLogger('silent') });
       for (const d of diags) process.stdout.write(formatDiagnostic(d) + '\n');
-      if (diags.length) {
-        process.stdout.write(`${diags.length} problem(s)\n`);
-        process.exit(1);
+      const errors = diags.filter(isError).length;
+      const warnings = diags.length - errors;
+      if (!diags.length) {
+        process.stdout.write('no problems\n');
+        return;
       }
-      process.stdout.write('no problems\n');
+      process.stdout.write(`${diags.length} problem(s)${warnings ? ` (${errors} error(s), ${warnings} warning(s))` : ''}\n`);
+      if (errors || o.strict) process.exit(1);
     });
 
   common(program.command('routes').argument('[dirs...]', 'route files or directories', ['routes']))

@@ -12,8 +12,15 @@ export interface Diagnostic {
 
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.path ? ` (at ${d.path})` : '';
-  return `${d.file}:${d.line}:${d.col} ${d.message}${where}`;
+  return `${d.file}:${d.line}:${d.col} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}${where}`;
 }
+
+/**
+ * An error stops a start, a reload and `engine lint` (exit 1). A warning (something that would
+ * change nothing, such as an unused client profile) is printed and logged and stops nothing,
+ * unless `engine lint --strict`.
+ */
+export const isError = (d: Diagnostic): boolean => d.severity !== 'warning';
 
 /** Thrown by loaders and compilers; carries one or more diagnostics. */
 export class DiagnosticError extends Error {

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { lintProject } from '../engine.ts';
-import { formatDiagnostic } from '../dsl/diagnostics.ts';
+import { formatDiagnostic, isError } from '../dsl/diagnostics.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { keyEntry, newKey } from './keys.ts';
 import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
@@ -23,7 +23,7 @@ async function loadTools(ext: GatewayExtension, dirs: string[], o: { env?: strin
   const diags = await lintProject({ routes: dirs.length ? dirs : ['routes'], env: o.env, valuesDir: o.values, extensions: [ext], logger: createLogger('silent') });
   // problems of the tool files block (a tool whose route did not compile shows up there); other
   // connectors' problems are theirs
-  const blocking = diags.filter((d) => ext.toolFiles.has(d.file) && !/changed since it was approved/.test(d.message));
+  const blocking = diags.filter((d) => isError(d) && ext.toolFiles.has(d.file) && !/changed since it was approved/.test(d.message));
   if (blocking.length) {
     for (const d of blocking) process.stderr.write(formatDiagnostic(d) + '\n');
     fail(`${blocking.length} problem(s); fix them first (engine lint)`);

@@ -7,7 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { ValuesSet } from '../config/values.ts';
-import { DiagnosticError, formatDiagnostic, type Diagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from '../dsl/diagnostics.ts';
 import type { HttpServer, RouteRegistrar } from '../http/server.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
 import type { SourceHandle } from '../sources/source-kind.ts';
@@ -75,12 +75,12 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
   let next: Awaited<ReturnType<ReloadHost['load']>>;
   try {
     const lint = await host.lint();
-    if (lint.length) return refused(lint);
+    if (lint.some(isError)) return refused(lint);
     next = await host.load();
   } catch (e) {
     return refused(failed(e));
   }
-  if (next.diagnostics.length) return refused(next.diagnostics);
+  if (next.diagnostics.some(isError)) return refused(next.diagnostics);
 
   const prev = host.live();
   const fingerprints = fingerprintRoutes(next.routes, next.values, host.root);
@@ -112,7 +112,8 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
     if (r.status === 'rejected') host.logger.warn({ route: stopped[i][0], err: r.reason }, 'reload: the previous source of a route did not stop cleanly');
   });
   const out: ReloadResult = { ok: true, ms: ms(), ...changes };
-  host.logger.info({ reason, added: changes.added, removed: changes.removed, changed: changes.changed, routes: next.routes.length, ms: out.ms },
+  const warnings = next.diagnostics.length ? { warnings: next.diagnostics.map(formatDiagnostic) } : {};
+  host.logger.info({ reason, added: changes.added, removed: changes.removed, changed: changes.changed, routes: next.routes.length, ms: out.ms, ...warnings },
     `routes reloaded in ${out.ms} ms: ${describeChanges(changes)}`);
   return out;
 }

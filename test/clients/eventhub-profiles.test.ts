@@ -127,7 +127,7 @@ describe('engine lint of event hub profiles', () => {
 
   it('an event hub profile no step names is reported as unused', async () => {
     const out = await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/call.yaml': HTTP_ROUTE });
-    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:6:3 client 'eventhub' is not used by any route: remove it or name it in a to-http or to-eventhub step/)]);
+    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:6:3 warning: client 'eventhub' is not used by any route: remove it or name it in a to-http or to-eventhub step/)]);
   });
 
   it('an HTTP client named from to-eventhub, and an event hub profile named from to-http, are refused', async () => {

@@ -144,7 +144,7 @@ describe('engine lint of client profiles', () => {
 
   it('an unused profile is reported where it is defined', async () => {
     const out = await lint({ 'routes/o/clients.yaml': CLIENTS.replace('clients:\n', 'clients:\n  spare:\n    base-url: http://127.0.0.1:9\n'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:3:3 client 'spare' is not used by any route/)]);
+    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
   });
 
   it('url with a client, path without one and a bad profile key are named', async () => {
