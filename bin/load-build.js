@@ -40,6 +40,8 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   const codeCache = mode === 'off' ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  // the engine's "engine started" log line says it (engine/cli/main.ts)
+  globalThis[Symbol.for('engine.codeCache')] = codeCache;
   if (writeCache || codeCache === 'none' || codeCache === 'rejected') {
     // at exit: the cache then holds every function compiled by then, the start's and the requests'
     process.once('exit', () => {

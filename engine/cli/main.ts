@@ -80,7 +80,9 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       // SIGHUP reloads from the moment the engine says it started
       const { installReloadTriggers } = await import('./dev-reload.ts');
       const triggers = installReloadTriggers(engine, { dev: o.dev === true, opts, logger });
-      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', sandbox: engine.sandboxUrls }, 'engine started');
+      // run from the build: whether V8's code cache of it was used (bin/load-build.js)
+      const codeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('engine.codeCache')];
+      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', sandbox: engine.sandboxUrls, ...(codeCache ? { codeCache } : {}) }, 'engine started');
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

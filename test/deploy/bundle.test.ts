@@ -100,9 +100,11 @@ describe('the build (bundled)', () => {
     // the console serves the page the build wrote (it bundles console-ui/ itself only from the sources)
     appendFileSync(join(dir, 'dist/console/index.html'), '<!-- written by the build -->\n');
     const port = await freePort();
-    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], { cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn' } });
+    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], { cwd: dir, env: { ...process.env, LOG_LEVEL: 'info' } });
     await waitFor('health ready', ready(port), 60_000, engine.child);
     expect((await exchangeRate(port)).status, engine.output()).toBe(200);
+    // the start says it read the build's code cache
+    expect(engine.output()).toMatch(/"codeCache":"used".*"msg":"engine started"|"msg":"engine started".*"codeCache":"used"/);
     const tools = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' },
