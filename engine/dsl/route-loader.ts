@@ -201,6 +201,8 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     if (!values) {
       const s = didYouMean(String(raw.values), [...valuesSet.names(), ...valuesSet.names().map((n) => n.split('/').pop()!)]);
       diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
+      // said once, here: every placeholder of the route (and what an unresolved one breaks) would say it again
+      throw new DiagnosticError(diags);
     }
   } else if (connector?.valuesName !== undefined) {
     values = connector.values;

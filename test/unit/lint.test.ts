@@ -49,6 +49,11 @@ describe('engine lint', () => {
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:\d+:\d+ 'kind\[1\]' must be one of: .*\(did you mean 'timeout'\?\)/));
   });
 
+  it('a missing values file is said once, with a suggestion, not again at every placeholder', async () => {
+    const out = await lint(GOOD.replace('values: demo-v1', 'values: demo-v2'));
+    expect(out).toEqual([expect.stringMatching(/^routes\/demo\.yaml:2:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/)]);
+  });
+
   it('an enum gets its allowed values', async () => {
     const out = await lint(GOOD.replace('method: GET', 'method: GETT'));
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/));
