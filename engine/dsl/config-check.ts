@@ -76,6 +76,9 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
         d = diagAt(src, [...path, key], `unknown key '${key}' in ${what}${s ? `; did you mean '${s}'?` : allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`, true);
         break;
       }
+      case 'minProperties':
+        d = diagAt(src, path, path.length > base.length ? `'${leafName(path)}' is empty` : `${what} is empty`);
+        break;
       case 'required':
         d = diagAt(src, path, `${what} is missing required key '${(e.params as any).missingProperty}'`, path.length > base.length);
         break;

@@ -16,9 +16,11 @@ export default defineStep<SetConfig>({
   schema: {
     type: 'object',
     additionalProperties: false,
+    // a set that sets nothing is a slip (a value left out, an indentation lost)
+    minProperties: 1,
     properties: {
-      values: { type: 'object', propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target (body, status or vars.<name>): JSONata giving its new value' },
-      'response-headers': { type: 'object', additionalProperties: { type: 'string' }, description: 'header name: JSONata giving the value of that header in the answer' },
+      values: { type: 'object', minProperties: 1, propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target (body, status or vars.<name>): JSONata giving its new value' },
+      'response-headers': { type: 'object', minProperties: 1, additionalProperties: { type: 'string' }, description: 'header name: JSONata giving the value of that header in the answer' },
     },
   },
   compile(cfg, ctx) {

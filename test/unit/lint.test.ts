@@ -54,6 +54,14 @@ describe('engine lint', () => {
     expect(out).toEqual([expect.stringMatching(/^routes\/demo\.yaml:2:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/)]);
   });
 
+  it('a set step that sets nothing is refused', async () => {
+    const out = await lint(GOOD.replace('steps:\n', 'steps:\n  - set:\n  - set: { values: {} }\n'));
+    expect(out).toEqual([
+      expect.stringMatching(/^routes\/demo\.yaml:8:9 set step is empty/),
+      expect.stringMatching(/^routes\/demo\.yaml:9:20 'values' is empty/),
+    ]);
+  });
+
   it('an enum gets its allowed values', async () => {
     const out = await lint(GOOD.replace('method: GET', 'method: GETT'));
     expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/));
