@@ -7,13 +7,13 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { startEngine, lintProject, type RunningEngine } from '../../engine/engine.ts';
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
 import { routeViews } from '../../engine/console/views.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
+import { lintFiles } from '../helpers/lint-files.ts';
 
 const TEMPLATE = JSON.stringify({
   rules: [{ when: { vendorStatus: [503] }, status: 503, code: 'GC099', title: 'Vendor down', detail: "'mapped by the template'" }],
@@ -81,11 +81,7 @@ const answer = async (e: RunningEngine, id: string) => {
   return { status: res.status, code: body.code, detail: body.detail };
 };
 
-async function lint(extra: Record<string, string>): Promise<string[]> {
-  const root = tmpProject(files(extra));
-  const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
-  return diags.map((d) => formatDiagnostic(d).replaceAll(relative(process.cwd(), root) + '/', '').replaceAll(root + '/', ''));
-}
+const lint = (extra: Record<string, string>) => lintFiles(files(extra));
 
 describe("the connector document's on-exception", () => {
   it('maps the errors of a route without its own (placeholders from the document\'s values); a route with its own uses only its own; [] opts out', async () => {

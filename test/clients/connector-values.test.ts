@@ -4,14 +4,14 @@
 // route view and a scoped --set.
 
 import { describe, it, expect, afterAll } from 'vitest';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { startEngine, lintProject, type RunningEngine } from '../../engine/engine.ts';
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
 import { loadValues } from '../../engine/config/values.ts';
 import { routeViews } from '../../engine/console/views.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
+import { lintFiles } from '../helpers/lint-files.ts';
 
 const CLIENTS = `values: demo-v1
 clients:
@@ -59,11 +59,7 @@ async function start(root: string, routes = ['routes']): Promise<RunningEngine> 
 
 const greet = async (e: RunningEngine, id: string) => (await (await fetch(`${e.url}/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()).greeting;
 
-async function lint(files: Record<string, string>): Promise<string[]> {
-  const root = tmpProject(files);
-  const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
-  return diags.map((d) => formatDiagnostic(d).replaceAll(relative(process.cwd(), root) + '/', '').replaceAll(root + '/', ''));
-}
+const lint = lintFiles;
 
 describe("a route without values: takes its folder's connector document's", () => {
   it('resolves its placeholders from it; a route that names its own keeps its own', async () => {

@@ -3,15 +3,14 @@
 // diagram (a choice with that branch) know it.
 
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { relative } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { startEngine, lintProject, type RunningEngine } from '../../engine/engine.ts';
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
 import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
 import { routeGraph } from '../../engine/console/route-graph.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
+import { lintFiles } from '../helpers/lint-files.ts';
 
 const ROUTE = `id: guarded
 from:
@@ -58,11 +57,7 @@ const post = async (body: unknown) => {
   return { status: res.status, body: await res.json() };
 };
 
-async function lint(files: Record<string, string>): Promise<string[]> {
-  const root = tmpProject(files);
-  const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
-  return diags.map((d) => formatDiagnostic(d).replaceAll(relative(process.cwd(), root) + '/', '').replaceAll(root + '/', ''));
-}
+const lint = lintFiles;
 
 describe('if: beside a step', () => {
   it('runs the step only when the condition is truthy', async () => {
