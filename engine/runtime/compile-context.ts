@@ -96,6 +96,34 @@ export class CompileContext {
     }
   }
 
+  /**
+   * A JSONata expression from a project file (transforms/...), compiled once; its syntax errors say
+   * the file's line and column rather than a character position. `inline` tells, when the name is
+   * no .jsonata file that exists, where an inline expression would go instead.
+   */
+  exprFile(name: unknown, path: YamlPath, inline: string): Expression {
+    if (typeof name !== 'string') this.fail(`expected the path of a .jsonata file (a string), got ${JSON.stringify(name)}`, path);
+    let text: string;
+    try {
+      text = this.readText(name, path);
+    } catch (e) {
+      if (e instanceof ConfigError && e.message.startsWith('file not found') && !name.endsWith('.jsonata')) {
+        e.message += ` (${inline})`;
+      }
+      throw e;
+    }
+    try {
+      return this.expr(text, path);
+    } catch (e) {
+      const m = e instanceof ConfigError ? /^(JSONata: .*) at character (\d+)$/s.exec(e.message) : null;
+      if (m && e instanceof ConfigError) {
+        const before = text.slice(0, Math.max(0, Number(m[2]) - 1)).split('\n');
+        e.message = `${name}:${before.length}:${before[before.length - 1].length + 1}: ${m[1]}`;
+      }
+      throw e;
+    }
+  }
+
   /** Absolute path of a project file named in a route (`schemas/...`, `transforms/...`). */
   file(name: string, path: YamlPath): string {
     const abs = resolve(this.services.root, name);

@@ -3,7 +3,6 @@
 // `transform: <file>` is short for `transform: { file: <file> }`.
 
 import { defineStep } from './step-kind.ts';
-import type { CompileContext } from '../runtime/compile-context.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { clock, yieldAfter } from '../runtime/slices.ts';
@@ -29,8 +28,7 @@ export default defineStep<TransformConfig>({
     oneOf: [{ required: ['expression'] }, { required: ['file'] }],
   },
   compile(cfg, ctx) {
-    const source = cfg.file ? readMapping(cfg.file, ctx) : cfg.expression!;
-    const expr = ctx.expr(source, [cfg.file ? 'file' : 'expression']);
+    const expr = cfg.file !== undefined ? ctx.exprFile(cfg.file, ['file'], "a transform's file is a .jsonata file; an inline expression goes in transform: { expression: ... }") : ctx.expr(cfg.expression, ['expression']);
     const set = compileTarget(cfg.into);
     return (ex) => {
       const started = clock();
@@ -42,15 +40,3 @@ export default defineStep<TransformConfig>({
     };
   },
 });
-
-/** The file's text; a missing file that is no .jsonata file was perhaps meant as an inline expression. */
-function readMapping(file: string, ctx: CompileContext): string {
-  try {
-    return ctx.readText(file, ['file']);
-  } catch (e) {
-    if ((e as Error).name === 'ConfigError' && (e as Error).message.startsWith('file not found') && !file.endsWith('.jsonata')) {
-      (e as Error).message += " (a transform's file is a .jsonata file; an inline expression goes in transform: { expression: ... })";
-    }
-    throw e;
-  }
-}

@@ -12,6 +12,7 @@ import { clock, nextSlice, SLICE_MS, yieldAfter } from '../runtime/slices.ts';
 interface Rule {
   assert?: string;
   errors?: string;
+  file?: string;
   field?: string;
   message?: string;
 }
@@ -112,6 +113,7 @@ export default defineStep<ValidateConfig>({
           properties: {
             assert: { type: 'string', description: 'JSONata; falsy means the rule failed (needs field and message)' },
             errors: { type: 'string', description: 'JSONata returning a list of {field, message, index?} (none: the rule passed); field and message are the defaults of each entry' },
+            file: { type: 'string', description: 'an `errors` rule kept in a .jsonata file (transforms/...): long business rules read, and can be tried with `engine eval -f`, on their own' },
             field: { type: 'string', description: 'the field at fault, as named in errors[].field (e.g. debtorAccount.iban)' },
             message: { type: 'string', description: 'what is wrong with it, e.g. "must be a valid IBAN"' },
           },
@@ -125,11 +127,14 @@ export default defineStep<ValidateConfig>({
     const target = cfg.target ?? 'body';
     const compiled = cfg.schema !== undefined ? ctx.schema(cfg.schema, ['schema']) : undefined;
     const rules: CompiledRule[] = (cfg.rules ?? []).map((r, i) => {
-      if (!r.assert && !r.errors) ctx.fail('a rule needs `assert` or `errors`', ['rules', i]);
+      const kinds = (['assert', 'errors', 'file'] as const).filter((k) => r[k] !== undefined);
+      if (kinds.length === 0) ctx.fail('a rule needs `assert`, `errors` or `file`', ['rules', i]);
+      if (kinds.length > 1) ctx.fail(`a rule is one of \`assert\`, \`errors\` or \`file\`, not ${kinds.map((k) => `\`${k}\``).join(' and ')}: make them two rules`, ['rules', i, kinds[1]]);
       if (r.assert && (!r.field || !r.message)) ctx.fail('an `assert` rule needs `field` and `message`', ['rules', i]);
       return {
-        assert: r.assert ? ctx.expr(r.assert, ['rules', i, 'assert']) : undefined,
-        errors: r.errors ? ctx.expr(r.errors, ['rules', i, 'errors']) : undefined,
+        assert: r.assert !== undefined ? ctx.expr(r.assert, ['rules', i, 'assert']) : undefined,
+        errors: r.errors !== undefined ? ctx.expr(r.errors, ['rules', i, 'errors'])
+          : r.file !== undefined ? ctx.exprFile(r.file, ['rules', i, 'file'], 'a rule\'s file is a .jsonata file; an inline rule goes in `errors` or `assert`') : undefined,
         field: r.field ?? '',
         message: r.message ?? '',
       };
