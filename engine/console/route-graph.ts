@@ -31,8 +31,10 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? v as Obj : {});
 /** the resolver of the graph being built (graphs are built synchronously, one at a time) */
 let placeholders: (key: string) => string | undefined = () => undefined;
+const resolve = (s: string) => s.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (m, k: string) => placeholders(k) ?? m);
+// twice: a route template's parameter may build a property's name ({{a.{{direction}}.b}})
 const str = (v: unknown): string | undefined => (typeof v === 'string'
-  ? v.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (m, k: string) => placeholders(k) ?? m)
+  ? resolve(resolve(v))
   : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 

@@ -13,6 +13,7 @@ import { checkConfig } from './config-check.ts';
 import { ClientRegistry, type ConnectorDoc } from './clients.ts';
 import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
+import { routeInstances } from './route-instances.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { CompileContext, type EngineServices } from '../runtime/compile-context.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
@@ -122,21 +123,32 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     }
     const doc = docs.find((d) => d.key in (v as object));
     if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
-    for (const call of findDirectCalls(src.value)) directCalls.push({ src, ...call });
-    for (const name of findClientRefs(src.value)) clients.markUsed(rel, name);
     const connector = clients.connectorOf(rel);
     if (connector && !('on-exception' in (v as object))) inheriting.add(connector);
-    try {
-      const route = compileRoute(src, values, services, clients, defaults);
-      const prev = ids.get(route.id);
-      if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
-      else { ids.set(route.id, rel); routes.push(route); }
-    } catch (e) {
-      if (!(e instanceof DiagnosticError)) throw e;
-      diagnostics.push(...e.diagnostics);
-      const id = (v as { id?: unknown }).id;
-      if (typeof id === 'string') failed.add(id);
+    // a route template is one route per instance; a problem of the template is said once
+    const { sources, diagnostics: templateDiags } = routeInstances(src);
+    diagnostics.push(...templateDiags);
+    const said = new Set<string>();
+    for (const { src: one, params } of sources) {
+      for (const call of findDirectCalls(one.value)) directCalls.push({ src: one, ...call });
+      for (const name of findClientRefs(one.value)) clients.markUsed(rel, name);
+      try {
+        const route = compileRoute(one, values, services, clients, defaults);
+        if (params) route.instance = params;
+        const prev = ids.get(route.id);
+        if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
+        else { ids.set(route.id, rel); routes.push(route); }
+      } catch (e) {
+        if (!(e instanceof DiagnosticError)) throw e;
+        for (const d of e.diagnostics) {
+          const key = `${d.file}:${d.line}:${d.col}:${d.message}`;
+          if (!said.has(key)) { said.add(key); diagnostics.push(d); }
+        }
+        const id = (one.value as { id?: unknown }).id;
+        if (typeof id === 'string') failed.add(id);
+      }
     }
+    if (templateDiags.length && typeof (v as { id?: unknown }).id === 'string') failed.add((v as { id: string }).id);
   }
   diagnostics.push(...clients.unused(), ...clients.unusedOnException(inheriting));
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));

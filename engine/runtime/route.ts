@@ -37,6 +37,8 @@ export interface CompiledRoute {
   handlers: ExceptionHandler[];
   /** the connector document (clients.yaml) whose on-exception the route took, having none of its own */
   handlersFrom?: string;
+  /** the parameters of this instance of a route template (a file with `instances:`) */
+  instance?: Record<string, string | number | boolean>;
 }
 
 export interface Outcome {

@@ -399,8 +399,9 @@ describe('configuration', () => {
     for (const value of ['', '123456789', 'abc']) {
       const err = await startTestEngine({ routes: ROUTES, set: { 'routing.number': value } }).then(() => undefined, (e) => e);
       expect(err, `routing.number '${value}'`).toBeDefined();
-      // (the wrappers also report that achvendor-submit-batch did not load)
+      // submit-batch.yaml is said once, although both of its instances (credit, debit) fail on it
       const diags = (err.diagnostics as { file: string; message: string }[]).filter((d) => d.message.includes('routing.number'));
+      expect(err.diagnostics).toHaveLength(diags.length);
       expect(diags.map((d) => d.file.split('/').pop()).sort()).toEqual(['cancel-batch.yaml', 'submit-batch.yaml']);
       for (const d of diags) expect(d.message).toContain('property routing.number of batch-payments-v0 is not a valid ABA routing number');
     }

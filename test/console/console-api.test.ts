@@ -162,11 +162,14 @@ describe('console API on a sandbox engine', () => {
     expect(fxRoute.graph.steps.map((s: any) => s.kind)).toEqual(['validate', 'to-http', 'transform']);
     // {{hubvendor.forex.exchangeRates.apiUri}} as this environment resolves it
     expect(fxRoute.graph.steps[1]).toMatchObject({ label: expect.stringMatching(/^GET \/v1\/forex\/exchange-rates\/\{buyCurrency\}\//), target: { kind: 'vendor', name: 'hubvendor-forex' } });
-    const submit = body.routes.find((r: any) => r.id === 'achvendor-submit-batch');
-    const choice = submit.graph.steps.filter((s: any) => s.kind === 'choice')[1];
-    expect(choice.branches.map((b: any) => b.label)).toEqual(["body.direction = 'credit'", 'otherwise']);
-    expect(choice.branches[0].steps[0].target).toEqual({ kind: 'vendor', name: 'achvendor-submit-credit-batch' });
-    expect(submit.graph.steps[1].target).toEqual({ kind: 'route', name: 'achvendor-validate-batch' });
+    // the two instances of one route template, each drawn with its own parameters
+    for (const direction of ['credit', 'debit']) {
+      const submit = body.routes.find((r: any) => r.id === `submit-${direction}-batch`);
+      expect(submit.source.label).toBe(`POST /batch-payments/${direction}-batches`);
+      const call = submit.graph.steps.find((s: any) => s.kind === 'to-http');
+      expect(call).toMatchObject({ label: `POST /fasterpayments/v1/masspayment/submit${direction}batch`, target: { kind: 'vendor', name: `achvendor-submit-${direction}-batch` } });
+      expect(submit.graph.steps.find((s: any) => s.kind === 'to-direct').target).toEqual({ kind: 'route', name: 'achvendor-validate-batch' });
+    }
     const ach = body.routes.find((r: any) => r.valuesName === 'batch-payments-v0');
     const key = ach.values.find((v: any) => v.key.includes('client_key') || v.key.includes('client-key'));
     expect(key.value).toMatch(/^\S{0,4}\*{4}$/);

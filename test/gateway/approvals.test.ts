@@ -112,10 +112,10 @@ describe('lint of tool files', () => {
     writeFileSync(join(dir, 'args.schema.json'), JSON.stringify({ type: 'object', properties: { externalReferenceNo: { type: 'string' } } }));
     expect(await lint(tool('    path-params:\n      externalReferenceNo: the reference\n').replace('schemas/payments/payment-cancellation-request.schema.json', join(dir, 'args.schema.json'))))
       .toContain("'externalReferenceNo' is both a path parameter and a body property");
-    const notHttp = '  - name: submitIt\n    description: x\n    security: bearer\n    route: achvendor-submit-batch\n    path-params:\n      batchId: the batch\n';
+    const notHttp = '  - name: submitIt\n    description: x\n    security: bearer\n    route: achvendor-validate-batch\n    path-params:\n      batchId: the batch\n';
     writeFileSync(join(dir, 'tools.yaml'), `tools:\n${notHttp}`);
     const d = await lintProject({ routes: [dir, 'routes/achvendor-batch-payment'], extensions: [gatewayExtension()], logger: createLogger('silent') });
-    expect(d.map((x) => x.message).join('\n')).toContain("route 'achvendor-submit-batch' has no path parameter 'batchId' (it is not an HTTP route and takes no path parameters)");
+    expect(d.map((x) => x.message).join('\n')).toContain("route 'achvendor-validate-batch' has no path parameter 'batchId' (it is not an HTTP route and takes no path parameters)");
   });
 });
 
