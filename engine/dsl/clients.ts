@@ -5,6 +5,12 @@
 // loader merges the profile into the step before it compiles, so the step compiles exactly what it
 // would have compiled from a step that spelt everything out.
 //
+// A clients document without `values:` (routes/clients.yaml) holds client templates: a profile
+// with placeholders there is resolved, for each connector document whose profile extends it, from
+// that document's values. One vendor's client is then said once for the connectors that call it
+// (the ACH outbound and inbound connectors), and the timeouts and retry settings every connector
+// reads from the same property names once for all of them.
+//
 // The same document is the connector document of its folder: its `values:` is the values file of
 // every route of the folder that names none, and its `on-exception:` the handlers of every route
 // of the folder that has none (route-loader.ts compiles them, once).
@@ -28,7 +34,7 @@ export const CLIENT_SCHEMA = {
   description: 'a client profile: what every call to one vendor (to-http) or to the event hub (to-eventhub) shares',
   properties: {
     description: { type: 'string' },
-    extends: { type: 'string', description: 'another client of the same folder whose settings this one starts from' },
+    extends: { type: 'string', description: 'another client of this folder or a folder above (a template of routes/clients.yaml) whose settings this one starts from; the same name is the client of the folders above' },
     'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{hubvendor.baseUrl}}"' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata, sent on every call' },
     'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value (secrets go here); empty values are left out' },
@@ -116,6 +122,10 @@ interface Profile {
   invalid: boolean;
   /** the broken profile it extends, which makes it unusable too */
   brokenParent?: string;
+  /** the values its document's placeholders resolved from */
+  values?: ValuesFile;
+  /** a template: written with placeholders in a document without values, resolved by each profile extending it */
+  template?: boolean;
 }
 
 const MAPS = ['headers', 'static-headers'];
@@ -172,6 +182,7 @@ export class ClientRegistry {
       }
     }
     connector.values = values;
+    if (!values && raw['on-exception'] === undefined && JSON.stringify(raw.clients ?? {}).includes('{{')) return [...shared, ...this.loadTemplates(src, raw)];
     // checked as routes are: after placeholders took the values' typed values
     const uses: PlaceholderUse[] = [];
     const { 'on-exception': handlers, ...rest } = raw;
@@ -189,7 +200,22 @@ export class ClientRegistry {
       connector.onException = (h.value as Record<string, unknown>)['on-exception'];
       connector.onExceptionBroken = h.diagnostics.length > 0;
     }
-    diags.push(...shared, ...this.register(src, doc.clients, broken, uses));
+    diags.push(...shared, ...this.register(src, doc.clients, broken, uses, values));
+    return diags;
+  }
+
+  /**
+   * A document of client templates (no values): checked as an editor checks it (a placeholder may
+   * stand wherever a value goes), each profile with a placeholder kept unresolved for the profiles
+   * that extend it.
+   */
+  private loadTemplates(src: YamlSource, raw: Record<string, unknown>): Diagnostic[] {
+    const diags = [...badNames(src, raw.clients), ...checkConfig(raw, TEMPLATE_SCHEMA, src, [], 'clients file')];
+    const ranges = profileRanges(src);
+    const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
+    const before = this.profiles.length;
+    diags.push(...this.register(src, raw.clients, broken));
+    for (const p of this.profiles.slice(before)) if (JSON.stringify(p.own).includes('{{')) p.template = true;
     return diags;
   }
 
@@ -224,14 +250,15 @@ export class ClientRegistry {
 
 
   /** Adds the profiles of one file; those `broken` says have problems are checked no further. */
-  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = []): Diagnostic[] {
+  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = [], values?: ValuesFile): Diagnostic[] {
     if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
     const diags: Diagnostic[] = [];
     const dir = dirname(src.file);
     for (const [name, settings] of Object.entries(clients as Record<string, unknown>)) {
       const own = (settings && typeof settings === 'object' && !Array.isArray(settings) ? settings : {}) as Settings;
       let invalid = broken(name);
-      if (!invalid) {
+      const template = values === undefined && JSON.stringify(own).includes('{{');
+      if (!invalid && !template) {
         const d = checkProfile(own, src, ['clients', name]);
         diags.push(...d);
         invalid = d.length > 0;
@@ -239,7 +266,7 @@ export class ClientRegistry {
       const dup = this.profiles.find((p) => p.dir === dir && p.name === name);
       if (dup) { diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true)); continue; }
       const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url').map((u) => u.key);
-      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid });
+      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid, values });
     }
     return diags;
   }
@@ -252,12 +279,19 @@ export class ClientRegistry {
       const known = done.get(p);
       if (known) return known;
       let s = p.own;
-      if (p.own.extends !== undefined) {
+      if (p.own.extends !== undefined && !p.template) {
         const at = ['clients', p.name, 'extends'];
-        const parent = this.visible(p.dir).get(String(p.own.extends));
-        if (!parent) diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), this.visible(p.dir).keys())}`));
+        // the same name: the client of the folders above (a template, say)
+        const scope = this.visible(p.dir, p);
+        const parent = scope.get(String(p.own.extends));
+        if (!parent) diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), scope.keys())}`));
         else if (chain.includes(parent)) diags.push(diagAt(p.src, at, `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`));
-        else {
+        else if (parent.template) {
+          parent.used = true;
+          const base = this.instantiate(parent, p, diags);
+          if (base) s = mergeSettings(base, p.own);
+          else if (!p.invalid) p.brokenParent = parent.name;
+        } else {
           parent.used = true;
           s = mergeSettings(settle(parent, [...chain, p]), p.own);
           if (parent.invalid && !p.invalid) p.brokenParent = parent.brokenParent ?? parent.name;
@@ -273,10 +307,60 @@ export class ClientRegistry {
     return diags;
   }
 
-  /** The profiles a route file sees: those of its folder and the folders above, the nearest first. */
-  private visible(dir: string): Map<string, Profile> {
+  /**
+   * The template `t` with the placeholders resolved from the values of the document of `p`, which
+   * extends it, and checked as a profile of that document would be; undefined when that fails (each
+   * problem said at the template, naming the document it was resolved for).
+   */
+  private instantiate(t: Profile, p: Profile, diags: Diagnostic[]): Settings | undefined {
+    const forWhom = ` (resolved for ${p.src.file}, values '${p.values?.name ?? '-'}')`;
+    if (t.invalid) return undefined;
+    if (!p.values) {
+      diags.push(diagAt(p.src, ['clients', p.name, 'extends'], `client template '${t.name}' (${t.src.file}) takes its placeholders from the values of the document that extends it: add 'values: <name>' here`));
+      return undefined;
+    }
+    const own = this.templateSettings(t, [t], diags);
+    if (!own) return undefined;
+    const uses: PlaceholderUse[] = [];
+    const resolved = resolvePlaceholders({ clients: { [t.name]: own } }, p.values, t.src, uses, p.src.file);
+    const settings = ((resolved.value as { clients: Record<string, Settings> }).clients[t.name]);
+    const found = onePerPlace([...resolved.diagnostics, ...checkConfig(settings, CLIENT_SCHEMA, t.src, ['clients', t.name], 'client')], uses, t.src);
+    if (!found.length) found.push(...checkProfile(settings, t.src, ['clients', t.name]));
+    const said = new Set(diags.map((d) => `${d.file}:${d.line}:${d.col}:${d.message}`));
+    for (const d of found) {
+      const out = { ...d, message: d.message + forWhom };
+      if (!said.has(`${out.file}:${out.line}:${out.col}:${out.message}`)) diags.push(out);
+    }
+    if (found.length) return undefined;
+    const { extends: _, description: __, ...rest } = settings;
+    const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[2] === 'base-url').map((u) => u.key);
+    if (baseUrlFrom.length) (rest as any)[BASE_URL_PROPERTIES] = baseUrlFrom;
+    return rest;
+  }
+
+  /** A template's settings as written, with those of the templates it extends (same document or above) under them. */
+  private templateSettings(t: Profile, chain: Profile[], diags: Diagnostic[]): Settings | undefined {
+    if (t.own.extends === undefined) return t.own;
+    const at = ['clients', t.name, 'extends'];
+    const scope = this.visible(t.dir, t);
+    const parent = scope.get(String(t.own.extends));
+    const say = (m: string) => { const d = diagAt(t.src, at, m); if (!diags.some((x) => x.line === d.line && x.col === d.col && x.message === d.message)) diags.push(d); };
+    if (!parent) { say(`unknown client '${t.own.extends}'${hint(String(t.own.extends), scope.keys())}`); return undefined; }
+    if (chain.includes(parent)) { say(`client '${t.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`); return undefined; }
+    if (!parent.template) { say(`client template '${t.name}' extends '${parent.name}', which is no template (it has no placeholders): a template extends templates`); return undefined; }
+    parent.used = true;
+    const base = this.templateSettings(parent, [...chain, parent], diags);
+    return base && mergeSettings(base, t.own);
+  }
+
+  /**
+   * The profiles a route file sees: those of its folder and the folders above, the nearest first;
+   * without `except` (a profile looking for what it extends: the one of that name above it).
+   */
+  private visible(dir: string, except?: Profile): Map<string, Profile> {
     const out = new Map<string, Profile>();
     for (const p of this.profiles) {
+      if (p === except) continue;
       if (dir !== p.dir && !dir.startsWith(p.dir + sep) && !dir.startsWith(p.dir + '/')) continue;
       const prev = out.get(p.name);
       if (!prev || p.dir.length > prev.dir.length) out.set(p.name, p);
@@ -309,6 +393,7 @@ export class ClientRegistry {
       throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
     }
     p.used = true;
+    if (p.template) throw new ConfigError(`client '${p.name}' is a template of ${p.src.file}, whose placeholders take the values of the document that extends it: extend it in the clients.yaml of this folder (${p.name}: { extends: ${p.name} })`, ['client']);
     if (p.invalid) throw new ConfigError(`client '${p.name}' has errors (see above)`, ['client']);
     if (p.brokenParent) throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
@@ -329,7 +414,9 @@ export class ClientRegistry {
   unused(): Diagnostic[] {
     return this.profiles
       .filter((p) => !p.used && this.reported.has(p.src.file))
-      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
+      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], p.template
+        ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's clients.yaml (${p.name}: { extends: ${p.name} })`
+        : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
   }
 }
 
@@ -442,6 +529,9 @@ function withPlaceholders(s: unknown): unknown {
   if (typed && o.type !== 'object' && o.type !== 'array') return { anyOf: [out, PLACEHOLDER_STRING] };
   return out;
 }
+
+/** What a document of client templates is checked with: the editor's schema (placeholders stand anywhere). */
+const TEMPLATE_SCHEMA = withPlaceholders(LOAD_SCHEMA) as Record<string, unknown>;
 
 /** The editor schema of clients files (schemas/clients.schema.json). */
 export function clientsJsonSchema(): Record<string, unknown> {

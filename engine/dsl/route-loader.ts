@@ -6,7 +6,7 @@
 // `values:` takes the document's, and a route without `on-exception:` its handlers.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
-import { join, relative, dirname } from 'node:path';
+import { join, relative, dirname, resolve, sep } from 'node:path';
 import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { checkConfig } from './config-check.ts';
@@ -84,17 +84,24 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     loaded.add(src.file);
     diagnostics.push(...clients.load(src, values));
   }
-  // a route file given alone still sees the clients.yaml beside it
+  // a route file given alone still sees the clients.yaml beside it, and those of the folders
+  // above it within the project (client templates, routes/clients.yaml)
+  const top = resolve(services.root);
   for (const src of parsed) {
-    const beside = join(dirname(src.file), 'clients.yaml');
-    if (isClients(src.value) || loaded.has(beside) || !existsSync(beside)) continue;
-    loaded.add(beside);
-    try {
-      const c = parseYamlFile(beside);
-      if (isClients(c.value)) diagnostics.push(...clients.load(c, values, false));
-    } catch (e) {
-      if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
-      else throw e;
+    for (let dir = dirname(src.file); ; dir = dirname(dir)) {
+      const beside = join(dir, 'clients.yaml');
+      if (beside !== src.file && !loaded.has(beside) && existsSync(beside)) {
+        loaded.add(beside);
+        try {
+          const c = parseYamlFile(beside);
+          if (isClients(c.value)) diagnostics.push(...clients.load(c, values, false));
+        } catch (e) {
+          if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
+          else throw e;
+        }
+      }
+      const abs = resolve(dir);
+      if (abs === top || !abs.startsWith(top + sep) || dirname(dir) === dir) break;
     }
   }
   diagnostics.push(...clients.link());

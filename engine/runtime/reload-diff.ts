@@ -12,7 +12,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseYamlFile, type YamlSource } from '../dsl/yaml-source.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
-import type { ValuesSet } from '../config/values.ts';
+import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import type { CompiledRoute } from './route.ts';
 
 export interface RouteChanges {
@@ -128,10 +128,22 @@ function sharedDoc(file: string, text: string, values: ValuesSet): { text: strin
   if (!vf) return { text, clients, value: raw };
   try {
     const resolved = resolvePlaceholders(raw, vf, src).value;
-    return { text: stable(resolved), clients, value: resolved };
+    // a profile that extends a client template (routes/clients.yaml) takes the template's
+    // placeholders from these values too: any of them may reach its routes
+    const extendsAbove = clients && /\bextends\b/.test(text) ? '\0' + allValues(vf) : '';
+    return { text: stable(resolved) + extendsAbove, clients, value: resolved };
   } catch {
     return { text, clients, value: raw };
   }
+}
+
+/** Every property of a values file as it resolves now (a key that does not resolve, as such). */
+function allValues(vf: ValuesFile): string {
+  const out: Record<string, unknown> = {};
+  for (const k of vf.keysList().sort()) {
+    try { out[k] = vf.get(k); } catch { out[k] = '<unresolved>'; }
+  }
+  return JSON.stringify(out);
 }
 
 function safeList(dir: string): string[] {

@@ -1,0 +1,143 @@
+// Client templates: a profile with placeholders in a clients document without values
+// (routes/clients.yaml) is resolved, for each connector document whose profile extends it, from
+// that document's values. Real vendor stubs on 127.0.0.1 see what each connector sends.
+
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { lintFiles } from '../helpers/lint-files.ts';
+import { reloadProject } from '../reload/project.ts';
+
+interface Stub { url: string; seen: { path: string; headers: IncomingHttpHeaders }[]; close(): Promise<void> }
+
+async function stub(): Promise<Stub> {
+  const seen: Stub['seen'] = [];
+  const server = createServer((req, res) => {
+    seen.push({ path: req.url ?? '', headers: req.headers });
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+const TEMPLATES = `clients:
+  hub:
+    base-url: "{{hub.url}}"
+    static-headers:
+      x-desk: "{{desk}}"
+    timeouts:
+      request: "{{hub.timeout}}"
+`;
+
+const route = (id: string) => `id: ${id}
+from:
+  http:
+    path: /${id}
+steps:
+  - to-http:
+      client: hub
+      method: GET
+      path: /${id}
+`;
+
+const connector = (values: string) => `values: ${values}\nclients:\n  hub: { extends: hub }\n`;
+
+let a: Stub;
+let b: Stub;
+let engine: RunningEngine;
+let project: ReturnType<typeof reloadProject>;
+let files: Record<string, string>;
+
+beforeAll(async () => {
+  a = await stub();
+  b = await stub();
+  files = {
+    'routes/clients.yaml': TEMPLATES,
+    'routes/a/clients.yaml': connector('a'),
+    'routes/a/call-a.yaml': route('call-a'),
+    'routes/b/clients.yaml': connector('b'),
+    'routes/b/call-b.yaml': route('call-b'),
+    'values/a.values.yaml': `hub.url: ${a.url}\ndesk: desk-a\nhub.timeout: 5000\n`,
+    'values/b.values.yaml': `hub.url: ${b.url}\ndesk: desk-b\nhub.timeout: 4000\n`,
+  };
+  project = reloadProject(a.url, files);
+  engine = await startEngine({ routes: ['routes'], root: project.root, port: 0, logger: createLogger('silent'), processEnv: {} });
+});
+
+afterAll(async () => {
+  await engine?.close();
+  await a?.close();
+  await b?.close();
+});
+
+const post = async (e: RunningEngine, path: string) => (await fetch(e.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status;
+
+describe('client templates (routes/clients.yaml)', () => {
+  it('each connector resolves the template from its own values', async () => {
+    expect(await post(engine, '/call-a')).toBe(200);
+    expect(await post(engine, '/call-b')).toBe(200);
+    expect(a.seen.map((s) => [s.path, s.headers['x-desk']])).toEqual([['/call-a', 'desk-a']]);
+    expect(b.seen.map((s) => [s.path, s.headers['x-desk']])).toEqual([['/call-b', 'desk-b']]);
+  });
+
+  it('a connector folder run alone still finds the templates above it', async () => {
+    const alone = await startEngine({ routes: ['routes/b'], root: project.root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    try {
+      expect(await post(alone, '/call-b')).toBe(200);
+      expect(b.seen.at(-1)).toMatchObject({ path: '/call-b', headers: { 'x-desk': 'desk-b' } });
+    } finally { await alone.close(); }
+  });
+
+  it('a reload names the routes whose values reach them only through the template', async () => {
+    project.write('values/a.values.yaml', `hub.url: ${a.url}\ndesk: desk-a2\nhub.timeout: 5000\n`);
+    expect(await engine.reload('test')).toMatchObject({ ok: true, added: [], removed: [], changed: ['call-a'] });
+    expect(await post(engine, '/call-a')).toBe(200);
+    expect(a.seen.at(-1)!.headers['x-desk']).toBe('desk-a2');
+  });
+
+  it('lint: a property one connector lacks is said at the template, for that connector', async () => {
+    expect(await lintFiles(files)).toEqual([]);
+    const out = await lintFiles({ ...files, 'values/b.values.yaml': `hub.url: ${b.url}\nhub.timeout: 4000\n` });
+    expect(out).toEqual([
+      "routes/clients.yaml:5:15 unknown property 'desk' in values 'b' (from {{desk}}) (resolved for routes/b/clients.yaml, values 'b') (at clients.hub.static-headers.x-desk)",
+      "routes/b/call-b.yaml:7:15 client 'hub' extends 'hub', which has errors (see above) (at steps[0].to-http.client)",
+    ]);
+  });
+
+  it('lint: a typed setting is checked with the values it resolves from', async () => {
+    const out = await lintFiles({ ...files, 'values/a.values.yaml': `hub.url: ${a.url}\ndesk: d\nhub.timeout: soon\n` });
+    expect(out[0]).toMatch(/^routes\/clients\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/clients\.yaml, values 'a'\)/);
+    expect(out).toHaveLength(2);
+  });
+
+  it('lint: a route naming a template itself, and a document without values extending one', async () => {
+    const direct = await lintFiles({ ...files, 'routes/c/call-c.yaml': `values: a\n${route('call-c')}` });
+    expect(direct).toEqual([
+      "routes/c/call-c.yaml:8:15 client 'hub' is a template of routes/clients.yaml, whose placeholders take the values of the document that extends it: extend it in the clients.yaml of this folder (hub: { extends: hub }) (at steps[0].to-http.client)",
+    ]);
+    const noValues = await lintFiles({ ...files, 'routes/b/clients.yaml': 'clients:\n  hub: { extends: hub }\n' });
+    expect(noValues[0]).toBe("routes/b/clients.yaml:2:19 client template 'hub' (routes/clients.yaml) takes its placeholders from the values of the document that extends it: add 'values: <name>' here (at clients.hub.extends)");
+  });
+
+  it('lint: a misspelt key of a template is said where it is written', async () => {
+    const out = await lintFiles({ ...files, 'routes/clients.yaml': TEMPLATES.replace('    timeouts:', '    timeout:') });
+    expect(out[0]).toMatch(/^routes\/clients\.yaml:6:5 unknown key 'timeout'.*did you mean 'timeouts'\?/);
+  });
+});
+
+describe('client templates: unused', () => {
+  it('lint warns of a template no client extends, in its own words', async () => {
+    const out = await lintFiles({
+      'routes/clients.yaml': TEMPLATES.replace('clients:\n', 'clients:\n  spare:\n    base-url: "{{spare.url}}"\n'),
+      'routes/a/clients.yaml': connector('a'),
+      'routes/a/call-a.yaml': route('call-a'),
+      'values/a.values.yaml': 'hub.url: http://127.0.0.1:9\ndesk: d\nhub.timeout: 5000\n',
+    });
+    expect(out).toEqual([
+      "routes/clients.yaml:2:3 warning: client template 'spare' is extended by no client: remove it or extend it in a connector's clients.yaml (spare: { extends: spare }) (at clients.spare)",
+    ]);
+  });
+});
