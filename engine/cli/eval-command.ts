@@ -1,13 +1,17 @@
 // `engine eval`: evaluates a JSONata expression (-e) or a transforms file (-f) against a JSON
 // input (a file, or stdin) with the engine's own functions bound, as a route step would, and
-// prints the result as JSON. Authors try a mapping without starting anything.
+// prints the result as JSON. Authors try a mapping without starting anything. A file with
+// {{properties}} takes them from `--values NAME`, as the routes that name it do.
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { compileExpression } from '../runtime/expressions.ts';
-import { ConfigError } from '../dsl/diagnostics.ts';
+import { resolve } from 'node:path';
+import { ConfigError, DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
+import { loadValues } from '../config/values.ts';
+import { resolveTextPlaceholders } from '../config/placeholders.ts';
 
-interface EvalOpts { expression?: string; file?: string; input?: string; body?: boolean; compact?: boolean }
+interface EvalOpts { expression?: string; file?: string; input?: string; body?: boolean; compact?: boolean; values?: string; env?: string; set?: Record<string, string> }
 
 /** Why the command stops: printed on stderr, exit 1. */
 class EvalError extends Error {}
@@ -43,6 +47,28 @@ function readInput(o: EvalOpts): unknown {
   }
 }
 
+/**
+ * The expression with its {{properties}} resolved from `--values NAME` (the values file of the
+ * routes that use it, with `--env` and `--set` as `engine run` takes them), as a route would.
+ */
+function withValues(source: string, where: string, o: EvalOpts): string {
+  const keys = [...new Set([...source.matchAll(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g)].map((m) => m[1]))];
+  if (!keys.length) return source;
+  if (!o.values) throw new EvalError(`${where} uses ${keys.map((k) => `{{${k}}}`).join(', ')}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)`);
+  let set;
+  try {
+    set = loadValues({ dir: resolve('values'), env: o.env, set: o.set, lenient: true });
+  } catch (e) {
+    if (e instanceof DiagnosticError) throw new EvalError(e.diagnostics.map(formatDiagnostic).join('\n'));
+    throw e;
+  }
+  const values = set.find(o.values);
+  if (!values) throw new EvalError(`values file '${o.values}' not found under values/; available: ${set.names().join(', ')}`);
+  const r = resolveTextPlaceholders(source, values, where);
+  if (r.diagnostics.length) throw new EvalError(r.diagnostics.map(formatDiagnostic).join('\n'));
+  return r.text;
+}
+
 export async function evaluate(o: EvalOpts): Promise<string | undefined> {
   if (!o.expression === !o.file) throw new EvalError('give exactly one of -e EXPRESSION or -f FILE');
   let source: string;
@@ -50,6 +76,7 @@ export async function evaluate(o: EvalOpts): Promise<string | undefined> {
   if (o.file) {
     try { source = readFileSync(o.file, 'utf8'); } catch (e: any) { throw new EvalError(`cannot read ${o.file}: ${e.code ?? e.message}`); }
   } else source = o.expression!;
+  source = withValues(source, where, o);
   let expr;
   try {
     expr = compileExpression(source, [], { where });
@@ -80,6 +107,13 @@ export function registerEvalCommand(program: Command): void {
     .option('-i, --input <file>', 'JSON input file (default: stdin; - for stdin)')
     .option('--body', 'wrap the input as {"body": input}, as a route step sees a request body')
     .option('-c, --compact', 'print the result on one line')
+    .option('--values <name>', 'values file whose properties {{placeholders}} resolve from (as for the routes that use the file)')
+    .option('--env <name>', 'environment whose values and keys apply (values/environments/<name>.yaml)')
+    .option('--set <key=value>', 'set a property or environmental key (repeatable)', (v: string, prev: Record<string, string>) => {
+      const i = v.indexOf('=');
+      if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
+      return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+    }, {})
     .action(async (o: EvalOpts) => {
       try {
         const out = await evaluate(o);

@@ -65,3 +65,29 @@ export function resolvePlaceholders(value: unknown, values: ValuesFile | undefin
   };
   return { value: visit(value, []), diagnostics: diags };
 }
+
+/**
+ * Placeholders in the text of a project file a step names (a .jsonata file): each is interpolated
+ * as text, as inside a longer string of a route. Every problem is a diagnostic at its line and
+ * column in `file`; an unresolved placeholder is left as written.
+ */
+export function resolveTextPlaceholders(text: string, values: ValuesFile | undefined, file: string, onKey: (key: string) => void = () => {}): { text: string; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  if (!text.includes('{{')) return { text, diagnostics };
+  const out = text.replace(PLACEHOLDER, (all, key: string, offset: number) => {
+    const before = text.slice(0, offset).split('\n');
+    const at = { file, line: before.length, col: before[before.length - 1].length + 1 };
+    onKey(key);
+    values?.placeholderKeys.add(key);
+    if (!values) { diagnostics.push({ ...at, message: `placeholder '{{${key}}}' needs a values file: the route that names this file has none` }); return all; }
+    if (!values.has(key)) { diagnostics.push({ ...at, message: `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}` }); return all; }
+    try {
+      const r = values.get(key, at);
+      return r === undefined || r === null ? '' : Array.isArray(r) ? r.join(',') : String(r);
+    } catch (e) {
+      if (e instanceof DiagnosticError) { diagnostics.push(...e.diagnostics); return all; }
+      throw e;
+    }
+  });
+  return { text: out, diagnostics };
+}

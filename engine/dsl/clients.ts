@@ -210,7 +210,7 @@ export class ClientRegistry {
    * that extend it.
    */
   private loadTemplates(src: YamlSource, raw: Record<string, unknown>): Diagnostic[] {
-    const diags = [...badNames(src, raw.clients), ...checkConfig(raw, TEMPLATE_SCHEMA, src, [], 'clients file')];
+    const diags = [...badNames(src, raw.clients), ...checkConfig(raw, CLIENT_TEMPLATES_SCHEMA, src, [], 'clients file')];
     const ranges = profileRanges(src);
     const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
     const before = this.profiles.length;
@@ -284,8 +284,9 @@ export class ClientRegistry {
         // the same name: the client of the folders above (a template, say)
         const scope = this.visible(p.dir, p);
         const parent = scope.get(String(p.own.extends));
-        if (!parent) diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), scope.keys())}`));
-        else if (chain.includes(parent)) diags.push(diagAt(p.src, at, `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`));
+        // a step naming it is told it has errors, not what it lacks because of them (a base-url)
+        if (!parent) { diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), scope.keys())}`)); p.invalid = true; }
+        else if (chain.includes(parent)) { diags.push(diagAt(p.src, at, `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`)); p.invalid = true; }
         else if (parent.template) {
           parent.used = true;
           const base = this.instantiate(parent, p, diags);
@@ -531,7 +532,7 @@ function withPlaceholders(s: unknown): unknown {
 }
 
 /** What a document of client templates is checked with: the editor's schema (placeholders stand anywhere). */
-const TEMPLATE_SCHEMA = withPlaceholders(LOAD_SCHEMA) as Record<string, unknown>;
+export const CLIENT_TEMPLATES_SCHEMA = withPlaceholders(LOAD_SCHEMA) as Record<string, unknown>;
 
 /** The editor schema of clients files (schemas/clients.schema.json). */
 export function clientsJsonSchema(): Record<string, unknown> {

@@ -12,7 +12,7 @@ import { SOURCE_KINDS } from '../sources/registry.ts';
 import { ROUTE_TEST_SCHEMA } from '../testing/schema.ts';
 import { TOOLS_FILE_SCHEMA } from '../gateway/tools.ts';
 import { HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
-import { LOAD_SCHEMA } from './clients.ts';
+import { LOAD_SCHEMA, CLIENT_SCHEMA, CLIENT_TEMPLATES_SCHEMA } from './clients.ts';
 import { fullSchema, schemaKey } from './config-check.ts';
 
 type Schema = Record<string, unknown>;
@@ -22,7 +22,7 @@ export function configSchemas(): Schema[] {
   return [
     ...[...STEP_KINDS.values()].map((k) => k.schema),
     ...[...SOURCE_KINDS.values()].map((k) => k.schema),
-    HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA, TEMPLATE_SCHEMA, LOAD_SCHEMA, ROUTE_TEST_SCHEMA, TOOLS_FILE_SCHEMA,
+    HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA, TEMPLATE_SCHEMA, LOAD_SCHEMA, CLIENT_SCHEMA, CLIENT_TEMPLATES_SCHEMA, ROUTE_TEST_SCHEMA, TOOLS_FILE_SCHEMA,
     engineSettingsSchema as unknown as Schema,
   ];
 }

@@ -6,10 +6,10 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
-import { ConfigError } from '../dsl/diagnostics.ts';
+import { ConfigError, DiagnosticError } from '../dsl/diagnostics.ts';
 import { formatPath, type YamlPath } from '../dsl/yaml-source.ts';
 import type { ValuesFile } from '../config/values.ts';
-import type { PlaceholderUse } from '../config/placeholders.ts';
+import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
 import { compileExpression, type Expression } from './expressions.ts';
 import type { Metrics } from './metrics.ts';
@@ -112,6 +112,12 @@ export class CompileContext {
       }
       throw e;
     }
+    // {{properties}} of the route's values, as in the route itself; problems at the file's line
+    const resolved = resolveTextPlaceholders(text, this.values, relative(process.cwd(), resolve(this.services.root, name)) || name, (key) => this.uses.push({ key, path: [...this.base, ...path] }));
+    if (resolved.diagnostics.length) {
+      throw new DiagnosticError(resolved.diagnostics.map((d) => ({ ...d, message: `${d.message} (the values of route ${this.route.id}, which names this file at ${formatPath([...this.base, ...path])})` })));
+    }
+    text = resolved.text;
     try {
       return this.expr(text, path);
     } catch (e) {

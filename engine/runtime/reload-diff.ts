@@ -1,6 +1,7 @@
 // What a reload changed. A route's fingerprint hashes what its compiled form is built from and a
 // file edit can change: its YAML with placeholders resolved from the current values and
-// environment, the project files it names (schemas, transforms, templates), the other documents
+// environment, the project files it names (schemas, transforms, templates; a .jsonata file with
+// its placeholders resolved from the route's values), the other documents
 // of its folder (shared definitions), the client profiles of the folders above it, and the
 // expression limits. Routes are compared by id. Documents with their own `values:` (clients.yaml)
 // are hashed resolved too, so a values edit that reaches a route only through them counts; a
@@ -11,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseYamlFile, type YamlSource } from '../dsl/yaml-source.ts';
-import { resolvePlaceholders } from '../config/placeholders.ts';
+import { resolvePlaceholders, resolveTextPlaceholders } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import type { CompiledRoute } from './route.ts';
 
@@ -66,7 +67,9 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
       const resolved = resolvePlaceholders(raw, vf, src).value;
       hash.update(stable(resolved));
       for (const name of pathLike(resolved)) {
-        const text = read(resolve(root, name));
+        let text = read(resolve(root, name));
+        // a .jsonata file takes {{properties}} from the route's values: as they resolve now
+        if (text !== undefined && name.endsWith('.jsonata')) text = resolveTextPlaceholders(text, vf, name).text;
         if (text !== undefined) hash.update('\0').update(name).update('\0').update(text);
       }
     } catch {

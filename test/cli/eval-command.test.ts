@@ -55,3 +55,22 @@ describe('engine eval', () => {
     expect(failed.stderr).toMatch(/<expression>:1:\d+ evaluation failed: T2001/);
   });
 });
+
+describe('engine eval --values', () => {
+  it('resolves a file\'s {{properties}} from the values file named, with --set as engine run takes it; without --values it says what to give', async () => {
+    const batch = JSON.stringify({ batch: { sec_code: 'XYZ' } });
+    const rule = 'transforms/achvendor/rules/sec-code.jsonata';
+    const none = await engine(['-f', rule, '--body', '-c'], batch);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`engine eval: ${rule} uses {{sec.code.supported}}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)\n`);
+    // the shipped values: XYZ is no supported SEC code
+    const shipped = await engine(['-f', rule, '--body', '-c', '--values', 'batch-payments-v0'], batch);
+    expect(shipped).toMatchObject({ code: 0, stdout: '{"field":"/sec_code","message":"SEC code XYZ is not supported; supported: PPD, CCD, CTX, WEB, TEL"}\n' });
+    const set = await engine(['-f', rule, '--body', '-c', '--values', 'batch-payments-v0', '--set', 'sec.code.supported=PPD,XYZ'], batch);
+    expect(set.code).toBe(0);
+    expect(set.stderr).toBe('(no result: the expression gave undefined)\n');
+    const unknown = await engine(['-f', rule, '--body', '--values', 'batch-payment-v0'], batch);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("values file 'batch-payment-v0' not found under values/");
+  });
+});

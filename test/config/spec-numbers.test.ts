@@ -9,11 +9,12 @@ import { loadValues, type ValuesSet } from '../../engine/config/values.ts';
 import { readSettings } from '../../engine/gateway/config.ts';
 import { lintProject } from '../../engine/engine.ts';
 import { STEP_KINDS } from '../../engine/steps/registry.ts';
+import { CompileContext } from '../../engine/runtime/compile-context.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
 import type { Timeouts } from '../../engine/runtime/http-client.ts';
 import type { RetrySettings } from '../../engine/runtime/retry.ts';
 
-interface Compiled { kind: string; route: string; file: string; cfg: Record<string, any>; timeouts?: Timeouts; retry?: RetrySettings }
+interface Compiled { kind: string; route: string; file: string; cfg: Record<string, any>; timeouts?: Timeouts; retry?: RetrySettings; expressions?: string[] }
 
 // what the outbound steps compile to: the shared helpers' results, recorded per step
 const rec = vi.hoisted(() => ({ current: undefined as Compiled | undefined, all: [] as Compiled[] }));
@@ -107,7 +108,13 @@ describe('the specification in the compiled routes (sandbox)', () => {
   });
   let compiled: Compiled[] = [];
 
+  // the JSONata a step compiles, as compiled: rule files with their {{properties}} resolved
+  const expr = CompileContext.prototype.expr;
   beforeAll(async () => {
+    CompileContext.prototype.expr = function (source, path) {
+      if (rec.current && typeof source === 'string') (rec.current.expressions ??= []).push(source);
+      return expr.call(this, source, path);
+    };
     for (const { sk, compile } of wrapped) {
       sk.compile = (cfg, ctx) => {
         const r: Compiled = { kind: sk.kind, route: ctx.route.id, file: ctx.route.file, cfg };
@@ -120,7 +127,10 @@ describe('the specification in the compiled routes (sandbox)', () => {
     expect(diagnostics).toEqual([]);
     compiled = rec.all;
   });
-  afterAll(() => { for (const { sk, compile } of wrapped) sk.compile = compile; });
+  afterAll(() => {
+    for (const { sk, compile } of wrapped) sk.compile = compile;
+    CompileContext.prototype.expr = expr;
+  });
 
   /** the steps of one kind compiled from the route files of one connector folder */
   const steps = (dir: string, kind = 'to-http') => compiled.filter((c) => c.file.startsWith(`routes/${dir}/`) && c.kind === kind);
@@ -159,7 +169,7 @@ describe('the specification in the compiled routes (sandbox)', () => {
   });
 
   it('the addenda rules check DED records for 7 fields and TXP records for 8', () => {
-    const rules = steps('achvendor-batch-payment', 'validate').map((c) => JSON.stringify(c.cfg)).join('\n');
+    const rules = steps('achvendor-batch-payment', 'validate').flatMap((c) => c.expressions ?? []).join('\n');
     expect(rules).toContain("$ded := 'DED'");
     expect(rules).toContain("$txp := 'TXP'");
     expect(rules).toContain('$check($text, $ded, 7)');

@@ -1,6 +1,8 @@
 // A validate rule kept in a .jsonata file (`- file: transforms/...`): an `errors` rule read from
 // the project, compiled once at load, with the file's line and column in a syntax error.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
@@ -67,6 +69,40 @@ describe('validate: a rule in a .jsonata file', () => {
     ]);
     expect(await lintFiles({ ...FILES, 'routes/shop/orders.yaml': ROUTE.replace('transforms/shop/order-rules.jsonata', '"body.a > 1"') })).toEqual([
       expect.stringContaining("file not found: body.a > 1 (a rule's file is a .jsonata file; an inline rule goes in `errors` or `assert`)"),
+    ]);
+  });
+});
+
+describe('a .jsonata file with {{properties}}', () => {
+  const LIMIT = `/* at most {{max.lines}} lines */
+$count(body.lines) > {{max.lines}} ? { 'field': '/lines', 'message': 'at most {{max.lines}} lines' }
+`;
+  const files = {
+    'routes/shop/orders.yaml': ROUTE.replace('id: orders\n', 'id: orders\nvalues: shop\n'),
+    'transforms/shop/order-rules.jsonata': LIMIT,
+    'values/shop.values.yaml': 'max.lines: 2\n',
+  };
+
+  it('takes them from the values of the route that names it, and a reload sees a values edit that reaches only the file', async () => {
+    const root = tmpProject(files);
+    const e = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    const send = async (n: number) => {
+      const res = await fetch(`${e.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 1, lines: Array(n).fill({}) }) });
+      return { status: res.status, body: await res.json() };
+    };
+    try {
+      expect((await send(2)).status).toBe(200);
+      expect(await send(3)).toMatchObject({ status: 400, body: { errors: [{ field: '/lines', message: 'at most 2 lines' }] } });
+      writeFileSync(join(root, 'values/shop.values.yaml'), 'max.lines: 3\n');
+      expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['orders'] });
+      expect((await send(3)).status).toBe(200);
+    } finally { await e.close(); }
+  });
+
+  it('lint: an unknown property is said at its line and column in the file, naming the route', async () => {
+    expect(await lintFiles(files)).toEqual([]);
+    expect(await lintFiles({ ...files, 'transforms/shop/order-rules.jsonata': LIMIT.replace('> {{max.lines}}', '> {{max.line}}') })).toEqual([
+      "transforms/shop/order-rules.jsonata:2:22 unknown property 'max.line' in values 'shop'; did you mean 'max.lines'? (the values of route orders, which names this file at steps[0].validate.rules[1].file)",
     ]);
   });
 });

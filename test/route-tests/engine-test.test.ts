@@ -4,6 +4,7 @@ import { it, expect } from 'vitest';
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parse, stringify } from 'yaml';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve('.');
@@ -17,12 +18,16 @@ function run(args: string[], cwd = ROOT): Promise<{ code: number; out: string }>
   });
 }
 
-/** Runs `fn` in a project copy that shares everything but the FX route folder, which it may edit. */
+/** Runs `fn` in a project copy that shares everything but the FX route folder, which it may edit (with the client templates it extends). */
 async function inFxCopy(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
   try {
     for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
     cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
+    // the client templates the FX connector extends (the others would be templates nobody extends)
+    const templates = parse(readFileSync(join(ROOT, 'routes/clients.yaml'), 'utf8')) as { clients: Record<string, unknown> };
+    const { hubvendor, 'seed-http': seed } = templates.clients;
+    writeFileSync(join(dir, 'routes/clients.yaml'), stringify({ clients: { 'seed-http': seed, hubvendor } }));
     await fn(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
