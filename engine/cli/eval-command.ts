@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { compileExpression } from '../runtime/expressions.ts';
 import { resolve } from 'node:path';
-import { ConfigError, DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
+import { ConfigError, DiagnosticError, formatDiagnostic, textPosition } from '../dsl/diagnostics.ts';
 import { loadValues } from '../config/values.ts';
-import { resolveTextPlaceholders } from '../config/placeholders.ts';
+import { resolveTextPlaceholders, PLACEHOLDER } from '../config/placeholders.ts';
 
 interface EvalOpts { expression?: string; file?: string; input?: string; body?: boolean; compact?: boolean; values?: string; env?: string; set?: Record<string, string> }
 
@@ -17,11 +17,7 @@ interface EvalOpts { expression?: string; file?: string; input?: string; body?: 
 class EvalError extends Error {}
 
 /** `line:col` of a JSONata character position (1-based, as JSONata counts, pointing past the token). */
-function lineCol(source: string, position: number): { line: number; col: number } {
-  const before = source.slice(0, Math.max(0, position - 1));
-  const lines = before.split('\n');
-  return { line: lines.length, col: lines[lines.length - 1].length + 1 };
-}
+const lineCol = (source: string, position: number) => textPosition(source, position - 1);
 
 /** `where:line:col message` with the source line and a caret under the column. */
 function located(where: string, source: string, message: string, position: number | undefined): string {
@@ -52,7 +48,7 @@ function readInput(o: EvalOpts): unknown {
  * routes that use it, with `--env` and `--set` as `engine run` takes them), as a route would.
  */
 function withValues(source: string, where: string, o: EvalOpts): string {
-  const keys = [...new Set([...source.matchAll(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g)].map((m) => m[1]))];
+  const keys = [...new Set([...source.matchAll(PLACEHOLDER)].map((m) => m[1]))];
   if (!keys.length) return source;
   if (!o.values) throw new EvalError(`${where} uses ${keys.map((k) => `{{${k}}}`).join(', ')}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)`);
   let set;

@@ -4,10 +4,11 @@
 
 import type { ValuesFile } from './values.ts';
 import { diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
-import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, suggestion, textPosition, type Diagnostic } from '../dsl/diagnostics.ts';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
-const WHOLE = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
+/** a `{{key}}` anywhere (global: for replace and matchAll), and a string that is exactly one */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+export const WHOLE = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
 
 export interface PlaceholderUse {
   key: string;
@@ -75,8 +76,7 @@ export function resolveTextPlaceholders(text: string, values: ValuesFile | undef
   const diagnostics: Diagnostic[] = [];
   if (!text.includes('{{')) return { text, diagnostics };
   const out = text.replace(PLACEHOLDER, (all, key: string, offset: number) => {
-    const before = text.slice(0, offset).split('\n');
-    const at = { file, line: before.length, col: before[before.length - 1].length + 1 };
+    const at = { file, ...textPosition(text, offset) };
     onKey(key);
     values?.placeholderKeys.add(key);
     if (!values) { diagnostics.push({ ...at, message: `placeholder '{{${key}}}' needs a values file: the route that names this file has none` }); return all; }

@@ -213,9 +213,7 @@ export class ClientRegistry {
     const diags = [...badNames(src, raw.clients), ...checkConfig(raw, CLIENT_TEMPLATES_SCHEMA, src, [], 'clients file')];
     const ranges = profileRanges(src);
     const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
-    const before = this.profiles.length;
-    diags.push(...this.register(src, raw.clients, broken));
-    for (const p of this.profiles.slice(before)) if (JSON.stringify(p.own).includes('{{')) p.template = true;
+    diags.push(...this.register(src, raw.clients, broken, [], undefined, true));
     return diags;
   }
 
@@ -249,15 +247,18 @@ export class ClientRegistry {
   }
 
 
-  /** Adds the profiles of one file; those `broken` says have problems are checked no further. */
-  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = [], values?: ValuesFile): Diagnostic[] {
+  /**
+   * Adds the profiles of one file; those `broken` says have problems are checked no further. Of a
+   * document of `templates`, a profile with placeholders is a template, checked once resolved.
+   */
+  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = [], values?: ValuesFile, templates = false): Diagnostic[] {
     if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
     const diags: Diagnostic[] = [];
     const dir = dirname(src.file);
     for (const [name, settings] of Object.entries(clients as Record<string, unknown>)) {
       const own = (settings && typeof settings === 'object' && !Array.isArray(settings) ? settings : {}) as Settings;
       let invalid = broken(name);
-      const template = values === undefined && JSON.stringify(own).includes('{{');
+      const template = templates && JSON.stringify(own).includes('{{');
       if (!invalid && !template) {
         const d = checkProfile(own, src, ['clients', name]);
         diags.push(...d);
@@ -266,7 +267,7 @@ export class ClientRegistry {
       const dup = this.profiles.find((p) => p.dir === dir && p.name === name);
       if (dup) { diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true)); continue; }
       const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url').map((u) => u.key);
-      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid, values });
+      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid, values, template });
     }
     return diags;
   }

@@ -73,3 +73,9 @@ export function suggestion(word: string, candidates: Iterable<string>): string {
   const s = didYouMean(word, candidates);
   return s ? `; did you mean '${s}'?` : '';
 }
+
+/** 1-based line and column of the character at `offset` (0-based) of a text. */
+export function textPosition(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, Math.max(0, offset)).split('\n');
+  return { line: before.length, col: before[before.length - 1].length + 1 };
+}

@@ -13,10 +13,9 @@
 
 import { diagAt, type YamlSource } from './yaml-source.ts';
 import type { Diagnostic } from './diagnostics.ts';
+import { PLACEHOLDER as ANY, WHOLE } from '../config/placeholders.ts';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
-const WHOLE = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
-const ANY = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
 export const INSTANCES_SCHEMA = {
   type: 'array',

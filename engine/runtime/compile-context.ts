@@ -6,7 +6,7 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
-import { ConfigError, DiagnosticError } from '../dsl/diagnostics.ts';
+import { ConfigError, DiagnosticError, textPosition } from '../dsl/diagnostics.ts';
 import { formatPath, type YamlPath } from '../dsl/yaml-source.ts';
 import type { ValuesFile } from '../config/values.ts';
 import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
@@ -123,8 +123,9 @@ export class CompileContext {
     } catch (e) {
       const m = e instanceof ConfigError ? /^(JSONata: .*) at character (\d+)$/s.exec(e.message) : null;
       if (m && e instanceof ConfigError) {
-        const before = text.slice(0, Math.max(0, Number(m[2]) - 1)).split('\n');
-        e.message = `${name}:${before.length}:${before[before.length - 1].length + 1}: ${m[1]}`;
+        // JSONata's position points past the token
+        const at = textPosition(text, Number(m[2]) - 1);
+        e.message = `${name}:${at.line}:${at.col}: ${m[1]}`;
       }
       throw e;
     }
