@@ -159,8 +159,13 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   }
   diagnostics.push(...clients.unused(), ...clients.unusedOnException(inheriting));
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
+  // the instances of a route template share their calls' places: each place is said once
+  const calledAt = new Set<string>();
   for (const c of directCalls) {
     if (ids.has(c.target) || !c.target) continue;
+    const place = `${c.src.file}\0${c.path.join('\0')}\0${c.target}`;
+    if (calledAt.has(place)) continue;
+    calledAt.add(place);
     if (failed.has(c.target)) {
       diagnostics.push(diagAt(c.src, c.path, `to-direct: route '${c.target}' did not load (see its problems above)`));
       continue;

@@ -83,6 +83,11 @@ describe('route templates (instances)', () => {
     ]);
   });
 
+  it('lint: a call of the template to a route that is not loaded is said once, not once per instance', async () => {
+    const out = await lintFiles({ ...FILES, 'routes/q/quote.yaml': ROUTE.replace('  - set:\n', '  - to-direct:\n      route: pricing\n      into: vars.price\n  - set:\n') });
+    expect(out).toEqual(["routes/q/quote.yaml:17:14 to-direct: no route 'pricing' is loaded (at steps[1].to-direct.route)"]);
+  });
+
   it('the editor schema takes the template as written, and still refuses a misspelt parameter list', () => {
     const validate = new Ajv2020({ strict: false }).compile(routeJsonSchema());
     expect(validate(parse(ROUTE))).toBe(true);
