@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { STEP_KINDS } from '../steps/registry.ts';
+import { PLACEHOLDER } from '../config/placeholders.ts';
+import { applyParams, type Params } from '../dsl/route-instances.ts';
 
 export interface GraphStep {
   /** the step kind (`to-http`, `choice`, ...) */
@@ -31,21 +33,21 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? v as Obj : {});
 /** the resolver of the graph being built (graphs are built synchronously, one at a time) */
 let placeholders: (key: string) => string | undefined = () => undefined;
-const resolve = (s: string) => s.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (m, k: string) => placeholders(k) ?? m);
-// twice: a route template's parameter may build a property's name ({{a.{{direction}}.b}})
 const str = (v: unknown): string | undefined => (typeof v === 'string'
-  ? resolve(resolve(v))
+  ? v.replace(PLACEHOLDER, (m, k: string) => placeholders(k) ?? m)
   : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
 /**
  * The graph of the route in `file`; undefined when the file no longer parses (it changed on
  * disk). `value` resolves `{{property}}` placeholders in labels (masked by the caller).
- * `handlersFrom`: the connector document whose on-exception the route took (CompiledRoute).
+ * `handlersFrom`: the connector document whose on-exception the route took (CompiledRoute);
+ * `instance`: the parameters of this instance of a route template, applied as the load did.
  */
-export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined, handlersFrom?: string): RouteGraph | undefined {
+export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined, handlersFrom?: string, instance?: Params): RouteGraph | undefined {
   let doc: Obj;
   try { doc = obj(parse(readFileSync(file, 'utf8'))); } catch { return undefined; }
+  if (instance) doc = obj(applyParams(doc, instance));
   placeholders = value;
   let handlers = doc['on-exception'];
   if (handlers === undefined && handlersFrom) {

@@ -34,8 +34,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
   return engine.routes.map((r) => {
     const values = r.valuesName ? engine.values.find(r.valuesName) : undefined;
     const shown = values ? shownValues(values) : [];
-    // an instance of a route template: its parameters first, as the load resolved them
-    const graph = routeGraph(r.file, (k) => (r.instance && k in r.instance ? String(r.instance[k]) : shown.find((v) => v.key === k)?.value), r.handlersFrom);
+    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value, r.handlersFrom, r.instance);
     return {
       id: r.id,
       connector: r.connector,

@@ -70,18 +70,18 @@ export function routeInstances(src: YamlSource): { sources: RouteDocument[]; dia
     diags.push(diagAt(src, ['id'], `a route with instances names a parameter in its id (e.g. ${raw.id}-{{${names[0] ?? 'name'}}}), so that each instance is a route of its own`));
   }
   if (diags.length) return { sources: [], diagnostics: diags };
-  return { sources: (list as Params[]).map((params) => ({ src: { ...src, value: substitute(template, params) }, params })), diagnostics: [] };
+  return { sources: (list as Params[]).map((params) => ({ src: { ...src, value: applyParams(template, params) }, params })), diagnostics: [] };
 }
 
 /** `value` with the parameters' placeholders replaced: typed where a string is exactly one, else as text. */
-function substitute(value: unknown, params: Params): unknown {
+export function applyParams(value: unknown, params: Params): unknown {
   if (typeof value === 'string') {
     if (!value.includes('{{')) return value;
     const whole = WHOLE.exec(value);
     if (whole && whole[1] in params) return params[whole[1]];
     return value.replace(ANY, (all, key: string) => (key in params ? String(params[key]) : all));
   }
-  if (Array.isArray(value)) return value.map((v) => substitute(v, params));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, params)]));
+  if (Array.isArray(value)) return value.map((v) => applyParams(v, params));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, applyParams(v, params)]));
   return value;
 }

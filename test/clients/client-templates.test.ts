@@ -5,10 +5,10 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
+import { startProject, postJson } from '../helpers/project-engine.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
-import { reloadProject } from '../reload/project.ts';
+import { reloadProject, viaClient } from '../reload/project.ts';
 
 interface Stub { url: string; seen: { path: string; headers: IncomingHttpHeaders }[]; close(): Promise<void> }
 
@@ -32,16 +32,7 @@ const TEMPLATES = `clients:
       request: "{{hub.timeout}}"
 `;
 
-const route = (id: string) => `id: ${id}
-from:
-  http:
-    path: /${id}
-steps:
-  - to-http:
-      client: hub
-      method: GET
-      path: /${id}
-`;
+const route = viaClient;
 
 const connector = (values: string) => `values: ${values}\nclients:\n  hub: { extends: hub }\n`;
 
@@ -64,7 +55,7 @@ beforeAll(async () => {
     'values/b.values.yaml': `hub.url: ${b.url}\ndesk: desk-b\nhub.timeout: 4000\n`,
   };
   project = reloadProject(a.url, files);
-  engine = await startEngine({ routes: ['routes'], root: project.root, port: 0, logger: createLogger('silent'), processEnv: {} });
+  engine = await startProject(project.root);
 });
 
 afterAll(async () => {
@@ -73,7 +64,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-const post = async (e: RunningEngine, path: string) => (await fetch(e.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status;
+const post = async (e: RunningEngine, path: string) => (await postJson(e, path)).status;
 
 describe('client templates (routes/clients.yaml)', () => {
   it('each connector resolves the template from its own values', async () => {
@@ -84,7 +75,7 @@ describe('client templates (routes/clients.yaml)', () => {
   });
 
   it('a connector folder run alone still finds the templates above it', async () => {
-    const alone = await startEngine({ routes: ['routes/b'], root: project.root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    const alone = await startProject(project.root, ['routes/b']);
     try {
       expect(await post(alone, '/call-b')).toBe(200);
       expect(b.seen.at(-1)).toMatchObject({ path: '/call-b', headers: { 'x-desk': 'desk-b' } });

@@ -4,10 +4,9 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
+import { startProject, postJson } from '../helpers/project-engine.ts';
 import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
-import { tmpProject } from '../helpers/tmp-project.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
 
 const ROUTE = `id: quote-{{side}}
@@ -36,14 +35,11 @@ const FILES = { 'routes/q/quote.yaml': ROUTE, 'values/quotes.values.yaml': VALUE
 
 let engine: RunningEngine;
 beforeAll(async () => {
-  engine = await startEngine({ routes: ['routes'], root: tmpProject(FILES), port: 0, logger: createLogger('silent'), processEnv: {} });
+  engine = await startProject(FILES);
 });
 afterAll(async () => { await engine?.close(); });
 
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${engine.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-};
+const post = (path: string, body: unknown) => postJson(engine, path, body);
 
 describe('route templates (instances)', () => {
   it('serves one route per instance, each with its parameters (typed where a string is one placeholder)', async () => {

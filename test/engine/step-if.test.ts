@@ -5,8 +5,8 @@
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
+import { startProject, postJson } from '../helpers/project-engine.ts';
 import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
 import { routeGraph } from '../../engine/console/route-graph.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
@@ -48,14 +48,11 @@ const FILES = { 'routes/demo/guarded.yaml': ROUTE, 'routes/demo/mark.yaml': MARK
 
 let engine: RunningEngine;
 beforeAll(async () => {
-  engine = await startEngine({ routes: ['routes'], root: tmpProject(FILES), port: 0, logger: createLogger('silent'), processEnv: {} });
+  engine = await startProject(FILES);
 });
 afterAll(async () => { await engine?.close(); });
 
-const post = async (body: unknown) => {
-  const res = await fetch(`${engine.url}/guarded`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-};
+const post = (body: unknown) => postJson(engine, '/guarded', body);
 
 const lint = lintFiles;
 
@@ -82,10 +79,9 @@ steps:
 `;
     const root = tmpProject({ 'routes/n/nested.yaml': nested });
     expect(await lint({ 'routes/n/nested.yaml': nested })).toEqual([]);
-    const e = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
+    const e = await startProject(root);
     try {
-      const res = await fetch(`${e.url}/nested`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":[1,2,0,5]}' });
-      expect(await res.json()).toEqual([1, 'big', 0, 'big']);
+      expect((await postJson(e, '/nested', { items: [1, 2, 0, 5] })).body).toEqual([1, 'big', 0, 'big']);
     } finally { await e.close(); }
   });
 

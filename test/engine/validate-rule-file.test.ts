@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
+import { startProject, postJson } from '../helpers/project-engine.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
 
@@ -35,14 +35,11 @@ const FILES = { 'routes/shop/orders.yaml': ROUTE, 'transforms/shop/order-rules.j
 
 let engine: RunningEngine;
 beforeAll(async () => {
-  engine = await startEngine({ routes: ['routes'], root: tmpProject(FILES), port: 0, logger: createLogger('silent'), processEnv: {} });
+  engine = await startProject(FILES);
 });
 afterAll(async () => { await engine?.close(); });
 
-const post = async (body: unknown) => {
-  const res = await fetch(`${engine.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-};
+const post = (body: unknown) => postJson(engine, '/orders', body);
 
 describe('validate: a rule in a .jsonata file', () => {
   it('adds its errors after the rules before it, each with its field and index', async () => {
@@ -85,11 +82,8 @@ $count(body.lines) > {{max.lines}} ? { 'field': '/lines', 'message': 'at most {{
 
   it('takes them from the values of the route that names it, and a reload sees a values edit that reaches only the file', async () => {
     const root = tmpProject(files);
-    const e = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
-    const send = async (n: number) => {
-      const res = await fetch(`${e.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 1, lines: Array(n).fill({}) }) });
-      return { status: res.status, body: await res.json() };
-    };
+    const e = await startProject(root);
+    const send = (n: number) => postJson(e, '/orders', { id: 1, lines: Array(n).fill({}) });
     try {
       expect((await send(2)).status).toBe(200);
       expect(await send(3)).toMatchObject({ status: 400, body: { errors: [{ field: '/lines', message: 'at most 2 lines' }] } });

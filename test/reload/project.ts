@@ -76,3 +76,18 @@ export function reloadProject(vendorUrl: string, files: Record<string, string> =
     remove: (name) => rmSync(join(root, name)),
   };
 }
+
+/** A route at POST /<id> calling the vendor through the client `hub`, answering the vendor's call number. */
+export const viaClient = (id: string) => `id: ${id}
+from:
+  http:
+    path: /${id}
+steps:
+  - to-http:
+      client: hub
+      method: GET
+      path: /${id}
+      into: vars.vendor
+  - transform:
+      expression: '{"n": vars.vendor.n}'
+`;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { captureLogs } from '../payment-inbound/helpers.ts';
-import { reloadProject, startVendor, type Vendor } from './project.ts';
+import { reloadProject, startVendor, viaClient, type Vendor } from './project.ts';
 
 let first: Vendor;
 let second: Vendor;
@@ -13,20 +13,6 @@ let engine: RunningEngine;
 let project: ReturnType<typeof reloadProject>;
 const logs = captureLogs();
 
-/** A route of routes/conn/ calling the vendor through the client `hub`, answering the vendor's call number. */
-const viaClient = (id: string) => `id: ${id}
-from:
-  http:
-    path: /${id}
-steps:
-  - to-http:
-      client: hub
-      method: GET
-      path: /${id}
-      into: vars.vendor
-  - transform:
-      expression: '{"n": vars.vendor.n}'
-`;
 
 const values = (hub: string, timeout: number) => `vendor.url: ${first.url}\ngreeting: hello\nhub.url: ${hub}\nhub.timeout: ${timeout}\n`;
 

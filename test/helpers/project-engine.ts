@@ -1,0 +1,16 @@
+// An engine on a small project written to a temporary directory (or a project root already
+// written), on a free port with a silent log, and a JSON POST to it that reads the answer.
+
+import { startEngine, type RunningEngine } from '../../engine/engine.ts';
+import { createLogger } from '../../engine/runtime/logger.ts';
+import { tmpProject } from './tmp-project.ts';
+
+export function startProject(files: Record<string, string> | string, routes = ['routes']): Promise<RunningEngine> {
+  const root = typeof files === 'string' ? files : tmpProject(files);
+  return startEngine({ routes, root, port: 0, logger: createLogger('silent'), processEnv: {} });
+}
+
+export async function postJson(engine: RunningEngine, path: string, body: unknown = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${engine.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
