@@ -115,6 +115,7 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);
+      if (!e.http.serves('POST', '/mcp')) throw notFound('this engine serves no gateway (POST /mcp): none of its route folders has a tools file');
       return { status: 200, body: { steps: await tryTool(e.url, input) } };
     }
     const p = /^panels\/([a-z0-9-]+)(?:\/(.+))?$/.exec(path);
