@@ -81,6 +81,8 @@ export interface EngineExtension {
 export interface RunningEngine {
   url: string;
   port: number;
+  /** the address it was told to listen on (`--host`, else engine.server.host) */
+  host: string;
   routes: CompiledRoute[];
   services: EngineServices;
   values: ValuesSet;
@@ -283,6 +285,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
   const engine: RunningEngine = {
     url: '',
     port: 0,
+    host: opts.host ?? services.settings.server.host,
     routes,
     services,
     values: p.values,
@@ -306,8 +309,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     releaseParses();
     for (const x of opts.extensions ?? []) await x.start?.(engine);
     const port = opts.port ?? services.settings.server.port;
-    const host = opts.host ?? services.settings.server.host;
-    const address = await http.listen(port, host);
+    const address = await http.listen(port, engine.host);
     engine.url = address;
     engine.port = Number(new URL(address).port);
     for (const x of opts.extensions ?? []) await x.listening?.(engine);

@@ -5,6 +5,7 @@
 import { checkConfig } from '../dsl/config-check.ts';
 import type { Diagnostic } from '../dsl/diagnostics.ts';
 import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
+import { allowedHostError } from '../console/hosts.ts';
 
 export interface ServerSettings {
   /** listen port */
@@ -44,6 +45,8 @@ export interface ConsoleSettings {
   exchanges: number;
   /** longest masked body text kept per step, call or event, characters */
   bodyLimit: number;
+  /** host names it answers to besides loopback and the listen address (`name` or `name:port`) */
+  allowedHosts: string[];
 }
 
 export interface EngineSettings {
@@ -59,7 +62,7 @@ export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFligh
 export const ENGINE_DEFAULTS: EngineSettings = {
   server: { port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000 },
   expressions: { timeout: 1000, maxDepth: 500 },
-  console: { exchanges: 200, bodyLimit: 4000 },
+  console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
 };
 
 const int = (minimum: number, description: string) => ({ type: 'integer', minimum, description });
@@ -97,6 +100,7 @@ export const engineSettingsSchema = {
         enabled: { type: 'boolean', description: 'serve the console and record exchanges (default: on in a sandbox environment, off elsewhere)' },
         exchanges: { ...int(1, 'exchanges the console keeps, newest first (default 200)'), maximum: 100_000 },
         bodyLimit: { ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'), maximum: 1_000_000 },
+        allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'host names the console answers to besides loopback and the listen address (name or name:port); any other Host is refused with 403' },
       },
     },
     store: {
@@ -131,6 +135,13 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
     expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
     console: { ...ENGINE_DEFAULTS.console, ...v.console },
   };
+  // the console's own host names (console/hosts.ts): a URL or a pattern here would let nothing in, or too much
+  if (src && Array.isArray(v.console?.allowedHosts)) {
+    v.console.allowedHosts.forEach((h, i) => {
+      const why = typeof h === 'string' ? allowedHostError(h) : undefined;
+      if (why) diagnostics.push(diagAt(src, ['engine', 'console', 'allowedHosts', i], `engine.console.allowedHosts[${i}]: ${why}`));
+    });
+  }
   if (v.store) {
     const r = v.store.redis;
     // environment files hold no secrets: a password in the URL is refused, not merely logged

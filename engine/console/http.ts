@@ -1,7 +1,8 @@
 // The console's HTTP surface on the engine's one listener (HttpServer.addRaw, like the gateway's
 // /mcp): the page under /console/, its JSON API under /console/api/, live updates over
 // Server-Sent Events at /console/api/stream. Everything it refuses is a problem document written by
-// http/answers.ts. Served only while the console is enabled (docs/console.md).
+// http/answers.ts. Served only while the console is enabled (docs/console.md), and only to
+// requests that name one of the listener's own hosts (hosts.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineExtension, RunningEngine } from '../engine.ts';
@@ -14,6 +15,7 @@ import { gatewayView, LintView, routeViews } from './views.ts';
 import { parseTryInput, tryTool } from './try-tool.ts';
 import { isContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
+import { ConsoleHosts } from './hosts.ts';
 
 export interface ConsoleHost {
   engine: () => RunningEngine;
@@ -36,10 +38,25 @@ const MAX_STREAMS = 50;
 type Answer = { status: number; body?: unknown };
 const bad = (detail: string) => new PlatformError({ kind: 'validation', detail });
 const notFound = (detail: string) => new PlatformError({ kind: 'not-found', detail });
+type Raw = Parameters<RunningEngine['http']['addRaw']>[2];
 
-export function mountConsole(host: ConsoleHost): { close(): void } {
+export interface MountedConsole {
+  /** takes the allowed hosts of the engine's current load (after a reload) */
+  reload(): void;
+  close(): void;
+}
+
+export function mountConsole(host: ConsoleHost): MountedConsole {
   const engine = host.engine();
   const http = engine.http;
+  const hostsOf = (e: RunningEngine) => new ConsoleHosts(e.host, e.services.settings.console.allowedHosts);
+  let hosts = hostsOf(engine);
+  /** Every console request, reads included (exchanges hold personal data), names one of its hosts. */
+  const own = (handler: Raw): Raw => (req, res, raw, correlationId) => {
+    const why = hosts.refusal(req.headers.host, req.headers.origin);
+    if (why) return writeProblem(res, new PlatformError({ kind: 'forbidden', status: 403, detail: why }), correlationId, (req.url ?? '').split('?')[0]);
+    return handler(req, res, raw, correlationId);
+  };
   // lint gets a gateway of its own: its document handler would replace the served one's tools
   const lint = new LintView(host.engine, () => host.extensions().filter((x) => x.name !== 'console').map((x) => (x.name === 'gateway' ? gatewayExtension() : x)));
   const sampler = new RouteMetricsSampler(engine.services.metrics);
@@ -49,20 +66,20 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
   const json = (res: ServerResponse, a: Answer) => writeBody(res, a.status, JSON_UTF8, a.status === 204 ? '' : JSON.stringify(a.body ?? {}), http.isClosing);
 
   // the page and its hashed assets
-  http.addRaw('GET', '/console/', async (_req, res) => {
+  http.addRaw('GET', '/console/', own(async (_req, res) => {
     const a = await consoleAssets();
     res.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(a.index) }).end(a.index);
-  });
-  http.addRaw('GET', '/console/assets/:name', async (req, res, _b, correlationId) => {
+  }));
+  http.addRaw('GET', '/console/assets/:name', own(async (req, res, _b, correlationId) => {
     const a = await consoleAssets();
     const name = decodeURIComponent((req.url ?? '').split('?')[0]!.slice('/console/assets/'.length));
     const f = a.files.get(name);
     if (!f) return writeProblem(res, notFound(`no console asset '${name.slice(0, 80)}'`), correlationId);
     res.writeHead(200, { ...PAGE_HEADERS, 'content-type': f.type, 'cache-control': 'public, max-age=31536000, immutable', 'content-length': f.body.length }).end(f.body);
-  });
+  }));
   if (host.sandbox) {
     // `npm start`, then http://127.0.0.1:8080/ is the console
-    http.addRaw('GET', '/', (_req, res) => { res.writeHead(302, { location: '/console/', 'content-length': 0 }).end(); });
+    http.addRaw('GET', '/', own((_req, res) => { res.writeHead(302, { location: '/console/', 'content-length': 0 }).end(); }));
   }
 
   // live updates: each exchange as it starts and ends, route metrics every METRICS_MS
@@ -73,7 +90,7 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
   const unsubscribe = host.recorder.subscribe((e: ExchangeSummary) => send('exchange', e));
   let ticker: NodeJS.Timeout | undefined;
   const tick = async () => { if (streams.size) send('metrics', await sampler.sample()); };
-  http.addRaw('GET', '/console/api/stream', (_req, res, _b, correlationId) => {
+  http.addRaw('GET', '/console/api/stream', own((_req, res, _b, correlationId) => {
     if (streams.size >= MAX_STREAMS) return writeProblem(res, new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: `the console serves at most ${MAX_STREAMS} live streams`, headers: { 'retry-after': '10' } }), correlationId);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     res.write(`retry: 2000\n: connected\n\n`);
@@ -87,7 +104,7 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
       streams.delete(res);
       if (!streams.size && ticker) { clearInterval(ticker); ticker = undefined; }
     });
-  });
+  }));
 
   const api = async (method: string, path: string, query: URLSearchParams, body: unknown): Promise<Answer> => {
     const e = host.engine();
@@ -115,6 +132,7 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);
+      if (!e.http.serves('POST', '/mcp')) throw notFound('this engine serves no gateway (POST /mcp): none of its route folders has a tools file');
       return { status: 200, body: { steps: await tryTool(e.url, input) } };
     }
     const p = /^panels\/([a-z0-9-]+)(?:\/(.+))?$/.exec(path);
@@ -132,7 +150,7 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
 
   const serveApi = (method: string) => async (req: IncomingMessage, res: ServerResponse, raw: string, correlationId: string) => {
     const url = new URL(req.url ?? '/', 'http://console');
-    const refused = method === 'GET' ? undefined : crossSite(req);
+    const refused = method === 'POST' ? notJson(req) : undefined;
     if (refused) return writeProblem(res, refused, correlationId, url.pathname);
     let body: unknown;
     if (raw) {
@@ -145,9 +163,10 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
       throw err;
     }
   };
-  for (const m of ['GET', 'POST', 'DELETE'] as const) http.addRaw(m, '/console/api/*', serveApi(m));
+  for (const m of ['GET', 'POST', 'DELETE'] as const) http.addRaw(m, '/console/api/*', own(serveApi(m)));
 
   return {
+    reload: () => { hosts = hostsOf(host.engine()); },
     close: () => {
       unsubscribe();
       if (ticker) clearInterval(ticker);
@@ -158,22 +177,13 @@ export function mountConsole(host: ConsoleHost): { close(): void } {
 }
 
 /**
- * Changes (POST, DELETE) come from the console's own page only: another site open in the same
- * browser could otherwise add faults or spend a typed key. A browser sends `Origin` with them,
- * and cannot send `content-type: application/json` across sites without a preflight the console
- * never answers.
+ * Changes come from the console's own page only (its host and `Origin` are checked for every
+ * request, above): a `POST` must also be JSON, which another site cannot send without a CORS
+ * preflight the console never answers.
  */
-export function crossSite(req: IncomingMessage): PlatformError | undefined {
-  const origin = req.headers.origin;
-  if (origin !== undefined) {
-    let host: string | undefined;
-    try { host = new URL(origin).host; } catch { /* refused below */ }
-    if (host !== req.headers.host) return new PlatformError({ kind: 'forbidden', status: 403, detail: `Origin '${String(origin).slice(0, 100)}' is not this console's` });
-  }
-  if (req.method === 'POST' && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-    return new PlatformError({ kind: 'validation', status: 415, title: 'Unsupported media type', detail: "'content-type' must be application/json" });
-  }
-  return undefined;
+function notJson(req: IncomingMessage): PlatformError | undefined {
+  if (/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return undefined;
+  return new PlatformError({ kind: 'validation', status: 415, title: 'Unsupported media type', detail: "'content-type' must be application/json" });
 }
 
 /** The exchanges list's filters; a bad one is a 400 naming it. */

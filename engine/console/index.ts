@@ -10,7 +10,7 @@ import { addSpanConsumer, removeSpanConsumer } from '../runtime/tracing-sdk.ts';
 import { installDetail } from '../runtime/tracing-detail.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { ExchangeRecorder } from './recorder.ts';
-import { mountConsole } from './http.ts';
+import { mountConsole, type MountedConsole } from './http.ts';
 import { consoleEnabled } from './enabled.ts';
 
 export { consoleEnabled, CONSOLE_ENV } from './enabled.ts';
@@ -25,6 +25,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
   let recorder: ExchangeRecorder | undefined;
   let sandbox = false;
   let current: RunningEngine | undefined;
+  let mounted: MountedConsole | undefined;
   const others = () => extensions().filter((x) => x.name !== 'console');
   const secretsOf = (values: ValuesSet) => [...new Set([...values.files.values()].flatMap((f) => configuredSecrets(f)))];
   return {
@@ -48,8 +49,9 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       if (!recorder) return;
       current = engine;
       installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
-      const mounted = mountConsole({ engine: () => current!, recorder, extensions: others, sandbox });
-      engine.services.onClose(() => mounted.close());
+      const m = mountConsole({ engine: () => current!, recorder, extensions: others, sandbox });
+      mounted = m;
+      engine.services.onClose(() => m.close());
     },
 
     listening(engine) {
@@ -61,6 +63,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       if (!recorder) return;
       current = engine;
       installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
+      mounted?.reload();
     },
   };
 }

@@ -26,7 +26,15 @@ export interface RouteView {
   graph?: RouteGraph;
 }
 
-const gatewayOf = (extensions: EngineExtension[]) => extensions.find((x) => x.name === 'gateway') as GatewayExtension | undefined;
+/**
+ * The gateway extension, when it loaded: the CLI's stands in for it until a load has a tools file
+ * (engine/cli/extensions.ts), and that stand-in has no tools at all, so an engine of routes without
+ * tools shows the gateway absent.
+ */
+const gatewayOf = (extensions: EngineExtension[]) => {
+  const g = extensions.find((x) => x.name === 'gateway') as Partial<GatewayExtension> | undefined;
+  return Array.isArray(g?.tools) ? g as GatewayExtension : undefined;
+};
 
 export function routeViews(engine: RunningEngine, extensions: EngineExtension[]): RouteView[] {
   const tools = gatewayOf(extensions)?.tools ?? [];

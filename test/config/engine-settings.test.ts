@@ -48,13 +48,20 @@ describe('engine settings', () => {
     ]);
   });
 
+  it("a console host that is not a host name (a URL, a path) is named at its line", () => {
+    const err = diagnostics("engine:\n  console:\n    allowedHosts:\n      - console.bank.internal:8443\n      - 'http://console.bank.internal/'\n");
+    expect(err.diagnostics.map((d) => [d.line, d.message])).toEqual([
+      [5, "engine.console.allowedHosts[1]: 'http://console.bank.internal/' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path"],
+    ]);
+  });
+
   it('settings left out take their defaults', () => {
     const root = project('engine:\n  server:\n    port: 9090\n    trustProxy: [10.0.0.0/8]\n');
     const env = loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine;
     expect(env).toEqual({
       server: { ...ENGINE_DEFAULTS.server, port: 9090, trustProxy: ['10.0.0.0/8'] },
       expressions: ENGINE_DEFAULTS.expressions,
-      console: { exchanges: 200, bodyLimit: 4000 },
+      console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
     });
     expect(env.server).toMatchObject({ host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, shutdownTimeout: 10_000 });
     expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500 });
