@@ -5,6 +5,7 @@
 import { checkConfig } from '../dsl/config-check.ts';
 import type { Diagnostic } from '../dsl/diagnostics.ts';
 import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
+import { parseProxy } from './proxy-entry.ts';
 
 export interface ServerSettings {
   /** listen port */
@@ -131,6 +132,14 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
     expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
     console: { ...ENGINE_DEFAULTS.console, ...v.console },
   };
+  // the schema says strings; each must be an address or CIDR too (the gateway's per-IP limits read them)
+  const proxies = v.server?.trustProxy;
+  if (src && Array.isArray(proxies)) {
+    proxies.forEach((p, i) => {
+      const t = typeof p === 'string' && p !== '' ? parseProxy(p) : undefined;
+      if (typeof t === 'string') diagnostics.push(diagAt(src, ['engine', 'server', 'trustProxy', i], `engine.server.trustProxy: ${t}`));
+    });
+  }
   if (v.store) {
     const r = v.store.redis;
     // environment files hold no secrets: a password in the URL is refused, not merely logged

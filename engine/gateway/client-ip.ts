@@ -4,6 +4,7 @@
 // an IPv6 client on its prefix (a host is handed a whole /64 and could rotate addresses in it).
 
 import { BlockList, isIP } from 'node:net';
+import { parseProxy } from '../config/proxy-entry.ts';
 
 export class ClientIp {
   private trusted = new BlockList();
@@ -13,11 +14,11 @@ export class ClientIp {
   constructor(proxies: string[], private ipv6Prefix = 64) {
     this.any = proxies.length > 0;
     for (const p of proxies) {
-      const [addr, bits] = p.split('/');
-      const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-      if (!isIP(addr)) throw new Error(`gateway.trustedProxies: '${p}' is not an address or CIDR`);
-      if (bits !== undefined) this.trusted.addSubnet(addr, Number(bits), type);
-      else this.trusted.addAddress(addr, type);
+      const t = parseProxy(p);
+      // the settings were checked at load (config.ts): this is a caller's bug, not a user's
+      if (typeof t === 'string') throw new Error(`gateway.trustedProxies: ${t}`);
+      if (t.bits !== undefined) this.trusted.addSubnet(t.addr, t.bits, t.type);
+      else this.trusted.addAddress(t.addr, t.type);
     }
   }
 
