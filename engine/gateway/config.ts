@@ -118,7 +118,8 @@ export function subtree(vf: ValuesFile, prefix: string): Record<string, any> {
 
 function prefixLength(v: unknown, problems: Problem[]): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if ((Number.isInteger(n) && n >= 1 && n <= 128) || unresolved(v)) return Number.isInteger(n) ? n : 64;
+  if (unresolved(v)) return 64;
+  if (Number.isInteger(n) && n >= 1 && n <= 128) return n;
   problems.push({ key: 'rateLimits.ipv6Prefix', message: `'rateLimits.ipv6Prefix' must be a whole number of bits from 1 to 128, got ${JSON.stringify(v)}` });
   return 64;
 }
@@ -174,7 +175,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
   const str = (k: string) => { const v = g(k); return v === undefined || v === null || v === '' ? undefined : String(v); };
   const algorithms = list(g('jwt.algorithms'));
   algorithms.forEach((a, i) => {
-    if (!ASYMMETRIC.has(a)) problems.push({ key: 'jwt.algorithms', item: i, message: `jwt.algorithms: '${a}' is not allowed (asymmetric algorithms only: ${[...ASYMMETRIC].join(', ')})` });
+    if (!ASYMMETRIC.has(a) && !unresolved(a)) problems.push({ key: 'jwt.algorithms', item: i, message: `jwt.algorithms: '${a}' is not allowed (asymmetric algorithms only: ${[...ASYMMETRIC].join(', ')})` });
   });
   const jwt: JwtSettings = {
     issuer: str('jwt.issuer') ?? '',
@@ -192,7 +193,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     maxLifetimeSeconds: num(g('jwt.maxLifetimeSeconds') ?? 0, 'jwt.maxLifetimeSeconds', problems) || undefined,
   };
   // a media type (RFC 6838 names), with or without the `application/` that jose ignores when comparing
-  if (jwt.typ !== undefined && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)) {
+  if (jwt.typ !== undefined && !unresolved(jwt.typ) && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)) {
     problems.push({ key: 'jwt.typ', message: `jwt.typ must be a media type such as 'at+jwt', got ${JSON.stringify(jwt.typ)}` });
   }
   const oauth: OAuthSettings = {
@@ -217,7 +218,7 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     try { new URL(a); } catch { problems.push({ key: 'oauth.authorizationServers', item: itemOf('oauth.authorizationServers', i), message: `oauth.authorizationServers: '${a}' is not a URL` }); }
   });
   oauth.scopes.forEach((sc, i) => {
-    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(sc)) problems.push({ key: 'oauth.scopes', item: itemOf('oauth.scopes', i), message: `oauth.scopes: '${sc}' is not an OAuth scope token (RFC 6749 §3.3)` });
+    if (!unresolved(sc) && !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(sc)) problems.push({ key: 'oauth.scopes', item: itemOf('oauth.scopes', i), message: `oauth.scopes: '${sc}' is not an OAuth scope token (RFC 6749 §3.3)` });
   });
   const sources = ['discoveryUrl', 'jwksUri', 'jwksFile', 'publicKeyPem'].filter((k) => (jwt as any)[k]);
   if (sources.length > 1) problems.push({ key: `jwt.${sources[1]}`, message: `jwt: give one key source, not ${sources.join(' and ')}` });
