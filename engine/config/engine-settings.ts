@@ -6,6 +6,7 @@ import { checkConfig } from '../dsl/config-check.ts';
 import type { Diagnostic } from '../dsl/diagnostics.ts';
 import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
 import { allowedHostError } from '../console/hosts.ts';
+import { parseProxy } from './proxy-entry.ts';
 
 export interface ServerSettings {
   /** listen port */
@@ -140,6 +141,14 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
     v.console.allowedHosts.forEach((h, i) => {
       const why = typeof h === 'string' ? allowedHostError(h) : undefined;
       if (why) diagnostics.push(diagAt(src, ['engine', 'console', 'allowedHosts', i], `engine.console.allowedHosts[${i}]: ${why}`));
+    });
+  }
+  // the schema says strings; each must be an address or CIDR too (the gateway's per-IP limits read them)
+  const proxies = v.server?.trustProxy;
+  if (src && Array.isArray(proxies)) {
+    proxies.forEach((p, i) => {
+      const t = typeof p === 'string' && p !== '' ? parseProxy(p) : undefined;
+      if (typeof t === 'string') diagnostics.push(diagAt(src, ['engine', 'server', 'trustProxy', i], `engine.server.trustProxy: ${t}`));
     });
   }
   if (v.store) {

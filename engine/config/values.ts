@@ -18,6 +18,8 @@ export interface PropEntry {
   col: number;
   /** where it came from, most specific last */
   origin: 'values' | 'environment' | 'set';
+  /** its YAML path in the values file (origin 'values'): the items of a list are found through it */
+  path?: YamlPath;
 }
 
 const ENV_REF = /\$\{([A-Za-z0-9_.-]+)\}/g;
@@ -34,7 +36,17 @@ export class ValuesFile {
   /** keys loaded documents' {{placeholders}} asked for, known or not (environment-check.ts) */
   readonly placeholderKeys = new Set<string>();
   /** `tree`: the file as parsed, before any override: what an environment's overrides are checked against */
-  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean, readonly tree: unknown = {}) {}
+  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean, readonly tree: unknown = {}, private source?: YamlSource) {}
+
+  /** Where a property's value (or item `item` of a list value) was set, for a diagnostic about it. */
+  where(key: string, item?: number): UsedAt {
+    const p = this.props.get(key);
+    if (!p) return { file: this.file, line: 1, col: 1 };
+    if (item !== undefined && p.origin === 'values' && p.path && this.source && Array.isArray(p.value)) {
+      return { file: p.file, ...locate(this.source, [...p.path, item]) };
+    }
+    return { file: p.file, line: p.line, col: p.col };
+  }
 
   has(key: string): boolean {
     return this.props.has(key);
@@ -242,10 +254,10 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
   const unknownScoped: Diagnostic[] = [];
   for (const [file, src] of parsed) {
     const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');
-    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient, src.value);
+    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient, src.value, src);
     for (const [k, v, path] of flatten(src.value)) {
       const { line, col } = locate(src, path);
-      vf.set(k, v, { file: vf.file, line, col, origin: 'values' });
+      vf.set(k, v, { file: vf.file, line, col, origin: 'values', path });
     }
     const base = name.split('/').pop()!;
     for (const scope of ['*', base, name]) {

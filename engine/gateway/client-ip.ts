@@ -1,9 +1,13 @@
 // The client address for per-IP limits: the socket's peer, or, when that peer is a trusted proxy,
 // the right-most X-Forwarded-For entry that is not itself a trusted proxy. A client can put
-// anything into X-Forwarded-For; only what trusted proxies appended counts. The per-IP limit keys
-// an IPv6 client on its prefix (a host is handed a whole /64 and could rotate addresses in it).
+// anything into X-Forwarded-For; only what trusted proxies appended counts. An entry may carry the
+// client's port (`1.2.3.4:5555`, `[2001:db8::1]:5555`: Azure Application Gateway appends one); the
+// port is dropped, or every such client would fall back to the proxy's address and share its
+// budget. The per-IP limit keys an IPv6 client on its prefix (a host is handed a whole /64 and
+// could rotate addresses in it).
 
 import { BlockList, isIP } from 'node:net';
+import { parseProxy } from '../config/proxy-entry.ts';
 
 export class ClientIp {
   private trusted = new BlockList();
@@ -13,11 +17,11 @@ export class ClientIp {
   constructor(proxies: string[], private ipv6Prefix = 64) {
     this.any = proxies.length > 0;
     for (const p of proxies) {
-      const [addr, bits] = p.split('/');
-      const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-      if (!isIP(addr)) throw new Error(`gateway.trustedProxies: '${p}' is not an address or CIDR`);
-      if (bits !== undefined) this.trusted.addSubnet(addr, Number(bits), type);
-      else this.trusted.addAddress(addr, type);
+      const t = parseProxy(p);
+      // the settings were checked at load (config.ts): this is a caller's bug, not a user's
+      if (typeof t === 'string') throw new Error(`gateway.trustedProxies: ${t}`);
+      if (t.bits !== undefined) this.trusted.addSubnet(t.addr, t.bits, t.type);
+      else this.trusted.addAddress(t.addr, t.type);
     }
   }
 
@@ -34,7 +38,7 @@ export class ClientIp {
   of(remote: string | undefined, xff: string | string[] | undefined): string {
     const peer = normalise(remote ?? 'unknown');
     if (!this.any || !xff || !this.isTrusted(peer)) return peer;
-    const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',').map((s) => normalise(s.trim())).filter(Boolean);
+    const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',').map((s) => normalise(withoutPort(s.trim()))).filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       if (!isIP(hops[i])) return peer;
       if (!this.isTrusted(hops[i])) return hops[i];
@@ -69,6 +73,17 @@ export function ipv6Network(addr: string, bits: number): string {
     kept.push((parseInt(groups[i], 16) & mask).toString(16));
   }
   return `${kept.join(':')}${kept.length < 8 ? '::' : ''}/${bits}`;
+}
+
+/** An X-Forwarded-For entry without the port a proxy may append (`1.2.3.4:5555`, `[::1]:5555`, `[::1]`). */
+function withoutPort(hop: string): string {
+  if (hop.startsWith('[')) {
+    const m = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(hop);
+    return m ? m[1] : hop;
+  }
+  // one colon: IPv4 with a port (a bare IPv6 address has at least two)
+  const c = hop.indexOf(':');
+  return c > 0 && c === hop.lastIndexOf(':') && /^\d{1,5}$/.test(hop.slice(c + 1)) ? hop.slice(0, c) : hop;
 }
 
 function normalise(a: string): string {

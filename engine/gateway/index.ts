@@ -53,11 +53,13 @@ export function gatewayExtension(): GatewayExtension {
         finish: (routes) => {
           if (!c.loaded.length) return [];
           const diags = c.finish(routes);
-          if (!services.lintOnly) return diags;
-          // lint: the settings, and every approval that no longer matches its tool
+          // the settings, at lint and before a start or a reload: a wrong one is a diagnostic at its
+          // value, and nothing starts (not a failure once the engine is half up)
           try { readSettings(values); } catch (e) {
             if (e instanceof DiagnosticError) diags.push(...e.diagnostics); else throw e;
           }
+          if (!services.lintOnly) return diags;
+          // lint: every approval that no longer matches its tool
           const approvals = readApprovals(values.dir);
           const envs = values.environment.file ? [values.environment.name] : Object.keys(approvals);
           for (const t of c.tools) {

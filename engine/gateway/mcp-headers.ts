@@ -2,7 +2,9 @@
 // (basic/transports/streamable-http.mdx, "Request Metadata"): MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name and the Mcp-Param-{Name} headers of `x-mcp-header` tool parameters, with the Base64
 // sentinel form `=?base64?...?=`. Everything here reads headers only; the comparison with the body
-// runs once the body is parsed.
+// runs once the body is parsed. Earlier revisions require none of these headers, but one that is
+// sent is compared all the same: a proxy in front may route or filter on it, and a header that
+// disagrees with the body would let a client slip past it.
 
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -102,10 +104,12 @@ function at(args: Record<string, unknown>, path: string[]): unknown {
  * ("Server MUST validate header matches body"; a value in the body without its header is a
  * non-conforming client the server "MUST reject"; integers compare numerically).
  */
-export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, unknown>, h: IncomingHttpHeaders): string | undefined {
+export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, unknown>, h: IncomingHttpHeaders, sentOnly = false): string | undefined {
   for (const p of params) {
-    const value = at(args, p.path);
     const raw = header(h, p.header);
+    // before 2026-07-28 a header not sent is not required
+    if (raw === undefined && sentOnly) continue;
+    const value = at(args, p.path);
     const display = `Mcp-Param-${p.name}`;
     if (value === undefined || value === null) {
       if (raw !== undefined) return `Header mismatch: ${display} is sent but the argument ${p.path.join('.')} is absent`;
@@ -121,4 +125,24 @@ export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, 
     if (!same) return `Header mismatch: ${display} header value does not match the argument ${p.path.join('.')}`;
   }
   return undefined;
+}
+
+/**
+ * Before 2026-07-28: why the Mcp-Method, Mcp-Name or Mcp-Param-* headers a client sent disagree
+ * with its parsed request, or undefined (headers not sent are fine; the messages are those of
+ * 2026-07-28). `params` are the x-mcp-header parameters of the called tool, if any.
+ */
+export function sentHeaderMismatch(h: IncomingHttpHeaders, msg: { method: string; params?: any }, params: ParamHeader[] = []): string | undefined {
+  const method = header(h, 'mcp-method');
+  if (method !== undefined && method !== msg.method) return 'Header mismatch: the Mcp-Method header does not match the body\'s method';
+  const raw = header(h, 'mcp-name');
+  if (raw !== undefined && NAMED_METHODS.has(msg.method)) {
+    const name = decodeHeaderValue(raw);
+    if (name === undefined) return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
+    const field = msg.method === 'resources/read' ? 'uri' : 'name';
+    if (name !== msg.params?.[field]) return `Header mismatch: the Mcp-Name header does not match the body's params.${field}`;
+  }
+  const args = msg.params?.arguments;
+  if (!params.length || args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  return paramHeaderMismatch(params, args, h, true);
 }

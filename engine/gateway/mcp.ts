@@ -8,8 +8,8 @@
 // header: 2025-03-26) open with `initialize`, and method and tool come from the parsed body.
 // Checks run in this order: Origin, subscription key, MCP-Protocol-Version, content type, (2026)
 // the method and name headers, bearer token (a token not verified before is first paid for from the
-// client IP's budget), tool scoping, rate limits, JSON-RPC shape, (2026) headers against the body
-// and `_meta`, then the method. tools/list pages are built at start per subscription and era;
+// client IP's budget), tool scoping, rate limits, JSON-RPC shape, headers against the body (2026:
+// the required ones, and `_meta`; earlier revisions: those sent), then the method. tools/list pages are built at start per subscription and era;
 // tools/call runs the target route in-process with the arguments as body and only the user id
 // (never the token, never client headers) as user context. Every refusal is counted
 // (gateway_refusals_total) and logged once (refusals.ts).
@@ -33,7 +33,7 @@ import {
 } from './rpc.ts';
 import {
   LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSIONS,
-  SUPPORTED_PROTOCOL_VERSIONS, VERSION_WITHOUT_HEADER, WITHOUT_STRUCTURED_CONTENT, header, paramHeaderMismatch, readModernHeaders,
+  SUPPORTED_PROTOCOL_VERSIONS, VERSION_WITHOUT_HEADER, WITHOUT_STRUCTURED_CONTENT, header, paramHeaderMismatch, readModernHeaders, sentHeaderMismatch,
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
@@ -263,7 +263,7 @@ export class McpGateway {
       return this.refused(limit, { req: c.req, sub, user: c.userId, method: c.method, tool: c.name }, which);
     }
     c.limit = limit;
-    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? this.dispatch(c)) : this.dispatch(c);
+    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? this.dispatch(c)) : (this.checkSent(c) ?? this.dispatch(c));
     // a tool call puts them on its answer itself (no promise more for it)
     return out instanceof Promise ? out : withRateHeaders(out, limit);
   }
@@ -382,6 +382,15 @@ export class McpGateway {
       if (why) return rpcError(id, HEADER_MISMATCH, why, 400);
     }
     return undefined;
+  }
+
+  /**
+   * Before 2026-07-28: Mcp-Method, Mcp-Name and Mcp-Param-* are not required, but those sent must
+   * match the body as in 2026-07-28 (400, -32020): a proxy in front may route on them.
+   */
+  private checkSent(c: Call): GatewayResponse | undefined {
+    const why = sentHeaderMismatch(c.req.headers, c.msg, c.tool?.paramHeaders);
+    return why ? rpcError(c.id, HEADER_MISMATCH, why, 400) : undefined;
   }
 
   private dispatch(c: Call): GatewayResponse | Promise<GatewayResponse> {

@@ -1,6 +1,7 @@
 // The anonymous per-IP limit keys an IPv6 client on its network (gateway.rateLimits.ipv6Prefix, /64
 // by default), so one host rotating addresses within its /64 shares one budget; IPv4 clients keep
-// one budget per address. Over real HTTP, the client address coming from a trusted proxy.
+// one budget per address, also when the proxy appends the client's port. Over real HTTP, the
+// client address coming from a trusted proxy.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayTestEngine } from './helpers.ts';
@@ -31,6 +32,20 @@ describe('the anonymous limit of IPv6 clients (3 per window, /64)', () => {
     for (let i = 0; i < 3; i++) expect((await ping('198.51.100.10')).status).toBe(200);
     expect((await ping('198.51.100.10')).status).toBe(429);
     expect((await ping('198.51.100.11')).status).toBe(200);
+  });
+
+  it('an X-Forwarded-For entry with a port (Azure Application Gateway appends one) counts by its address', async () => {
+    // two clients behind the proxy: each its own budget, whatever its source port
+    for (const port of [5555, 5556, 5557]) expect((await ping(`198.51.100.20:${port}`)).status, String(port)).toBe(200);
+    expect((await ping('198.51.100.20:6000')).status).toBe(429);
+    expect((await ping('198.51.100.21:5555')).status).toBe(200);
+    // IPv6 in brackets, with or without a port; the proxy's own hop after the client's
+    for (const hop of ['[2001:db8:5::1]:5555', '[2001:db8:5::2]', '[2001:db8:5::3]:4711, 127.0.0.1:443']) expect((await ping(hop)).status, hop).toBe(200);
+    expect((await ping('[2001:db8:5::4]:1')).status).toBe(429);
+    expect((await ping('[2001:db8:6::1]:5555')).status).toBe(200);
+    // an anonymous entry the port does not make an address: the proxy's peer address counts
+    expect(new ClientIp(['127.0.0.1']).of('127.0.0.1', 'unknown:5555')).toBe('127.0.0.1');
+    expect(new ClientIp(['127.0.0.1']).of('127.0.0.1', '[::ffff:192.0.2.9]:80')).toBe('192.0.2.9');
   });
 });
 
