@@ -35,7 +35,7 @@ export type OutputCheck = (ex: Exchange) => PlatformError | undefined;
 
 export function compileOutputCheck(validate: ValidateFunction, schemaFile: string): OutputCheck {
   return (ex) => {
-    // only a success with a body is an answer of the schema (a 204, or a status a step set, is not)
+    // a success is an answer of the schema, bodiless or not; a 204 (no content) or an error status a step set is not
     if (ex.status < 200 || ex.status > 299 || ex.status === 204 || validate(ex.body)) return undefined;
     const errors = fieldErrors(validate.errors);
     const shown = errors.slice(0, SHOWN_ERRORS).map((e) => `${e.field} ${e.message}`).join('; ') + (errors.length > SHOWN_ERRORS ? `; and ${errors.length - SHOWN_ERRORS} more` : '');
