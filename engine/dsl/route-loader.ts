@@ -15,7 +15,8 @@ import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-sche
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import { routeInstances } from './route-instances.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
-import { CompileContext, type EngineServices } from '../runtime/compile-context.ts';
+import { CompileContext, type EngineServices, type RouteInfo } from '../runtime/compile-context.ts';
+import { compileOutputCheck, type OutputCheck } from '../runtime/output-check.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
 import { pipeline } from '../runtime/pipeline.ts';
@@ -142,6 +143,11 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       try {
         const route = compileRoute(one, values, services, clients, defaults);
         if (params) route.instance = params;
+        const written = one.value as Record<string, unknown>;
+        if (written['check-output'] !== undefined && written['output-schema'] === undefined && !said.has('check-output')) {
+          said.add('check-output');
+          diagnostics.push({ ...diagAt(one, ['check-output'], "'check-output' has no effect without 'output-schema'", true), severity: 'warning' });
+        }
         const prev = ids.get(route.id);
         if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
         else { ids.set(route.id, rel); routes.push(route); }
@@ -238,7 +244,10 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   const uses: PlaceholderUse[] = [];
   const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (clients.yaml) of its folder");
   const resolved = placeholders.value as Record<string, any>;
-  const route = { id: resolved.id as string, file: src.file };
+  // the output check is on wherever an output-schema is, unless the route says `check-output: false`
+  const checkOutput = resolved['check-output'];
+  if (checkOutput !== undefined && typeof checkOutput !== 'boolean') diags.push(diagAt(src, ['check-output'], "'check-output' must be true or false (default true: the answer is checked against output-schema)"));
+  const route: RouteInfo = { id: resolved.id as string, file: src.file, checksOutput: !!resolved['output-schema'] && checkOutput !== false };
   const meta: RouteMeta = {};
 
   const stepList = (list: unknown, path: YamlPath, parent: CompileContext): Step[] => {
@@ -279,7 +288,14 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   const handlers = inherits
     ? defaults.get(connector!) ?? []
     : collect(() => compileHandlers(resolved['on-exception'], ctx, src, `route ${route.id}`)) ?? [];
-  if (resolved['output-schema']) collect(() => { meta.outputSchema = ctx.schema(resolved['output-schema'], ['output-schema']).schema; });
+  let output: OutputCheck | undefined;
+  if (resolved['output-schema']) {
+    collect(() => {
+      const s = ctx.schema(resolved['output-schema'], ['output-schema']);
+      meta.outputSchema = s.schema;
+      if (route.checksOutput) output = compileOutputCheck(s.validate, s.file ?? String(resolved['output-schema']));
+    });
+  }
   if (errs.length) throw new DiagnosticError(errs);
   return {
     id: route.id,
@@ -291,6 +307,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     meta,
     pipeline: pipeline(steps),
     handlers,
+    ...(output ? { output } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
   };
 }

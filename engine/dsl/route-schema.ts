@@ -18,7 +18,8 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
   'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, clients.yaml, of the route's folder; `[]`: none)" },
-  'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema)' },
+  'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema); a successful answer that does not match it is answered 502 GC027' },
+  'check-output': { type: 'boolean', default: true, description: 'check each successful answer against output-schema (false: the schema only describes the answer)' },
 };
 
 /** Adds descriptions to the keys of a schema owned elsewhere (annotations only). */

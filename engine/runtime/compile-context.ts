@@ -55,6 +55,8 @@ export interface DirectResult {
 export interface RouteInfo {
   id: string;
   file: string;
+  /** the route's answer is checked against its output-schema: vendor calls keep their answer for the log of a failed check */
+  checksOutput?: boolean;
 }
 
 export type StepListCompiler = (list: unknown, path: YamlPath, ctx: CompileContext) => Step[];

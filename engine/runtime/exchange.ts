@@ -4,6 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';
+import type { VendorAnswer } from './output-check.ts';
 
 export interface UserContext {
   /** the subject of a verified bearer token, or `anonymous` */
@@ -45,6 +46,8 @@ export interface Exchange {
   signal?: AbortSignal;
   /** OpenTelemetry context of the running step (runtime/tracing.ts); undefined while tracing is off */
   trace?: Context;
+  /** the last vendor answer a to-http step took as a success (logged when the answer breaks the output schema) */
+  vendorAnswer?: VendorAnswer;
 }
 
 export interface NewExchange {
@@ -90,6 +93,7 @@ class ExchangeRecord implements Exchange {
   #log: Logger | undefined;
   #logger: Logger | undefined;
   #trace: Context | undefined;
+  #vendorAnswer: VendorAnswer | undefined;
 
   constructor(init: NewExchange) {
     this.routeId = init.routeId;
@@ -114,6 +118,9 @@ class ExchangeRecord implements Exchange {
   get trace(): Context | undefined { return this.#trace; }
   set trace(ctx: Context | undefined) { this.#trace = ctx; }
 
+  get vendorAnswer(): VendorAnswer | undefined { return this.#vendorAnswer; }
+  set vendorAnswer(a: VendorAnswer | undefined) { this.#vendorAnswer = a; }
+
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
@@ -128,6 +135,7 @@ class ExchangeRecord implements Exchange {
     sub.error = ex.error;
     sub.completions = ex.completions;
     sub.#trace = ex.#trace;
+    sub.#vendorAnswer = ex.#vendorAnswer;
     return Object.assign(sub, patch);
   }
 }

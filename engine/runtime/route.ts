@@ -8,6 +8,7 @@ import { matches, type Match, type CompiledProblem, type CompiledTemplate } from
 import type { Metrics } from './metrics.ts';
 import { tracer, startExchangeSpan, endExchangeSpan } from './tracing.ts';
 import { errorMapped } from './tracing-detail.ts';
+import type { OutputCheck } from './output-check.ts';
 
 export interface ExceptionHandler {
   when?: Match;
@@ -39,6 +40,8 @@ export interface CompiledRoute {
   handlersFrom?: string;
   /** the parameters of this instance of a route template (a file with `instances:`) */
   instance?: Record<string, string | number | boolean>;
+  /** checks a successful answer against the output-schema (absent: no schema, or `check-output: false`) */
+  output?: OutputCheck;
 }
 
 export interface Outcome {
@@ -59,7 +62,12 @@ export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: M
   try {
     const r = route.pipeline(ex);
     if (r && typeof (r as Promise<void>).then === 'function') await r;
-    out = {};
+    // an answer that breaks the route's output schema is the engine's 502, not on-exception's to map
+    const broken = route.output?.(ex);
+    if (broken) {
+      metrics.errors.inc({ route: route.id, kind: broken.kind, code: broken.code ?? '' });
+      out = { error: broken };
+    } else out = {};
   } catch (err) {
     const raised = toPlatformError(err);
     const error = await handleError(route, ex, raised);

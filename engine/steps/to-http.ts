@@ -17,6 +17,7 @@ import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL
 import { clock, yieldAfter } from '../runtime/slices.ts';
 import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
 import { callAnswer, callRequest } from '../runtime/tracing-detail.ts';
+import { VendorAnswer } from '../runtime/output-check.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';
@@ -171,6 +172,8 @@ export default defineStep<ToHttpConfig>({
     // secrets known at load time (secret environmental keys of the values file, secret static
     // headers) are masked in vendor text beside the shapes mask.ts recognises
     const loadSecrets = [...new Set([...configuredSecrets(ctx.values), ...fixed.filter(([k, v]) => isSecretHeader(k) && v.length >= 6).map(([, v]) => v)])];
+    // kept for the log line of an answer that breaks the route's output schema (runtime/output-check.ts)
+    const keepAnswer = ctx.route.checksOutput === true;
     const done = cfg['already-done'];
     const doneStatuses = new Set(done?.statuses ?? []);
     const doneWhen = done ? ctx.expr(done.when, ['already-done', 'when']) : undefined;
@@ -333,6 +336,7 @@ export default defineStep<ToHttpConfig>({
       }
       const { r, alreadyDone } = outcome;
       ex.vars.lastStatus = r.status;
+      if (keepAnswer) ex.vendorAnswer = new VendorAnswer(target, r.status, r.body, () => sentSecrets(h));
       if (!alreadyDone) { set(ex, r.body); return; }
       if (doneFlag) doneFlag(ex, true);
       let v = doneAnswer ? doneAnswer.evaluate(ex) : r.body;
