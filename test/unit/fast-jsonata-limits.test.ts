@@ -10,12 +10,12 @@ import { compileFast } from '../../engine/runtime/fast-jsonata.ts';
 import { compileExpression, ExpressionLimitError } from '../../engine/runtime/expressions.ts';
 import { FUNCTIONS } from '../../engine/runtime/functions.ts';
 
-// JSONata's own bound on a range: these tests are about time, not engine.expressions.maxRange
+// ranges up to JSONata's own bound: these tests are about time, not engine.expressions.maxRange
 const maxRange = 10_000_000;
 
 // each would run for minutes (10^10 items of work) with no limit
 const RUNAWAYS = [
-  '[1..10000000].[1..10000000]',
+  '[1..1000000].[1..1000000]',
   '$count([1..100000].($x := $; [1..100000][$ = $x]))',
   '$map([1..100000], function($v){ $sum([1..100000]) })',
   '$count($filter([1..100000], function($v){ $count([1..100000][$ < 0]) > 0 }))',
