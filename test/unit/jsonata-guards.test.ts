@@ -53,6 +53,13 @@ const SAME = [
   '$distinct(5)',
   '$distinct(xs.$)',
   '$distinct([])',
+  // partial application reads the parameter names of the replaced built-ins
+  '($m := $map(?, function($v){ $v * 2 }); $m(xs))',
+  '($r := $reduce(?, function($a, $b){ $a + $b }); $r(xs))',
+  '($s := $sort(?, function($a, $b){ $a < $b }); $s(xs))',
+  '($d := $distinct(?); $d(xs))',
+  '($f := $filter(?, $boolean); $f(xs))',
+  'people^(age).name',
   '[1..n]',
   '[1..3, 5..n]',
   '$count([0..n][$ > 1])',
