@@ -28,6 +28,8 @@ export interface ExpressionSettings {
   timeout: number;
   /** deepest recursion of one JSONata evaluation (function calls and nested blocks) */
   maxDepth: number;
+  /** the most items a range (`a..b`) of one JSONata evaluation may have */
+  maxRange: number;
 }
 
 /** Where a replica keeps what it remembers across requests (engine/runtime/store.ts). */
@@ -62,7 +64,7 @@ export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFligh
 
 export const ENGINE_DEFAULTS: EngineSettings = {
   server: { port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000 },
-  expressions: { timeout: 1000, maxDepth: 500 },
+  expressions: { timeout: 1000, maxDepth: 500, maxRange: 100_000 },
   console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
 };
 
@@ -91,6 +93,7 @@ export const engineSettingsSchema = {
       properties: {
         timeout: int(1, 'longest time one JSONata evaluation may run, ms'),
         maxDepth: int(10, 'deepest recursion of one JSONata evaluation'),
+        maxRange: { ...int(1, 'most items a range (a..b) of one JSONata evaluation may have'), maximum: 10_000_000 },
       },
     },
     console: {

@@ -2,15 +2,18 @@
 // promise for expressions that need JSONata's asynchronous evaluator.
 //
 // A route expression must not freeze the process: JSONata's own guardrails (its `timeout` and
-// `stack` options, checked on every node it evaluates) bound each evaluation on the fallback path,
-// and a value nested deeper than the call stack fails the evaluation instead of the process. The
-// fast path cannot recurse (it has no function values); its data-sized loops are timed against the
-// same `timeout` (fast-jsonata/budget.ts) and fail with the same error.
+// `stack` options, checked on every node it evaluates, and by jsonata-guards.ts before every
+// callback of a higher-order built-in) bound each evaluation on the fallback path, and a value
+// nested deeper than the call stack fails the evaluation instead of the process. The fast path
+// cannot recurse (it has no function values); its data-sized loops are timed against the same
+// `timeout` (fast-jsonata/budget.ts) and fail with the same error. On both, a range of more than
+// `maxRange` items is refused before it is built.
 
 import jsonata from 'jsonata';
 import { FUNCTIONS } from './functions.ts';
 import { ConfigError } from '../dsl/diagnostics.ts';
 import { compileFast } from './fast-jsonata.ts';
+import { guardJsonata } from './jsonata-guards.ts';
 import { ENGINE_DEFAULTS, type ExpressionSettings } from '../config/engine-settings.ts';
 
 export interface Expression {
@@ -43,14 +46,16 @@ export class ExpressionLimitError extends Error {
 export function compileExpression(source: string, path: (string | number)[] = [], options: ExpressionOptions = {}): Expression {
   const timeout = options.timeout ?? ENGINE_DEFAULTS.expressions.timeout;
   const maxDepth = options.maxDepth ?? ENGINE_DEFAULTS.expressions.maxDepth;
+  const maxRange = options.maxRange ?? ENGINE_DEFAULTS.expressions.maxRange;
   const where = options.where ?? 'an expression';
-  const { expr, fast } = parsed(source, timeout, maxDepth, path);
+  const { expr, fast } = parsed(source, { timeout, maxDepth, maxRange }, path);
 
   /** The limit an error reports, as an ExpressionLimitError; any other error as it is. */
   const relabel = (err: any): unknown => {
     let reason: string | undefined;
     if (err?.code === 'D1012') reason = `evaluation ran longer than ${timeout} ms (engine.expressions.timeout)`;
     else if (err?.code === 'D1011') reason = `evaluation nested deeper than ${maxDepth} (engine.expressions.maxDepth)`;
+    else if (err?.code === 'D2015' || err?.code === 'D2014') reason = `a range has more than ${maxRange} items (engine.expressions.maxRange)`;
     else if (err instanceof RangeError && /call stack/i.test(err.message)) reason = 'a value is nested too deeply to evaluate (call stack exhausted)';
     return reason ? new ExpressionLimitError(where, reason, err) : err;
   };
@@ -93,8 +98,9 @@ interface Parsed { expr: jsonata.Expression; fast: ReturnType<typeof compileFast
 const PARSED = new Map<string, Parsed>();
 const PARSED_MAX = 4096;
 
-function parsed(source: string, timeout: number, maxDepth: number, path: (string | number)[]): Parsed {
-  const key = `${timeout}\0${maxDepth}\0${source}`;
+function parsed(source: string, limits: ExpressionSettings, path: (string | number)[]): Parsed {
+  const { timeout, maxDepth, maxRange } = limits;
+  const key = `${timeout}\0${maxDepth}\0${maxRange}\0${source}`;
   const known = PARSED.get(key);
   if (known) return known;
   let expr: jsonata.Expression;
@@ -106,7 +112,10 @@ function parsed(source: string, timeout: number, maxDepth: number, path: (string
     throw new ConfigError(`JSONata: ${e?.message ?? e}${pos}`, path);
   }
   for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
-  const p: Parsed = { expr, fast: compileFast(expr.ast() as any, FUNCTIONS, { timeout, maxDepth }) };
+  const fast = compileFast(expr.ast() as any, FUNCTIONS, limits);
+  // JSONata evaluates it: its callbacks and ranges bounded too (the fast path has its own fallback)
+  if (!fast) guardJsonata(expr, maxRange);
+  const p: Parsed = { expr, fast };
   if (PARSED.size >= PARSED_MAX) PARSED.delete(PARSED.keys().next().value!);
   PARSED.set(key, p);
   return p;

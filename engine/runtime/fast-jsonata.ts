@@ -17,7 +17,8 @@
 //
 // An evaluation is bounded like JSONata's own: past `timeout` ms it fails with JSONata's timeout
 // error (D1012), the clock being read only every so many items of data-sized work
-// (fast-jsonata/budget.ts). The subset has no recursion, so `maxDepth` only applies to the fallback.
+// (fast-jsonata/budget.ts); a range of more than `maxRange` items fails with D2015. The subset has
+// no recursion, so `maxDepth` only applies to the fallback.
 //
 // Rare values cannot be emulated synchronously (a binding that shadows a function the expression
 // calls, a function or promise inside the data). Then the evaluation is redone by JSONata itself
@@ -26,6 +27,8 @@
 import jsonata from 'jsonata';
 import { BAIL, Unsupported } from './fast-jsonata/errors.ts';
 import { compileProgram, type CustomFunctions, type Program } from './fast-jsonata/compile.ts';
+import { JSONATA_MAX_RANGE } from './fast-jsonata/budget.ts';
+import { guardJsonata } from './jsonata-guards.ts';
 
 export { FastJsonataError } from './fast-jsonata/errors.ts';
 
@@ -37,12 +40,14 @@ export interface FastLimits {
   timeout?: number;
   /** deepest recursion of the fallback evaluation (JSONata's `stack`) */
   maxDepth?: number;
+  /** the most items a range (`a..b`) may have; absent: JSONata's own 10 million */
+  maxRange?: number;
 }
 
 export function compileFast(ast: unknown, functions: CustomFunctions, limits: FastLimits = {}): FastFn | undefined {
   let program: Program;
   try {
-    program = compileProgram(ast, functions, limits.timeout);
+    program = compileProgram(ast, functions, limits.timeout, limits.maxRange);
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
@@ -82,6 +87,8 @@ function lazySlowPath(ast: unknown, functions: CustomFunctions, limits: FastLimi
       for (const key of Object.keys(holder)) delete holder[key];
       Object.assign(holder, ast);
       for (const [name, f] of Object.entries(functions)) expr.registerFunction(name, f.fn as any, f.signature);
+      // its callbacks and ranges are bounded like the fast evaluation's loops
+      guardJsonata(expr, limits.maxRange ?? JSONATA_MAX_RANGE);
     }
     return expr.evaluate(input, bindings);
   };

@@ -55,6 +55,11 @@ describe('engine settings', () => {
     ]);
   });
 
+  it("engine.expressions.maxRange is at most JSONata's own bound on a range (10,000,000)", () => {
+    const err = diagnostics('engine:\n  expressions:\n    maxRange: 20000000\n');
+    expect(err.diagnostics.map((d) => [d.line, d.message])).toEqual([[3, "'maxRange' must be <= 10000000"]]);
+  });
+
   it('settings left out take their defaults', () => {
     const root = project('engine:\n  server:\n    port: 9090\n    trustProxy: [10.0.0.0/8]\n');
     const env = loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine;
@@ -64,7 +69,7 @@ describe('engine settings', () => {
       console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
     });
     expect(env.server).toMatchObject({ host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, shutdownTimeout: 10_000 });
-    expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500 });
+    expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500, maxRange: 100_000 });
     // no environment at all: every default
     expect(loadValues({ dir: join(root, 'values'), processEnv: {} }).environment.engine).toEqual(ENGINE_DEFAULTS);
   });

@@ -89,5 +89,6 @@ export function engineProcessFor(root: string, env = 'test') {
     post: (path: string, body: unknown = {}) => postJson(engine, path, body),
     logLine: (needle: string) => waitForLog(engine, needle),
     logs: () => engine.logs,
+    url: () => engine.url,
   };
 }

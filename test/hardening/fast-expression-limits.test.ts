@@ -9,7 +9,8 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 import { engineProcessFor, transformRoute, TIGHT_EXPRESSIONS_ENV } from './engine-process.ts';
 import { compileExpression } from '../../engine/runtime/expressions.ts';
 
-const RANGE = '[1..10000000].[1..10000000]';
+// ranges within engine.expressions.maxRange (100,000): only the clock stops 10^10 items of work
+const RANGE = '[1..100000].[1..100000]';
 // the size of the work comes from the request: a map over an input array
 const MAP = '$count($map(body.items, function($i){ [1..body.n][$ < 0] }))';
 
@@ -43,7 +44,7 @@ describe('runaway fast-path expressions', () => {
 
   it('a map whose work grows with the input stops at the limit, and small inputs still work', async () => {
     const items = Array.from({ length: 10_000 }, (_, i) => i);
-    const r = await post('/mapped', { items, n: 10_000_000 });
+    const r = await post('/mapped', { items, n: 100_000 });
     expect(r.status).toBe(500);
     expect(r.ms).toBeLessThan(5_000);
     const line = await logLine('route mapped, steps[0].transform.expression');

@@ -19,22 +19,26 @@ export interface Budget {
   started: number | undefined;
   /** engine.expressions.timeout, ms */
   readonly timeout: number;
+  /** engine.expressions.maxRange: the most items a range (`a..b`) may have */
+  readonly maxRange: number;
 }
 
 /** The clock starts once an evaluation has done this much work: time before that is negligible. */
 export const FIRST_CHECK = 1024;
 export const CHECK_EVERY = 65_536;
+/** JSONata's own bound on a range (D2014); engine.expressions.maxRange is at most this. */
+export const JSONATA_MAX_RANGE = 1e7;
 
 /**
  * Outside an evaluation (helpers called directly): never times out. `work` stays a small integer
  * everywhere (never Infinity): V8 then keeps the field untagged and resetting it costs nothing.
  */
-const UNLIMITED: Budget = { work: CHECK_EVERY, started: undefined, timeout: Infinity };
+const UNLIMITED: Budget = { work: CHECK_EVERY, started: undefined, timeout: Infinity, maxRange: JSONATA_MAX_RANGE };
 
 let active: Budget = UNLIMITED;
 
-export function newBudget(timeout: number): Budget {
-  return { work: FIRST_CHECK, started: undefined, timeout };
+export function newBudget(timeout: number, maxRange = JSONATA_MAX_RANGE): Budget {
+  return { work: FIRST_CHECK, started: undefined, timeout, maxRange };
 }
 
 /**
@@ -44,7 +48,7 @@ export function newBudget(timeout: number): Budget {
 export function enter(budget: Budget): Budget {
   const previous = active;
   // the same expression evaluated inside itself (through a registered function) gets its own
-  const b = budget === previous ? newBudget(budget.timeout) : budget;
+  const b = budget === previous ? newBudget(budget.timeout, budget.maxRange) : budget;
   b.work = FIRST_CHECK;
   b.started = undefined;
   active = b;
@@ -53,6 +57,11 @@ export function enter(budget: Budget): Budget {
 
 export function restore(previous: Budget): void {
   active = previous;
+}
+
+/** The most items a range of the running evaluation may have. */
+export function maxRange(): number {
+  return active.maxRange;
 }
 
 /** Charges `items` of work; throws JSONata's timeout error (D1012) once the evaluation is too long. */

@@ -4,7 +4,7 @@
 // Anything outside the supported subset throws Unsupported while compiling.
 
 import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
-import { charge, enter, newBudget, restore } from './budget.ts';
+import { charge, enter, maxRange, newBudget, restore } from './budget.ts';
 import { BUILTINS, JSONATA_FUNCTION_NAMES, isRegexMatcher, regexMatcher, type Builtin, type RunState } from './builtins.ts';
 import { callLambda, Frame, LambdaProc, NOT_BOUND, Thunk, wrapLambda, type CallCore, type Ev } from './frame.ts';
 import { evaluateGroup, evaluateTupleStep, indexStage, RESERVED_KEYS, type Filter } from './streams.ts';
@@ -600,6 +600,9 @@ function range(lhs: any, rhs: any): Seq | undefined {
   if (typeof lhs === 'undefined' || typeof rhs === 'undefined' || lhs > rhs) return undefined;
   const size = rhs - lhs + 1;
   if (size > 1e7) throw new FastJsonataError('D2014', { value: size });
+  // engine.expressions.maxRange: refused before anything is allocated (the error JSONata gives
+  // for its own `sequence` bound; the engine's fallback evaluation refuses it the same way)
+  if (size > maxRange()) throw new FastJsonataError('D2015', { value: maxRange() });
   // packed from the start: filling a large `new Array(size)` item by item starts in V8's slow
   // dictionary mode and stalls for long stretches between two clock checks
   const result: Seq = new Array(size).fill(0);
@@ -1032,13 +1035,14 @@ export interface Program {
 
 /**
  * Throws Unsupported for anything outside the subset. An evaluation that runs longer than
- * `timeout` ms throws JSONata's timeout error (D1012), checked as budget.ts describes.
+ * `timeout` ms throws JSONata's timeout error (D1012), checked as budget.ts describes; a range of
+ * more than `rangeLimit` items (engine.expressions.maxRange) throws D2015.
  */
-export function compileProgram(ast: unknown, functions: CustomFunctions, timeout = Infinity): Program {
+export function compileProgram(ast: unknown, functions: CustomFunctions, timeout = Infinity, rangeLimit?: number): Program {
   const isFunctionName = (name: string) => JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
   const c = new Ctx(functions, lambdaVariables(ast), shadowableNames(ast, isFunctionName));
   const ev = compileNode(ast, c, 'result');
-  const budget = newBudget(timeout);
+  const budget = newBudget(timeout, rangeLimit);
   return {
     called: [...c.called],
     run(input, bindings) {
