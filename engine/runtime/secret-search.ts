@@ -3,7 +3,7 @@
 // the last three characters of the window say how far it may jump (most windows hold no block of
 // any form, and it jumps almost its whole length), and only where a block ends a form's first
 // characters are the forms compared. A regular expression with one alternative per form tries
-// every alternative at every position: 10 to 25 times slower on a body (docs/operations.md).
+// every alternative at every position: 25 times slower on a 100 kB body (docs/benchmarks.md).
 
 import type { SecretForm } from './secret-forms.ts';
 
