@@ -5,7 +5,7 @@
 import { isSecretKey } from '../config/env-keys.ts';
 import type { ValuesFile, ValuesSet } from '../config/values.ts';
 import { MIN_SECRET, secretForms } from './secret-forms.ts';
-import { SecretSearch } from './secret-search.ts';
+import { FewForms, mergeHits, SecretSearch, type FormSearch } from './secret-search.ts';
 
 /** Longest vendor text relayed in an error or a log line. */
 export const MAX_TEXT = 500;
@@ -38,16 +38,24 @@ const ELLIPSIS = '…';
  */
 export class Secrets {
   /** @internal use compileSecrets */
-  constructor(readonly values: readonly string[], private readonly search?: SecretSearch) {}
+  constructor(readonly values: readonly string[], private readonly searches: readonly FormSearch[] = []) {}
 
-  /** These secrets and `extra` (the credentials one call sent); compiled once per distinct set. */
+  /**
+   * These secrets and `extra` (the credentials one call sent): the new ones are searched form by
+   * form, without tables to build for a text searched once; cached per distinct set.
+   */
   with(extra: readonly string[]): Secrets {
-    return extra.length ? compileSecrets([...this.values, ...extra]) : this;
+    const known = new Set(this.values);
+    const added = [...new Set(extra.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET && !known.has(v)))].sort();
+    if (!added.length) return this;
+    const key = `${this.values.join('\0')}\u0001${added.join('\0')}`;
+    return cached(key, () => new Secrets([...this.values, ...added], [...this.searches, new FewForms(added.flatMap(secretForms))]));
   }
 
   /** `text` with every form of these secrets masked (`abcd****`, as the form was written). */
   mask(text: string): string {
-    const hits = this.search?.find(text);
+    let hits: number[] | undefined;
+    for (const s of this.searches) hits = mergeHits(hits, s.find(text));
     if (!hits) return text;
     let out = '';
     let at = 0;
@@ -64,22 +72,20 @@ export const NO_SECRETS = new Secrets([]);
 
 // compiled sets by their values: the steps of a route share one, a call's credentials recur
 const compiled = new Map<string, Secrets>();
+function cached(key: string, make: () => Secrets): Secrets {
+  let s = compiled.get(key);
+  if (s) compiled.delete(key);
+  else s = make();
+  if (compiled.size >= 64) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, s);
+  return s;
+}
 
-/** Compiles literal secrets for maskText; values shorter than MIN_SECRET characters are left out. */
+/** Compiles literal secrets for maskText (load time); values shorter than MIN_SECRET characters are left out. */
 export function compileSecrets(values: readonly string[]): Secrets {
   const kept = [...new Set(values.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET))].sort();
   if (!kept.length) return NO_SECRETS;
-  const key = kept.join('\0');
-  const hit = compiled.get(key);
-  if (hit) {
-    compiled.delete(key);
-    compiled.set(key, hit);
-    return hit;
-  }
-  const s = new Secrets(kept, new SecretSearch(kept.flatMap(secretForms)));
-  if (compiled.size >= 32) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, s);
-  return s;
+  return cached(kept.join('\0'), () => new Secrets(kept, [new SecretSearch(kept.flatMap(secretForms))]));
 }
 
 /**

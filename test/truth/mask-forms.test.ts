@@ -40,6 +40,23 @@ describe('maskText masks every form of a secret', () => {
   });
 });
 
+describe('the credentials one call sent, added to the registered secrets', () => {
+  const TOKEN = 'caller-Token-0123456789';
+  const withToken = SECRETS.with([TOKEN, 'short']);
+
+  it.each(leakedForms(TOKEN))('%s', (_name, form) => {
+    const out = maskText(`echo ${form} and ${KEY.toUpperCase()}`, withToken);
+    expect(out).not.toContain(form);
+    expect(out).not.toContain(middleOf(form));
+    expect(out).not.toContain(KEY.toUpperCase());
+  });
+
+  it('are compiled once per distinct set; known ones add nothing', () => {
+    expect(SECRETS.with([TOKEN, 'short'])).toBe(withToken);
+    expect(SECRETS.with([KEY, 'short'])).toBe(SECRETS);
+  });
+});
+
 describe('the logger masks every form of the secrets registered with it', () => {
   it.each(leakedForms(KEY))('%s: in the message, the fields, an error and a child logger', (_name, form) => {
     const lines: string[] = [];
