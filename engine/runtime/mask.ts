@@ -138,7 +138,7 @@ export function configuredSecrets(values: ValuesFile | undefined): string[] {
     if (!refs.some(isSecretKey)) continue;
     let v: unknown;
     try { v = values.get(key); } catch { continue; /* unset: reported where a route uses it */ }
-      if (typeof v === 'string' && v.length >= MIN_SECRET && !v.includes('<unresolved:')) out.add(v);
+    if (typeof v === 'string' && v.length >= MIN_SECRET && !v.includes('<unresolved:')) out.add(v);
   }
   return [...out];
 }
