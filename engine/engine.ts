@@ -11,7 +11,8 @@ import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
 import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from './dsl/diagnostics.ts';
 import { shareYamlParses } from './dsl/yaml-source.ts';
-import { createLogger } from './runtime/logger.ts';
+import { createLogger, setLogSecrets } from './runtime/logger.ts';
+import { compileSecrets, valuesSecrets } from './runtime/mask.ts';
 import { Metrics } from './runtime/metrics.ts';
 import { HttpClients } from './runtime/http-client.ts';
 import { SchemaStore } from './runtime/schemas.ts';
@@ -200,6 +201,8 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
 async function start(opts: EngineOptions, releaseParses: () => void): Promise<RunningEngine> {
   const p = await prepare(opts, false);
   const { services, routes } = p;
+  // the logger masks the configured secrets by value, in every form, compiled once per load
+  setLogSecrets(services.logger, compileSecrets(valuesSecrets(p.values)));
   let live: LiveRoutes = { routes, byId: new Map(routes.map((r) => [r.id, r])), handles: new Map(), fingerprints: new Map() };
   const closeAll = async () => {
     await Promise.allSettled([...live.handles.values()].map((h) => h.stop()));
@@ -270,6 +273,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
       engine.routes = next.routes;
       engine.values = values;
       engine.services = nextServices;
+      setLogSecrets(services.logger, compileSecrets(valuesSecrets(values)));
       const was = services.settings.server;
       const now = nextServices.settings.server;
       if (was.port !== now.port || was.host !== now.host) services.logger.warn({ port: now.port, host: now.host }, 'reload: engine.server port and host apply at the next restart');

@@ -5,7 +5,7 @@
 // listener once the routes are registered. Off, it does nothing at all: no tracer, no spans.
 
 import type { EngineExtension, RunningEngine } from '../engine.ts';
-import { configuredSecrets } from '../runtime/mask.ts';
+import { compileSecrets, NO_SECRETS, valuesSecrets } from '../runtime/mask.ts';
 import { addSpanConsumer, removeSpanConsumer } from '../runtime/tracing-sdk.ts';
 import { installDetail } from '../runtime/tracing-detail.ts';
 import type { ValuesSet } from '../config/values.ts';
@@ -27,7 +27,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
   let current: RunningEngine | undefined;
   let mounted: MountedConsole | undefined;
   const others = () => extensions().filter((x) => x.name !== 'console');
-  const secretsOf = (values: ValuesSet) => [...new Set([...values.files.values()].flatMap((f) => configuredSecrets(f)))];
+  const secretsOf = (values: ValuesSet) => compileSecrets(valuesSecrets(values));
   return {
     name: 'console',
     get recorder() { return recorder; },
@@ -38,7 +38,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       const r = new ExchangeRecorder(services.settings.console.exchanges);
       recorder = r;
       addSpanConsumer(r);
-      installDetail({ bodyLimit: services.settings.console.bodyLimit, secrets: [] });
+      installDetail({ bodyLimit: services.settings.console.bodyLimit, secrets: NO_SECRETS });
       services.onClose(() => {
         removeSpanConsumer(r);
         installDetail(undefined);

@@ -3,7 +3,7 @@
 // JSON-RPC exchange for the page to show, with the subscription key and token masked. The page
 // cannot call /mcp itself: the gateway refuses browser origins it was not told to allow.
 
-import { maskSecret, maskText } from '../runtime/mask.ts';
+import { compileSecrets, maskSecret, maskText, type Secrets } from '../runtime/mask.ts';
 
 export const TRY_PROTOCOL_VERSION = '2025-11-25';
 
@@ -24,7 +24,7 @@ export function parseTryInput(v: unknown): TryInput | string {
 }
 
 export async function tryTool(engineUrl: string, input: TryInput): Promise<TryStep[]> {
-  const secrets = [input.key, ...(input.token ? [input.token] : [])];
+  const secrets = compileSecrets([input.key, ...(input.token ? [input.token] : [])]);
   const headers: Record<string, string> = {
     'content-type': 'application/json', accept: 'application/json, text/event-stream',
     'ocp-gateway-subscription-key': input.key,
@@ -55,13 +55,13 @@ export async function tryTool(engineUrl: string, input: TryInput): Promise<TrySt
   return steps;
 }
 
-function masked(h: Record<string, string>, secrets: string[]): Record<string, string> {
+function masked(h: Record<string, string>, secrets: Secrets): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) out[k] = k === 'ocp-gateway-subscription-key' || k === 'authorization' ? maskSecret(v) : maskText(v, secrets);
   return out;
 }
 
-function maskDeepText(v: unknown, secrets: string[]): unknown {
+function maskDeepText(v: unknown, secrets: Secrets): unknown {
   if (typeof v === 'string') return maskText(v, secrets, 100_000);
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map((x) => maskDeepText(x, secrets));

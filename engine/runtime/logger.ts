@@ -1,9 +1,10 @@
 // pino logger with secrets masked: by field name (authorization headers, subscription keys,
-// passwords, tokens) and by shape in any logged text (bearer tokens, JWTs, subscription keys),
-// since a vendor may copy a credential into a free-text message.
+// passwords, tokens), and in any logged text by shape (bearer tokens, JWTs, subscription keys) and
+// by value in every form (the configured secrets the engine registers with setLogSecrets), since
+// a vendor may copy a credential into a free-text message.
 
 import pino, { type Logger, type LevelWithSilent } from 'pino';
-import { maskSecret, maskText } from './mask.ts';
+import { maskSecret, maskText, NO_SECRETS, type Secrets } from './mask.ts';
 
 /** `abcd****`: enough to tell two secrets apart in a log, never enough to use one. */
 export const mask = maskSecret;
@@ -19,14 +20,35 @@ export const REDACT_PATHS = [
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** Masks the strings of a log object: plain objects and arrays only (errors have serializers), a few levels deep. */
-function maskFields(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return maskText(v, [], UNBOUNDED);
+function maskFields(v: unknown, secrets: Secrets, depth: number): unknown {
+  if (typeof v === 'string') return maskText(v, secrets, UNBOUNDED);
   if (v === null || typeof v !== 'object' || depth > 4) return v;
-  if (Array.isArray(v)) return v.map((x) => maskFields(x, depth + 1));
+  if (Array.isArray(v)) return v.map((x) => maskFields(x, secrets, depth + 1));
   if (Object.getPrototypeOf(v) !== Object.prototype) return v;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = maskFields((v as Record<string, unknown>)[k], depth + 1);
+  for (const k of Object.keys(v)) out[k] = maskFields((v as Record<string, unknown>)[k], secrets, depth + 1);
   return out;
+}
+
+/** The texts of a serialised error, masked in place (it keeps pino's error prototype). */
+function maskError(e: unknown, secrets: Secrets): unknown {
+  if (typeof e !== 'object' || e === null) return e;
+  const o = e as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (typeof o[k] === 'string') o[k] = maskText(o[k] as string, secrets, UNBOUNDED);
+  return o;
+}
+
+/** The secrets each logger made by createLogger masks by value; its child loggers share them. */
+const registered = new WeakMap<Logger, { secrets: Secrets }>();
+
+/**
+ * The secret values `logger` and its children mask in every form from now on (compiled once, at
+ * load and at each reload); replaces what was registered before. A logger not made by
+ * createLogger is left as it is.
+ */
+export function setLogSecrets(logger: Logger, secrets: Secrets): void {
+  const r = registered.get(logger);
+  if (r) r.secrets = secrets;
 }
 
 export const LOG_LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -45,23 +67,28 @@ function levelFromEnv(): LevelWithSilent {
 }
 
 export function createLogger(level: LevelWithSilent = levelFromEnv(), destination?: pino.DestinationStream): Logger {
-  return pino(
+  const r = { secrets: NO_SECRETS };
+  const logger = pino(
     {
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: (v) => maskSecret(v) },
+      // an error's message and stack may quote a credential too (the formatter sees the Error itself)
+      serializers: { err: (e: unknown) => maskError(pino.stdSerializers.err(e as Error), r.secrets) },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (obj) => maskFields(obj, 0) as Record<string, unknown>,
+        log: (obj) => maskFields(obj, r.secrets, 0) as Record<string, unknown>,
       },
       hooks: {
         logMethod(args, method) {
-          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = maskText(args[i] as string, [], UNBOUNDED);
+          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = maskText(args[i] as string, r.secrets, UNBOUNDED);
           return method.apply(this, args as Parameters<typeof method>);
         },
       },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
+  registered.set(logger, r);
+  return logger;
 }

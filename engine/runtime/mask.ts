@@ -3,7 +3,9 @@
 // enough: a vendor may copy the caller's token into a free-text message.
 
 import { isSecretKey } from '../config/env-keys.ts';
-import type { ValuesFile } from '../config/values.ts';
+import type { ValuesFile, ValuesSet } from '../config/values.ts';
+import { MIN_SECRET, secretForms } from './secret-forms.ts';
+import { FewForms, mergeHits, SecretSearch, type FormSearch } from './secret-search.ts';
 
 /** Longest vendor text relayed in an error or a log line. */
 export const MAX_TEXT = 500;
@@ -30,20 +32,76 @@ const CREDENTIAL = new RegExp([
 const ELLIPSIS = '…';
 
 /**
- * Masks credentials in a text and bounds its length. `secrets` are literal values (configured
- * secrets, the headers a call sent) masked wherever they appear.
+ * Literal secrets (configured secrets, the credentials a call sent) with every form of each
+ * (secret-forms.ts), searched in one pass over a text (secret-search.ts). Compiled when the
+ * secrets are known (`compileSecrets`, at load time), never per masked text.
  */
-export function maskText(text: string, secrets: readonly string[] = [], max = MAX_TEXT): string {
+export class Secrets {
+  /** @internal use compileSecrets */
+  constructor(readonly values: readonly string[], private readonly searches: readonly FormSearch[] = []) {}
+
+  /**
+   * These secrets and `extra` (the credentials one call sent): the new ones are searched form by
+   * form, without tables to build for a text searched once; cached per distinct set.
+   */
+  with(extra: readonly string[]): Secrets {
+    const known = new Set(this.values);
+    const added = [...new Set(extra.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET && !known.has(v)))].sort();
+    if (!added.length) return this;
+    const key = `${this.values.join('\0')}\u0001${added.join('\0')}`;
+    return cached(key, () => new Secrets([...this.values, ...added], [...this.searches, new FewForms(added.flatMap(secretForms))]));
+  }
+
+  /** `text` with every form of these secrets masked (`abcd****`, as the form was written). */
+  mask(text: string): string {
+    let hits: number[] | undefined;
+    for (const s of this.searches) hits = mergeHits(hits, s.find(text));
+    if (!hits) return text;
+    let out = '';
+    let at = 0;
+    for (let i = 0; i < hits.length; i += 2) {
+      out += text.slice(at, hits[i]) + maskSecret(text.slice(hits[i], hits[i + 1]));
+      at = hits[i + 1];
+    }
+    return out + text.slice(at);
+  }
+}
+
+/** Credential shapes only. */
+export const NO_SECRETS = new Secrets([]);
+
+// compiled sets by their values: the steps of a route share one, a call's credentials recur
+const compiled = new Map<string, Secrets>();
+function cached(key: string, make: () => Secrets): Secrets {
+  let s = compiled.get(key);
+  if (s) compiled.delete(key);
+  else s = make();
+  if (compiled.size >= 64) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, s);
+  return s;
+}
+
+/** Compiles literal secrets for maskText (load time); values shorter than MIN_SECRET characters are left out. */
+export function compileSecrets(values: readonly string[]): Secrets {
+  const kept = [...new Set(values.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET))].sort();
+  if (!kept.length) return NO_SECRETS;
+  return cached(kept.join('\0'), () => new Secrets(kept, [new SecretSearch(kept.flatMap(secretForms))]));
+}
+
+/**
+ * Masks credentials in a text and bounds its length: every form of the compiled `secrets`, then
+ * the shapes CREDENTIAL recognises (skipping what is masked already).
+ */
+export function maskText(text: string, secrets: Secrets = NO_SECRETS, max = MAX_TEXT): string {
   // masking a 32 MB vendor answer would cost for nothing: only the first `max` characters survive,
   // and a margin keeps a token cut at this first boundary recognisable
   let s = text.length > max + 2048 ? text.slice(0, max + 2048) : text;
-  for (const secret of secrets) if (s.includes(secret)) s = s.split(secret).join(maskSecret(secret));
-  s = s.replace(CREDENTIAL, (m) => maskSecret(m));
+  s = secrets.mask(s).replace(CREDENTIAL, maskSecret);
   return s.length > max ? s.slice(0, max) + ELLIPSIS : s;
 }
 
 /** maskText over every string of a parsed JSON value (vendor error bodies); depth-bounded. */
-export function maskDeep(v: unknown, secrets: readonly string[] = [], max = MAX_TEXT, depth = 0): unknown {
+export function maskDeep(v: unknown, secrets: Secrets = NO_SECRETS, max = MAX_TEXT, depth = 0): unknown {
   if (typeof v === 'string') return maskText(v, secrets, max);
   if (v === null || typeof v !== 'object') return v;
   if (depth >= 16) return '[nested too deep]';
@@ -80,7 +138,12 @@ export function configuredSecrets(values: ValuesFile | undefined): string[] {
     if (!refs.some(isSecretKey)) continue;
     let v: unknown;
     try { v = values.get(key); } catch { continue; /* unset: reported where a route uses it */ }
-    if (typeof v === 'string' && v.length >= 6 && !v.includes('<unresolved:')) out.add(v);
+    if (typeof v === 'string' && v.length >= MIN_SECRET && !v.includes('<unresolved:')) out.add(v);
   }
   return [...out];
+}
+
+/** The configured secrets of every values file of a project. */
+export function valuesSecrets(values: ValuesSet): string[] {
+  return [...new Set([...values.files.values()].flatMap((f) => configuredSecrets(f)))];
 }

@@ -6,7 +6,7 @@
 
 import type { ValidateFunction } from 'ajv';
 import { PlatformError } from './errors.ts';
-import { maskText } from './mask.ts';
+import { maskText, type Secrets } from './mask.ts';
 import type { Exchange } from './exchange.ts';
 import { fieldErrors } from '../steps/validate.ts';
 
@@ -21,7 +21,7 @@ const SHOWN_ERRORS = 5;
  * does not map can be logged with it. Masking happens only then, with the credentials that call sent.
  */
 export class VendorAnswer {
-  constructor(readonly target: string, readonly status: number, private readonly body: unknown, private readonly secrets: () => readonly string[]) {}
+  constructor(readonly target: string, readonly status: number, private readonly body: unknown, private readonly secrets: () => Secrets) {}
 
   /** The body as received (JSON re-serialised), credentials masked, at most MAX_TEXT characters. */
   maskedText(): string {

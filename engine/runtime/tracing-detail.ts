@@ -9,14 +9,14 @@
 import type { Span } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { PlatformError } from './errors.ts';
-import { isSecretHeader, maskSecret, maskText } from './mask.ts';
+import { isSecretHeader, maskSecret, maskText, type Secrets } from './mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
 
 export interface SpanDetail {
   /** longest body text kept, characters */
   bodyLimit: number;
-  /** literal secret values (configured secrets) masked wherever they appear */
-  secrets: readonly string[];
+  /** literal secret values (configured secrets), compiled: masked wherever they appear, in any form */
+  secrets: Secrets;
 }
 
 /** Installed while a consumer records bodies; undefined otherwise. */
@@ -98,10 +98,11 @@ export function callRequest(span: Span | undefined, url: string, headers: Record
   try { const u = new URL(url); target = u.pathname + u.search; } catch { /* shown as given */ }
   const shown: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) shown[k] = isSecretHeader(k) || isSecretKey(k) ? maskSecret(v) : v;
+  const secrets = detail!.secrets.with(secretValues(headers));
   span.addEvent('request', {
-    'url.path': maskText(target, [...detail!.secrets, ...secretValues(headers)], detail!.bodyLimit),
+    'url.path': maskText(target, secrets, detail!.bodyLimit),
     'engine.headers': maskedJson(shown),
-    'engine.body': body === undefined ? '' : maskedJson(parsed(body), { ...detail!, secrets: [...detail!.secrets, ...secretValues(headers)] }),
+    'engine.body': body === undefined ? '' : maskedJson(parsed(body), { ...detail!, secrets }),
   });
 }
 
@@ -153,7 +154,7 @@ function secretValues(headers: Record<string, string>): string[] {
   for (const [k, v] of Object.entries(headers)) {
     if (!(isSecretHeader(k) || isSecretKey(k)) || typeof v !== 'string') continue;
     const cred = /^[A-Za-z]+\s+(\S+)$/.exec(v)?.[1] ?? v;
-    if (cred.length >= 6) out.push(cred);
+    out.push(cred);
   }
   return out;
 }

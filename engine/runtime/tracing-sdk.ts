@@ -10,7 +10,7 @@ import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { installTracer, tracer } from './tracing.ts';
-import { maskText } from './mask.ts';
+import { compileSecrets, maskText } from './mask.ts';
 
 export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
@@ -84,7 +84,7 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
   const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: processors });
   const log = opts.logger.child({ component: 'tracing' });
   // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
-  const secrets = headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS);
+  const secrets = compileSecrets(headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS));
   const text = (args: unknown[]) => maskText(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '), secrets);
   diag.setLogger({
     error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),

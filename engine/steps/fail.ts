@@ -5,7 +5,7 @@ import { defineStep } from './step-kind.ts';
 import { PlatformError, type ErrorKind } from '../runtime/errors.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { truthy } from './choice.ts';
-import { configuredSecrets, maskText } from '../runtime/mask.ts';
+import { compileSecrets, configuredSecrets, maskText } from '../runtime/mask.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface FailConfig { when?: string; at?: 'exchange' | 'load'; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
@@ -40,7 +40,7 @@ export default defineStep<FailConfig>({
       return () => {};
     }
     // the detail may quote vendor text (vars.vendor...): masked and bounded like any relayed vendor text
-    const secrets = configuredSecrets(ctx.values);
+    const secrets = compileSecrets(configuredSecrets(ctx.values));
     const raise = (d: unknown): never => {
       const text = d === undefined ? undefined : maskText(String(d), secrets);
       throw new PlatformError({

@@ -2,7 +2,7 @@
 
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../runtime/expressions.ts';
-import { configuredSecrets, maskDeep } from '../runtime/mask.ts';
+import { compileSecrets, configuredSecrets, maskDeep } from '../runtime/mask.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
 interface LogConfig { level?: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: string }
@@ -25,7 +25,7 @@ export default defineStep<LogConfig>({
     const fields = cfg.fields ? ctx.expr(cfg.fields, ['fields']) : undefined;
     // fields may quote vendor answers: the logger masks credential shapes, only the step knows the
     // connector's configured secret values
-    const secrets = configuredSecrets(ctx.values);
+    const secrets = compileSecrets(configuredSecrets(ctx.values));
     const write = (ex: Exchange, r: unknown): void => {
       ex.log[level]((r === undefined || r === null ? {} : maskDeep(r, secrets)) as object, cfg.message);
     };

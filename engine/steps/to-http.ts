@@ -12,7 +12,7 @@ import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
 import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
-import { configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText } from '../runtime/mask.ts';
+import { compileSecrets, configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText, type Secrets } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { clock, yieldAfter } from '../runtime/slices.ts';
 import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
@@ -170,8 +170,8 @@ export default defineStep<ToHttpConfig>({
     const set = compileTarget(cfg.into);
     const tm = ctx.services.metrics.target(ctx.route.id, target);
     // secrets known at load time (secret environmental keys of the values file, secret static
-    // headers) are masked in vendor text beside the shapes mask.ts recognises
-    const loadSecrets = [...new Set([...configuredSecrets(ctx.values), ...fixed.filter(([k, v]) => isSecretHeader(k) && v.length >= 6).map(([, v]) => v)])];
+    // headers) are masked in vendor text, in every form, beside the shapes mask.ts recognises
+    const loadSecrets = compileSecrets([...configuredSecrets(ctx.values), ...fixed.filter(([k]) => isSecretHeader(k)).map(([, v]) => v)]);
     // kept for the log line of an answer that breaks the route's output schema (runtime/output-check.ts)
     const keepAnswer = ctx.route.checksOutput === true;
     const done = cfg['already-done'];
@@ -182,10 +182,10 @@ export default defineStep<ToHttpConfig>({
     if (done && !policy) ctx.log.debug({ route: ctx.route.id, target }, 'to-http: already-done has no effect without retries');
 
     /** The credentials this call sent (configured or forwarded from the caller): a vendor may echo them. */
-    const sentSecrets = (h: Record<string, string>): string[] => {
-      const out = [...loadSecrets];
-      for (const k in h) if (isSecretHeader(k) && h[k].length >= 6) out.push(h[k], credentialOf(h[k]));
-      return out;
+    const sentSecrets = (h: Record<string, string>): Secrets => {
+      const out: string[] = [];
+      for (const k in h) if (isSecretHeader(k)) out.push(h[k], credentialOf(h[k]));
+      return loadSecrets.with(out);
     };
 
     const vendorError = async (r: HttpResult, h: Record<string, string>): Promise<PlatformError> => {

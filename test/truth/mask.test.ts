@@ -1,7 +1,7 @@
 // The masking function on its own: credential shapes, literal secrets, bounds.
 
 import { describe, expect, it } from 'vitest';
-import { maskDeep, maskText, MAX_TEXT } from '../../engine/runtime/mask.ts';
+import { compileSecrets, maskDeep, maskText, MAX_TEXT } from '../../engine/runtime/mask.ts';
 import { newKey } from '../../engine/gateway/keys.ts';
 
 describe('maskText', () => {
@@ -13,7 +13,7 @@ describe('maskText', () => {
   });
 
   it('masks literal secrets and leaves other text alone', () => {
-    expect(maskText('client key s3cr3t-value refused', ['s3cr3t-value'])).toBe('client key s3cr**** refused');
+    expect(maskText('client key s3cr3t-value refused', compileSecrets(['s3cr3t-value']))).toBe('client key s3cr**** refused');
     // whatever follows "Bearer" is taken for a token: the safe side
     expect(maskText('Bearer tokens expire; the eye sees')).toBe('Bearer toke**** expire; the eye sees');
     expect(maskText('order already cancelled')).toBe('order already cancelled');
