@@ -22,12 +22,13 @@ const FX = '/foreign-exchange/exchange-rates';
 const BODY = JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' });
 
 let e: TestEngine;
+let envFile = '';
 const logs: any[] = [];
 
 beforeAll(async () => {
   const values = join(mkdtempSync(join(tmpdir(), 'engine-values-')), 'values');
   cpSync('values', values, { recursive: true });
-  const env = join(values, 'environments', 'sandbox.yaml');
+  const env = envFile = join(values, 'environments', 'sandbox.yaml');
   const limits = `engine:\n  server:\n    requestTimeout: ${REQUEST_MS}\n    headersTimeout: ${HEADERS_MS}\n    maxConnections: ${MAX_CONNECTIONS}\n`;
   writeFileSync(env, readFileSync(env, 'utf8').replace(/^engine:\n  server:\n/m, limits));
   expect(readFileSync(env, 'utf8')).toContain(`maxConnections: ${MAX_CONNECTIONS}`);
@@ -141,6 +142,14 @@ describe('connection cap', () => {
     const next = await open();
     await served(next);
     for (const c of [...held, next]) c.socket.destroy();
+  });
+});
+
+describe('reload', () => {
+  it('an edit of the deadlines and the cap applies at a reload', async () => {
+    writeFileSync(envFile, readFileSync(envFile, 'utf8').replace(`maxConnections: ${MAX_CONNECTIONS}`, 'maxConnections: 7').replace(`requestTimeout: ${REQUEST_MS}`, 'requestTimeout: 2500'));
+    expect((await e.reload('limits edited')).ok).toBe(true);
+    expect(e.http.server).toMatchObject({ requestTimeout: 2500, headersTimeout: HEADERS_MS, maxConnections: 7 });
   });
 });
 
