@@ -25,6 +25,8 @@ async function freePort(): Promise<number> {
 
 /** A redis-server on `port`, without persistence; resolves once it accepts connections. */
 async function startRedis(): Promise<void> {
+  // never two: a second would fail on the port and leave the first running unowned
+  await stopRedis();
   const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   redis = p;
   let out = '';
