@@ -243,6 +243,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     metrics: services.metrics,
     bodyLimit: services.settings.server.bodyLimit,
     jsonDepthLimit: services.settings.server.jsonDepthLimit,
+    connections: services.settings.server,
     ready: () => {
       const checks: Record<string, boolean> = { started };
       for (const [name, fn] of services.readiness) checks[name] = fn();

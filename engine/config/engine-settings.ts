@@ -21,6 +21,12 @@ export interface ServerSettings {
   trustProxy: string[];
   /** time allowed to in-flight exchanges at shutdown, ms */
   shutdownTimeout: number;
+  /** longest time to receive a whole request, headers and body, ms; past it 408 and the connection is closed */
+  requestTimeout: number;
+  /** longest time to receive a request's headers, ms (at most requestTimeout) */
+  headersTimeout: number;
+  /** most open client connections (idle keep-alive ones count); more are closed as they arrive */
+  maxConnections: number;
 }
 
 export interface ExpressionSettings {
@@ -63,7 +69,13 @@ export interface EngineSettings {
 export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFlightTimeout: 120_000 };
 
 export const ENGINE_DEFAULTS: EngineSettings = {
-  server: { port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000 },
+  // requestTimeout: the largest ACH batch (5,000 entries, 1.3 MB; 40-100 ms over loopback) arrives
+  // within it from 0.4 Mbit/s up, a body at the batch route's 16 MiB body-limit from 4.5 Mbit/s up;
+  // Node's own 300 s let a client that dribbles its body hold a connection five minutes
+  server: {
+    port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000,
+    requestTimeout: 30_000, headersTimeout: 10_000, maxConnections: 1024,
+  },
   expressions: { timeout: 1000, maxDepth: 500, maxRange: 100_000 },
   console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
 };
@@ -85,6 +97,9 @@ export const engineSettingsSchema = {
         jsonDepthLimit: { ...int(1, 'deepest nesting of a JSON request body'), maximum: 1000 },
         trustProxy: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'proxies whose X-Forwarded-For is trusted (addresses or CIDRs)' },
         shutdownTimeout: int(0, 'time allowed to in-flight exchanges at shutdown, ms'),
+        requestTimeout: int(1, 'longest time to receive a whole request, headers and body, ms (default 30000); past it: 408, connection closed'),
+        headersTimeout: int(1, 'longest time to receive the headers of a request, ms (default 10000, or requestTimeout when that is shorter; at most requestTimeout)'),
+        maxConnections: int(1, 'most open client connections, idle keep-alive ones included (default 1024); more are closed as they arrive'),
       },
     },
     expressions: {
@@ -153,6 +168,14 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
       const t = typeof p === 'string' && p !== '' ? parseProxy(p) : undefined;
       if (typeof t === 'string') diagnostics.push(diagAt(src, ['engine', 'server', 'trustProxy', i], `engine.server.trustProxy: ${t}`));
     });
+  }
+  const server = settings.server;
+  // node:http refuses a header deadline past the request's: unset, it follows a shorter requestTimeout
+  if (server.headersTimeout > server.requestTimeout) {
+    if (src && v.server?.headersTimeout !== undefined) {
+      diagnostics.push(diagAt(src, ['engine', 'server', 'headersTimeout'], `engine.server.headersTimeout (${server.headersTimeout} ms) must not be longer than engine.server.requestTimeout (${server.requestTimeout} ms)`));
+    }
+    server.headersTimeout = server.requestTimeout;
   }
   if (v.store) {
     const r = v.store.redis;

@@ -87,6 +87,8 @@ export function gatewayExtension(): GatewayExtension {
         ? await RedisLimiter.connect(redis.url, redis.prefix, log, redis.onError)
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
+      // with deny, an unreachable store means every /mcp call is a 503: not ready (with allow it serves, unlimited)
+      if (redis?.onError === 'deny' && limiter.available) engine.services.readiness.set('gateway.redis', () => limiter.available!());
       const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry), path: MCP_PATH });
       running = { gateway, verifier, limiter, settings, served };
 

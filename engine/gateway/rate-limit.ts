@@ -37,6 +37,8 @@ export interface Limiter {
   /** Takes back one accepted hit (the ticket of its result) from these counters. */
   release(keys: string[], ticket: string): void | Promise<void>;
   close(): Promise<void>;
+  /** False while the counters cannot be read (a shared store that is down); absent: always readable. */
+  available?(): boolean;
 }
 
 export type OnStoreError = 'allow' | 'deny';
@@ -185,8 +187,12 @@ for i = 1, #KEYS do out[#out + 1] = counts[i]; out[#out + 1] = resets[i] end
 return out
 `;
 
+/** How often a limiter whose Redis failed a command pings it, so it is seen back without traffic. */
+const PROBE_MS = 1000;
+
 export class RedisLimiter implements Limiter {
   private down = false;
+  private probe: NodeJS.Timeout | undefined;
   private seq = 0;
   private readonly id = randomBytes(6).toString('base64url');
 
@@ -211,9 +217,28 @@ export class RedisLimiter implements Limiter {
     return `${this.prefix}log:${key}`;
   }
 
+  /**
+   * Connected, and no command failed since (a Redis that hangs keeps the connection but times
+   * out). A replica that readiness takes out of service gets no requests to find Redis back by,
+   * so while down a ping every PROBE_MS does.
+   */
+  available(): boolean {
+    return !this.down && this.redis.status === 'ready';
+  }
+
+  private back(): void {
+    if (!this.down) return;
+    this.down = false;
+    clearInterval(this.probe);
+    this.probe = undefined;
+    this.log.info('gateway: rate limit store reachable again; requests are limited');
+  }
+
   private failed(e: Error): void {
     if (this.down) return;
     this.down = true;
+    this.probe = setInterval(() => { this.redis.ping().then(() => this.back(), () => {}); }, PROBE_MS);
+    this.probe.unref();
     this.log.warn({ err: { message: e.message }, onError: this.onError },
       this.onError === 'deny'
         ? 'gateway: rate limit store unavailable; requests are refused with 503 until it is back (gateway.redis.onError: deny)'
@@ -232,10 +257,7 @@ export class RedisLimiter implements Limiter {
         ? { allowed: false, unavailable: true, limit: c.limit, remaining: 0, resetMs: 1000, key: c.key }
         : { allowed: true, limit: c.limit, remaining: c.limit, resetMs: windowMs, key: c.key };
     }
-    if (this.down) {
-      this.down = false;
-      this.log.info('gateway: rate limit store reachable again; requests are limited');
-    }
+    this.back();
     const counts: number[] = [];
     const resets: number[] = [];
     for (let i = 0; i < checks.length; i++) { counts.push(Number(r[1 + 2 * i])); resets.push(Number(r[2 + 2 * i])); }
@@ -251,6 +273,7 @@ export class RedisLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.probe);
     this.redis.disconnect();
   }
 }

@@ -11,6 +11,7 @@ import { routeHandler, readBody, type RouteHandlerConfig } from './route-handler
 import { correlationIdFrom, shownPath, writeBody, writeProblem } from './answers.ts';
 import { operations, type OperationsOptions } from './operations.ts';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
+import { ENGINE_DEFAULTS } from '../config/engine-settings.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
 
 export interface HttpServerOptions extends OperationsOptions {
@@ -18,7 +19,22 @@ export interface HttpServerOptions extends OperationsOptions {
   bodyLimit?: number;
   /** deepest nesting of a JSON request body (default 64) */
   jsonDepthLimit?: number;
+  /** connection limits (engine.server settings; defaults ENGINE_DEFAULTS.server) */
+  connections?: ConnectionLimits;
 }
+
+/** How long a client may take to send a request, and how many connections it may hold open. */
+export interface ConnectionLimits {
+  /** ms to receive headers and body; past it 408 and the connection is closed */
+  requestTimeout: number;
+  /** ms to receive the headers (at most requestTimeout) */
+  headersTimeout: number;
+  /** open connections beyond which new ones are closed as they arrive */
+  maxConnections: number;
+}
+
+/** How often node:http looks for requests past their deadline (its default, 30 s, would double a 30 s deadline). */
+const DEADLINE_CHECK_MS = 1000;
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
 
@@ -54,17 +70,27 @@ export class HttpServer implements RouteRegistrar {
   private routes: { route: CompiledRoute; cfg: RouteHandlerConfig }[] = [];
   private bodyLimit: number;
   private jsonDepthLimit: number;
+  /** connections closed at the cap since the last warning, and when that was */
+  private dropped = 0;
+  private droppedWarnedAt = 0;
 
   constructor(private opts: HttpServerOptions) {
     this.bodyLimit = opts.bodyLimit ?? 1024 * 1024;
     this.jsonDepthLimit = opts.jsonDepthLimit ?? 64;
     ({ router: this.router, methods: this.methods } = this.newTable());
-    // keep-alive longer than the usual 60 s idle timeout of load balancers in front
-    this.server = createServer({ keepAliveTimeout: 72_000 }, (req, res) => {
+    const { server: d } = ENGINE_DEFAULTS;
+    const limits = opts.connections ?? { requestTimeout: d.requestTimeout, headersTimeout: d.headersTimeout, maxConnections: d.maxConnections };
+    // keep-alive longer than the usual 60 s idle timeout of load balancers in front; a request
+    // past its deadline is a clientError (ERR_HTTP_REQUEST_TIMEOUT): 408 and the connection closed
+    this.server = createServer({
+      keepAliveTimeout: 72_000, requestTimeout: limits.requestTimeout, headersTimeout: limits.headersTimeout, connectionsCheckingInterval: DEADLINE_CHECK_MS,
+    }, (req, res) => {
       if (this.closing) return writeProblem(res, shuttingDown(), correlationIdFrom(req.headers['x-correlation-id']), undefined, true);
       this.router.lookup(req, res);
     });
+    this.server.maxConnections = limits.maxConnections;
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.clientError(err, socket));
+    this.server.on('drop', () => this.drop());
     for (const [path, fn] of Object.entries(operations(opts))) {
       this.on(['GET', 'HEAD'], path, (req, res) => {
         Promise.resolve()
@@ -106,10 +132,27 @@ export class HttpServer implements RouteRegistrar {
     };
   }
 
-  /** New request limits (engine.server settings) for the routes registered from now on. */
-  setLimits(limits: { bodyLimit: number; jsonDepthLimit: number }): void {
+  /**
+   * New request limits (engine.server settings): body size and depth for the routes registered
+   * from now on, deadlines and the connection cap for every request and connection from now on.
+   */
+  setLimits(limits: { bodyLimit: number; jsonDepthLimit: number } & Partial<ConnectionLimits>): void {
     this.bodyLimit = limits.bodyLimit;
     this.jsonDepthLimit = limits.jsonDepthLimit;
+    // node:http reads these at each deadline check and each new connection
+    if (limits.requestTimeout !== undefined) this.server.requestTimeout = limits.requestTimeout;
+    if (limits.headersTimeout !== undefined) this.server.headersTimeout = limits.headersTimeout;
+    if (limits.maxConnections !== undefined) this.server.maxConnections = limits.maxConnections;
+  }
+
+  /** A connection closed at the cap: one warning, then at most one a minute with the count since. */
+  private drop(): void {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.droppedWarnedAt < 60_000) return;
+    this.opts.logger.warn({ dropped: this.dropped, maxConnections: this.server.maxConnections }, 'connections closed on arrival: the listener holds engine.server.maxConnections open connections');
+    this.dropped = 0;
+    this.droppedWarnedAt = now;
   }
 
   private register(t: Table, route: CompiledRoute, cfg: RouteHandlerConfig): void {

@@ -86,7 +86,7 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
   const fingerprints = fingerprintRoutes(next.routes, next.values, host.root);
   const changes = diffRoutes(prev.fingerprints, fingerprints);
   const server = next.services.settings.server;
-  host.http.setLimits({ bodyLimit: server.bodyLimit, jsonDepthLimit: server.jsonDepthLimit });
+  host.http.setLimits(server);
   const stage = host.http.stage();
   const kept: [SourceHandle, CompiledRoute][] = [];
   let handles: Map<string, SourceHandle>;

@@ -15,13 +15,19 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export const RAW_TEXT_KEYWORD = 'x-raw-text';
 
 /**
- * What no text field may carry: C0 and C1 controls and DEL (a NUL truncates, a CR/LF breaks or
- * injects records of line-based vendor formats), bidi overrides and isolates (they make a name
- * display as another), and unpaired surrogates (not text; encoders replace or reject them).
+ * What no text field may carry: control characters (Cc: a NUL truncates, a CR/LF breaks or injects
+ * records of line-based vendor formats), format characters (Cf: zero-width spaces and joiners, the
+ * BOM and soft hyphen are invisible and split a name so screening no longer matches it; every bidi
+ * control, U+061C, U+200E/F, U+202A-E, U+2066-9, is one too and makes a name display as another),
+ * line and paragraph separators (Zl, Zp: line breaks to some parsers) and unpaired surrogates (Cs:
+ * not text; with the u flag a well-formed pair is one code point and does not match).
+ * The property escapes cost what the former list of ranges did (scratch benchmark, CPU time of a
+ * SEPA payment order: 0.81-0.85 vs 0.85-0.88 µs for its 38 strings and keys; with the schema
+ * validation 7.5-7.6 vs 7.5-8.0 µs).
  */
-const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSAFE_TEXT = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
-export const UNSAFE_TEXT_MESSAGE = 'must not contain control characters, bidirectional overrides or unpaired surrogates';
+export const UNSAFE_TEXT_MESSAGE = 'must not contain control, invisible or bidirectional formatting characters, line separators or unpaired surrogates';
 
 /** True when a string or object key anywhere in `value` breaks the text rule (no allocation per string). */
 export function hasUnsafeText(value: unknown): boolean {

@@ -74,6 +74,15 @@ describe('engine settings', () => {
     expect(loadValues({ dir: join(root, 'values'), processEnv: {} }).environment.engine).toEqual(ENGINE_DEFAULTS);
   });
 
+  it('a header deadline longer than the request deadline is named at its line; left out, it follows a shorter one', () => {
+    const err = diagnostics('engine:\n  server:\n    requestTimeout: 5000\n    headersTimeout: 20000\n');
+    expect(err.diagnostics.map((d) => [d.line, d.col, d.message])).toEqual([
+      [4, 21, 'engine.server.headersTimeout (20000 ms) must not be longer than engine.server.requestTimeout (5000 ms)'],
+    ]);
+    const root = project('engine:\n  server:\n    requestTimeout: 5000\n');
+    expect(loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine.server).toMatchObject({ requestTimeout: 5000, headersTimeout: 5000 });
+  });
+
   it('`engine run` refuses to start on it and prints the diagnostic', async () => {
     const root = project('engine:\n  server:\n    prot: 8080\n');
     const args = [resolve('bin/engine.js'), 'run', 'routes', '--env', 'dev', '--port', '0'];

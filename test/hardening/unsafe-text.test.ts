@@ -1,5 +1,6 @@
 // Text that must never reach a vendor: control characters (a CR/LF in a NACHA record breaks or
-// injects records), bidi overrides and lone surrogates in any text field of the unified API are a
+// injects records), invisible format characters (a zero width space in a name defeats screening),
+// bidi controls, line separators and lone surrogates in any text field of the unified API are a
 // 400 naming the field, and the vendor simulator records no request. Over real sockets.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -61,9 +62,48 @@ describe('refused text', () => {
     const r = await engine.request('POST', '/payments/payment-orders', withField(sepaOrder(), 'transferTransactionInformation.counterparty.name', name));
     expect(r.status).toBe(400);
     expect(fieldsOf(r)).toEqual(['/transferTransactionInformation/counterparty/name']);
-    expect(r.body.errors[0].message).toMatch(/control characters/);
+    expect(r.body.errors[0].message).toMatch(/control, invisible or bidirectional formatting characters/);
     // the refused value is not echoed back
     expect(JSON.stringify(r.body)).not.toContain('Doe');
+    expect(vendorCalls()).toHaveLength(0);
+  });
+
+  // the characters the attack run got past validation (issue 24, finding 3), and their kin
+  const invisible: [string, string][] = [
+    ['U+200B zero width space', '\u200b'], ['U+200E left-to-right mark', '\u200e'], ['U+200F right-to-left mark', '\u200f'],
+    ['U+061C Arabic letter mark', '\u061c'], ['U+FEFF byte order mark', '\ufeff'], ['U+2028 line separator', '\u2028'],
+    ['U+2029 paragraph separator', '\u2029'], ['U+00AD soft hyphen', '\u00ad'], ['U+200D zero width joiner', '\u200d'],
+  ];
+
+  it('Viktor "Pet\\u200brov" does not screen as a clean name: Petrov is a hit, the split name a 400 naming /person/lastName', async () => {
+    const hit = await engine.request('POST', '/customer-screening', person('Viktor'));
+    expect(hit.status).toBe(200);
+    expect(hit.body.screeningResult).toBe('HIT');
+    sv.server.clearRequests();
+    const r = await engine.request('POST', '/customer-screening', person('Viktor', 'Pet\u200brov'));
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r)).toEqual(['/person/lastName']);
+    expect(vendorCalls()).toHaveLength(0);
+  });
+
+  it.each(invisible)('a screening last name with %s: 400 naming the field, nothing sent', async (_what, ch) => {
+    const r = await engine.request('POST', '/customer-screening', person('Viktor', `Pet${ch}rov`));
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r)).toEqual(['/person/lastName']);
+    expect(vendorCalls()).toHaveLength(0);
+  });
+
+  it.each(invisible)('a payment remittance text with %s: 400 naming the field, nothing sent', async (_what, ch) => {
+    const r = await engine.request('POST', '/payments/payment-orders', withField(sepaOrder(), 'transferTransactionInformation.remittanceInformation', `Invoice${ch} 42`));
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r)).toEqual(['/transferTransactionInformation/remittanceInformation']);
+    expect(vendorCalls()).toHaveLength(0);
+  });
+
+  it('an emoji sequence joined by U+200D (a family) is refused like any zero width joiner', async () => {
+    const r = await engine.request('POST', '/customer-screening', person('Viktor 👨\u200d👩\u200d👧'));
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r)).toEqual(['/person/firstName']);
     expect(vendorCalls()).toHaveLength(0);
   });
 

@@ -9,6 +9,13 @@ describe('hasUnsafeText', () => {
   it.each([
     ['NUL', 'a\u0000b'], ['TAB', 'a\tb'], ['CR', 'a\rb'], ['LF', 'a\nb'], ['DEL', 'a\u007fb'], ['C1 U+0080', '\u0080'], ['C1 U+009F', 'a\u009f'],
     ['U+202A', '\u202a'], ['U+202E', 'x\u202ey'], ['U+2066', '\u2066'], ['U+2069', '\u2069'],
+    // format characters (Cf), invisible: they split a name so screening no longer matches it
+    ['U+200B zero width space', 'Pet\u200brov'], ['U+200C zero width non-joiner', 'a\u200cb'], ['U+200D zero width joiner (also in emoji sequences)', '👨\u200d👩'],
+    ['U+FEFF byte order mark', '\ufeffPetrov'], ['U+00AD soft hyphen', 'Pet\u00adrov'], ['U+2060 word joiner', 'a\u2060b'], ['U+E0001 language tag', 'a\u{e0001}'],
+    // bidi controls, all Cf too
+    ['U+061C Arabic letter mark', 'a\u061cb'], ['U+200E left-to-right mark', 'a\u200eb'], ['U+200F right-to-left mark', 'a\u200fb'],
+    // line and paragraph separators (Zl, Zp)
+    ['U+2028', 'a\u2028b'], ['U+2029', 'a\u2029b'],
     ['lone high surrogate', 'a\ud800'], ['lone high surrogate before text', '\ud83dx'], ['lone low surrogate', '\udc00a'], ['reversed pair', '\ude00\ud83d'],
   ])('refuses %s', (_what, s) => {
     expect(hasUnsafeText(s)).toBe(true);
@@ -16,7 +23,7 @@ describe('hasUnsafeText', () => {
     expect(hasUnsafeText({ [s]: 1 })).toBe(true);
   });
 
-  it.each([['plain', 'Jane Doe'], ['accents', 'Zoë Nuñez'], ['emoji (a surrogate pair)', '😀'], ['Hebrew', 'עברית'], ['U+00A0', 'a\u00a0b'], ['U+200F mark', 'a\u200fb'], ['empty', '']])(
+  it.each([['plain', 'Jane Doe'], ['accents', 'Zoë Nuñez'], ['emoji (a surrogate pair)', '😀'], ['Hebrew', 'עברית'], ['U+00A0', 'a\u00a0b'], ['Arabic', 'محمد'], ['Devanagari', 'नमस्ते'], ['CJK', '王小明'], ['emoji outside the BMP', '𝒜😀'], ['empty', '']])(
     'accepts %s',
     (_what, s) => {
       expect(hasUnsafeText({ a: [s, 1, null, true, { b: s }] })).toBe(false);
@@ -58,6 +65,6 @@ describe('SchemaStore.unsafeTextErrors', () => {
     const { validate } = store.compileInline(schema);
     const data = { free: 'a\r\n', blob: { deep: ['\u0000'] }, viaRef: '\u202e', viaAllOf: '\t', list: ['\n', '\r'], checked: 'b\r\n' };
     expect(validate(data)).toBe(true);
-    expect(store.unsafeTextErrors(data, schema)).toEqual([{ field: '/checked', message: expect.stringMatching(/control characters/) }]);
+    expect(store.unsafeTextErrors(data, schema)).toEqual([{ field: '/checked', message: expect.stringMatching(/control, invisible or bidirectional/) }]);
   });
 });
