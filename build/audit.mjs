@@ -10,7 +10,7 @@
 // 0 nothing unaccepted, 1 an advisory not accepted (or an acceptance past its review date),
 // 2 the audit did not run.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,15 +26,16 @@ function runAudit() {
   return { text: r.stdout, stderr: r.stderr ?? '' };
 }
 
+// written synchronously: process.exit would cut short what is still queued for a pipe
 function didNotRun(why) {
-  console.error([
+  writeSync(2, [
     '',
     '!!! npm audit DID NOT RUN: the production dependencies were NOT checked for advisories.',
     `!!! ${why}`,
     '!!! npm audit needs the registry\'s advisory service (a POST to its audit endpoint); a mirror',
     '!!! that serves only package downloads does not have it. See docs/operations.md, "Dependency audit".',
     '',
-  ].join('\n'));
+  ].join('\n') + '\n');
   process.exit(2);
 }
 
@@ -47,7 +48,7 @@ function readAccepted(file) {
     if (a.advisory && !/^GHSA(-[23456789cfghjmpqrvwx]{4}){3}$/.test(a.advisory)) problems.push(`${file}: accepted[${i}].advisory '${a.advisory}' is not a GHSA id`);
     if (a['review-by'] && !/^\d{4}-\d{2}-\d{2}$/.test(a['review-by'])) problems.push(`${file}: accepted[${i}].review-by '${a['review-by']}' is not YYYY-MM-DD`);
   }
-  if (problems.length) { console.error(problems.join('\n')); process.exit(1); }
+  if (problems.length) { writeSync(2, problems.join('\n') + '\n'); process.exit(1); }
   return doc.accepted ?? [];
 }
 
@@ -83,4 +84,4 @@ for (const f of findings(report)) {
 for (const a of accepted) if (!used.has(a)) console.log(`note: accepted ${a.advisory} ${a.package} is no longer reported; remove it from audit-accepted.json`);
 const m = report.metadata.vulnerabilities;
 console.log(`npm audit --omit=dev: ${report.metadata.dependencies?.prod ?? '?'} production packages, ${m.total} vulnerable, ${failed} not accepted`);
-process.exit(failed ? 1 : 0);
+process.exitCode = failed ? 1 : 0;
