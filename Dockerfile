@@ -6,7 +6,9 @@
 # Secrets are files, one per environmental key, in a directory mounted at /run/secrets/engine
 # (a Kubernetes Secret volume; see deploy/). The tests run this file's RUN and CMD lines
 # (test/deploy/dockerfile.test.ts): keep them plain shell and exec-form JSON.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The image runs the Node.js LTS line the test pins (24); local development needs 20.19 or later.
+# Pin a digest for reproducible builds: --build-arg NODE_IMAGE=node:24-bookworm-slim@sha256:...
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -26,9 +28,25 @@ COPY routes ./routes
 COPY values ./values
 COPY transforms ./transforms
 COPY schemas ./schemas
+# the build also writes the SBOM of the production dependencies, dist/sbom.cdx.json (CycloneDX)
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
+# OCI labels: what a registry, a scanner and an auditor read off the image
+#   docker build --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" --build-arg SOURCE=<repository URL> .
+ARG NODE_IMAGE
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG SOURCE=unknown
+# the project declares no license yet (package.json has none): an SPDX expression once it does
+ARG LICENSES=NOASSERTION
+LABEL org.opencontainers.image.title="bank-integration-engine" \
+      org.opencontainers.image.description="Declarative YAML route engine and connectors for bank integrations" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="${LICENSES}" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

