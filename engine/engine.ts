@@ -38,11 +38,11 @@ export interface EngineOptions {
   root?: string;
   logger?: Logger;
   processEnv?: NodeJS.ProcessEnv;
-  /** run the environment on embedded simulators (default: the environment file's `sandbox: true`) */
-  sandbox?: boolean;
+  /** run the environment on simulators an extension starts (default: the environment file's `simulated: true`) */
+  simulated?: boolean;
   /** time allowed to in-flight exchanges at shutdown, ms */
   shutdownTimeoutMs?: number;
-  /** extensions (the sandbox, the gateway), in the order their hooks run */
+  /** extensions (the program's simulators, the gateway), in the order their hooks run */
   extensions?: EngineExtension[];
   /** spans go to this exporter (tests); otherwise tracing follows the OTEL_* variables of `processEnv` */
   tracing?: { exporter?: SpanExporter };
@@ -53,19 +53,36 @@ export interface PrepareContext {
   services: EngineServices;
   /** lint, `engine routes`: nothing may be started */
   lintOnly: boolean;
-  /** the environment runs on embedded simulators (`sandbox: true` or the `sandbox` option) */
-  sandbox: boolean;
+  /** the environment runs on simulators (`simulated: true` or the `simulated` option) */
+  simulated: boolean;
   /** the route files and directories being loaded (absolute): an extension may load its code only when they need it */
   routes: string[];
 }
 
+/** What an extension that simulates an environment's services declares, so the engine need not know them. */
+export interface Simulation {
+  /**
+   * the environment it simulates (values/environments/<name>.yaml): route tests and the gateway's
+   * tools commands default to it
+   */
+  environment: string;
+  /**
+   * Simulators that are not plain HTTP services, by what a route test puts in their place:
+   * `event-hub` the test's event hub stub (it records the published events), `amqp` a closed port
+   * (a message source stays quiet). Route tests answer the other simulators with their catch-all.
+   */
+  standIns?: Record<string, 'event-hub' | 'amqp'>;
+}
+
 export interface EngineExtension {
   name: string;
+  /** set by an extension that starts simulators (the program's embedded ones) */
+  simulation?: Simulation;
   /**
    * Runs first, before the routes load. May start what the routes reach and return the base URLs
-   * that `sandbox:NAME` references resolve to. Closes what it starts through `services.onClose`.
+   * that `simulator:NAME` references resolve to. Closes what it starts through `services.onClose`.
    */
-  prepare?(ctx: PrepareContext): Promise<{ sandboxUrls?: Record<string, string> } | void> | { sandboxUrls?: Record<string, string> } | void;
+  prepare?(ctx: PrepareContext): Promise<{ simulatorUrls?: Record<string, string> } | void> | { simulatorUrls?: Record<string, string> } | void;
   /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
   /** after the routes are registered, before the listener accepts connections */
@@ -88,8 +105,11 @@ export interface RunningEngine {
   services: EngineServices;
   values: ValuesSet;
   http: HttpServer;
-  /** the URLs `sandbox:NAME` references resolved to (empty unless an extension supplied them) */
-  sandboxUrls: Record<string, string>;
+  /**
+   * The simulators' URLs by the extension that started them (`{ <extension>: { NAME: url } }`;
+   * empty unless an extension supplied some): what `simulator:NAME` references resolved to
+   */
+  simulators: Record<string, Record<string, string>>;
   call(routeId: string, init: DirectCall): Promise<DirectResult>;
   /**
    * Lints the project again and, when clean, serves its routes without a restart; otherwise
@@ -106,7 +126,9 @@ interface Prepared {
   routes: CompiledRoute[];
   diagnostics: Diagnostic[];
   closers: (() => Promise<void> | void)[];
-  sandboxUrls: Record<string, string>;
+  simulators: Record<string, Record<string, string>>;
+  /** all of them, as `simulator:NAME` references resolve */
+  simulatorUrls: Record<string, string>;
 }
 
 function readValues(opts: EngineOptions, root: string, lintOnly: boolean): ValuesSet {
@@ -146,26 +168,31 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     readiness: new Map(),
   };
   try {
-    const sandbox = opts.sandbox ?? values.environment.sandbox;
+    const simulated = opts.simulated ?? values.environment.simulated;
     let supplied: Record<string, string> | undefined;
+    const simulators: Record<string, Record<string, string>> = {};
     for (const x of opts.extensions ?? []) {
-      const out = await x.prepare?.({ values, services, lintOnly, sandbox, routes: opts.routes.map((r) => resolve(root, r)) });
-      if (out?.sandboxUrls) supplied = { ...supplied, ...out.sandboxUrls };
+      const out = await x.prepare?.({ values, services, lintOnly, simulated, routes: opts.routes.map((r) => resolve(root, r)) });
+      if (out?.simulatorUrls) {
+        supplied = { ...supplied, ...out.simulatorUrls };
+        simulators[x.name] = { ...simulators[x.name], ...out.simulatorUrls };
+      }
     }
     const diagnostics: Diagnostic[] = [];
-    if (!lintOnly && sandbox && !supplied) {
+    if (!lintOnly && simulated && !supplied) {
       diagnostics.push({
         file: values.environment.file ?? resolve(root, opts.valuesDir ?? 'values'), line: 1, col: 1,
-        message: `environment '${values.environment.name}' runs on the sandbox (sandbox: true) but no extension starts the simulators; register the sandbox extension (sandbox/extension.ts), as the engine CLI does`,
+        message: `environment '${values.environment.name}' runs on simulators (simulated: true) but no extension `
+          + 'starts the simulators; register the extension that does, as the engine program does',
       });
     }
     // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
-    // sandbox references to stand-ins without starting anything
-    values.keys.setSandboxUrls(lintOnly || (sandbox && !supplied) ? STAND_INS : supplied ?? {});
+    // simulator references to stand-ins without starting anything
+    values.keys.setSimulatorUrls(lintOnly || (simulated && !supplied) ? STAND_INS : supplied ?? {});
     const loaded = loadProject(opts, root, values, services, !lintOnly);
     // after the load: the routes' placeholders say which new properties an environment may add
     diagnostics.push(...checkEnvironment(values));
-    return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, sandboxUrls: supplied ?? {} };
+    return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, simulators, simulatorUrls: supplied ?? {} };
   } catch (e) {
     // whatever an extension started (the simulators) stops again
     for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => {});
@@ -264,7 +291,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     lint: async () => closed ? [{ file: services.root, line: 1, col: 1, message: 'the engine is shutting down' }] : lintProject({ ...opts, logger: createLogger('silent') }),
     load: async () => {
       const values = readValues(opts, services.root, false);
-      values.keys.setSandboxUrls(p.sandboxUrls);
+      values.keys.setSimulatorUrls(p.simulatorUrls);
       // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
       const next: EngineServices = { ...services, schemas: new SchemaStore(), settings: values.environment.engine, callRoute: call };
       return { values, services: next, ...loadProject(opts, services.root, values, next, true) };
@@ -295,7 +322,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     services,
     values: p.values,
     http,
-    sandboxUrls: p.sandboxUrls,
+    simulators: p.simulators,
     call,
     reload: (reason = 'requested') => reloads.request(reason),
     close: async () => {

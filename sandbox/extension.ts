@@ -1,6 +1,6 @@
 // The sandbox as an engine extension, registered by the CLI (engine/cli/extensions.ts) and the
-// test helper: in an environment with `sandbox: true` it starts the simulators before the routes
-// load (their URLs resolve `sandbox:NAME` references), points the simulators' webhooks at the
+// test helper: in an environment with `simulated: true` it starts the simulators before the routes
+// load (their URLs resolve `simulator:NAME` references), points the simulators' webhooks at the
 // engine once it listens (its real port, --port or 0), adds `engine token`, and contributes the
 // Sandbox page of the engine console (console-panel.ts).
 
@@ -20,7 +20,7 @@ export interface SandboxExtensionOptions {
 }
 
 export interface SandboxExtension extends CliExtension, ConsoleContributor {
-  /** the running simulators (after the engine prepared an environment with `sandbox: true`) */
+  /** the running simulators (after the engine prepared an environment with `simulated: true`) */
   readonly sandbox?: Sandbox;
 }
 
@@ -32,15 +32,18 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
   return {
     name: 'sandbox',
     get sandbox() { return sandbox; },
+    // what the engine and its route tests know of the simulators: the environment they serve, and
+    // the ones a route test replaces with its event hub stub or a closed AMQP port
+    simulation: { environment: 'sandbox', standIns: { eventhub: 'event-hub', amqp: 'amqp' } },
 
-    async prepare({ services, lintOnly, sandbox: wanted }) {
+    async prepare({ services, lintOnly, simulated: wanted }) {
       if (!wanted || lintOnly) return;
       // the simulators' code loads only in a sandbox environment
       const { startSandbox } = await import('./index.ts');
       const sb = await startSandbox({ logger: services.logger.child({ component: 'sandbox' }), record: opts.record });
       sandbox = sb;
       services.onClose(() => sb.close());
-      return { sandboxUrls: sb.urls };
+      return { simulatorUrls: sb.urls };
     },
 
     listening(engine: RunningEngine) {

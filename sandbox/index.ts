@@ -1,6 +1,6 @@
 // The embedded sandbox: every vendor simulator, the event hub sink and the identity provider,
 // real HTTP servers on 127.0.0.1 started in-process by `engine run --env sandbox`. Each service
-// is reachable from values as `sandbox:<name>` (values/environments/sandbox.yaml).
+// is reachable from values as `simulator:<name>` (values/environments/sandbox.yaml).
 
 import type { Logger } from 'pino';
 import { startHubvendor, type Hubvendor } from './hubvendor/index.ts';

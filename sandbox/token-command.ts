@@ -25,7 +25,7 @@ export function registerTokenCommand(program: Command): void {
       // the identity provider (and its JWT library) loads only for this command
       const { signSandboxToken, SANDBOX_ISSUER, SANDBOX_AUDIENCE } = await import('./idp/index.ts');
       const values = loadValues({ dir: resolve(o.values), env: o.env, lenient: true });
-      if (!values.environment.sandbox) fail(`'${o.env}' is not a sandbox environment: real tokens come from your identity provider`);
+      if (!values.environment.simulated) fail(`'${o.env}' is not a sandbox environment: real tokens come from your identity provider`);
       const issuer = values.keys.resolve('gateway-jwt-issuer')?.value ?? SANDBOX_ISSUER;
       const audience = values.keys.resolve('gateway-jwt-audience')?.value ?? SANDBOX_AUDIENCE;
       process.stdout.write(await signSandboxToken({ sub: o.sub, ttl, issuer, audience }) + '\n');

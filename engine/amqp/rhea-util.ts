@@ -1,4 +1,4 @@
-// Small helpers around rhea shared by the `from: amqp` source and the sandbox's embedded AMQP 1.0
+// Small helpers around rhea shared by the `from: amqp` source and an AMQP 1.0 simulator's
 // endpoint: connection URLs without their secrets, message ids as strings, message bodies as
 // bytes or text, and settling a delivery so that no other outcome is merged into its frame.
 

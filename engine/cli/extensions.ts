@@ -1,9 +1,9 @@
 // The extensions the `engine` command registers and their CLI commands, in one place: the ones
-// the program passes in (bin/engine.js adds the embedded sandbox, which the engine library does
-// not know: test/engine/layering.test.ts), then the agent tool gateway, then the browser console
-// (engine/console; it shows what the others registered). The gateway's code (and the JWT library
-// it brings) loads only when a route folder being loaded has a tools file, or when one of its own
-// commands runs; the console's only when it is enabled.
+// the program passes in (bin/engine.js adds its embedded simulators, which the engine library
+// does not know: test/engine/layering.test.ts, test/engine/no-vendor.test.ts), then the agent
+// tool gateway, then the browser console (engine/console; it shows what the others registered).
+// The gateway's code (and the JWT library it brings) loads only when a route folder being loaded
+// has a tools file, or when one of its own commands runs; the console's only when it is enabled.
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -12,7 +12,17 @@ import { findYamlFiles } from '../dsl/route-loader.ts';
 import { consoleEnabled } from '../console/enabled.ts';
 
 export interface CliExtension extends EngineExtension {
-  commands?(program: Command): void;
+  commands?(program: Command, ctx: CommandContext): void;
+}
+
+export interface CommandContext {
+  /** the environment of the registered simulators (EngineExtension.simulation): commands that need one default to it */
+  simulatedEnvironment?: string;
+}
+
+/** The registered extension that simulates an environment, if any. */
+export function simulating<T extends EngineExtension>(extensions: T[]): T | undefined {
+  return extensions.find((x) => x.simulation);
 }
 
 /** Commands of the engine itself that load routes: for them the gateway waits until a tools file is found. */
@@ -22,7 +32,7 @@ const ENGINE_COMMANDS = new Set(['run', 'lint', 'test', 'routes', 'eval', 'clien
 export async function loadExtensions(plugins: CliExtension[] = [], argv: string[] = []): Promise<CliExtension[]> {
   const command = argv.slice(2).find((a) => !a.startsWith('-'));
   const gateway = command && ENGINE_COMMANDS.has(command) ? lazyGateway() : await importGateway();
-  // plugins first: the sandbox's simulators are up before other extensions prepare; the console
+  // plugins first: the program's simulators are up before other extensions prepare; the console
   // last, as it shows what the others registered (tools, panels)
   const list: CliExtension[] = [...plugins, gateway];
   list.push(lazyConsole(() => list));
@@ -66,7 +76,7 @@ function lazyConsole(extensions: () => CliExtension[]): CliExtension {
   const stub: CliExtension = {
     name: 'console',
     async prepare(ctx: PrepareContext) {
-      if (ctx.lintOnly || !consoleEnabled(ctx.services.settings.console.enabled, ctx.sandbox)) return;
+      if (ctx.lintOnly || !consoleEnabled(ctx.services.settings.console.enabled, ctx.simulated)) return;
       real ??= (await import('../console/index.ts')).consoleExtension(extensions);
       return real.prepare?.(ctx);
     },
@@ -85,5 +95,6 @@ function forwarding(stub: CliExtension, real: () => CliExtension | undefined): C
 }
 
 export function registerCommands(program: Command, extensions: CliExtension[]): void {
-  for (const x of extensions) x.commands?.(program);
+  const ctx: CommandContext = { simulatedEnvironment: simulating(extensions)?.simulation?.environment };
+  for (const x of extensions) x.commands?.(program, ctx);
 }

@@ -1,5 +1,5 @@
 // The `engine` command: run, lint, routes, schema, --version (and the extensions' commands:
-// the sandbox's token, the gateway's keys and tools).
+// the gateway's keys and tools, those of the program's own extensions).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -44,7 +44,7 @@ function common(cmd: Command): Command {
     .option('--set <key=value>', 'set an environmental key or a property (repeatable; file:prop scopes one values file)', collect, {});
 }
 
-/** `plugins`: extensions the program composes in (bin/engine.js registers the sandbox), first. */
+/** `plugins`: extensions the program composes in (bin/engine.js registers its simulators), first. */
 export async function main(argv: string[], plugins: CliExtension[] = []): Promise<void> {
   const program = new Command('engine')
     .description('Declarative YAML route engine for bank integrations')
@@ -82,7 +82,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       const triggers = installReloadTriggers(engine, { dev: o.dev === true, opts, logger });
       // run from the build: whether V8's code cache of it was used (bin/load-build.js)
       const codeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('engine.codeCache')];
-      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', sandbox: engine.sandboxUrls, ...(codeCache ? { codeCache } : {}) }, 'engine started');
+      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', ...engine.simulators, ...(codeCache ? { codeCache } : {}) }, 'engine started');
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

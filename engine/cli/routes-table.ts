@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 export async function listRoutes(opts: EngineOptions): Promise<string> {
   const root = resolve(opts.root ?? process.cwd());
   const values = loadValues({ dir: resolve(root, opts.valuesDir ?? 'values'), env: opts.env, set: opts.set, secretsDir: opts.secretsDir, lenient: true, routes: opts.routes.map((r) => resolve(root, r)) });
-  values.keys.setSandboxUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
+  values.keys.setSimulatorUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
   const services = {
     root, logger: opts.logger!, metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
     callRoute: async () => { throw new Error('not running'); }, settings: values.environment.engine, lintOnly: true, onClose: () => {}, readiness: new Map(),

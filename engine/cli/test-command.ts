@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { CliExtension } from './extensions.ts';
+import { simulating, type CliExtension } from './extensions.ts';
 
 interface TestOpts { values: string; secrets?: string; filter?: string; reporter: 'text' | 'json' }
 
@@ -20,11 +20,12 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
       const { runRouteTests } = await import('../testing/runner.ts');
       const { textLine, summary, jsonReport } = await import('../testing/report.ts');
       const started = performance.now();
+      const simulators = simulating(extensions);
       const results = await runRouteTests({
         paths: dirs, valuesDir: o.values, secretsDir: o.secrets, filter: o.filter,
         // the simulators only for files that ask for them (simulators: true)
-        simulators: extensions.find((x) => x.name === 'sandbox'),
-        extensions: extensions.filter((x) => x.name !== 'sandbox'),
+        simulators,
+        extensions: extensions.filter((x) => x !== simulators),
         onResult: o.reporter === 'text' ? (r) => process.stdout.write(textLine(r) + '\n') : undefined,
       });
       const ms = performance.now() - started;

@@ -48,7 +48,7 @@ export interface StoreSettings {
 
 /** The browser console (engine/console, docs/console.md). */
 export interface ConsoleSettings {
-  /** served under /console/; absent: on in a sandbox environment, off elsewhere */
+  /** served under /console/; absent: on in a simulated environment, off elsewhere */
   enabled?: boolean;
   /** exchanges the console keeps (a ring: the oldest go first) */
   exchanges: number;
@@ -116,7 +116,7 @@ export const engineSettingsSchema = {
       additionalProperties: false,
       description: 'the browser console under /console/ (docs/console.md)',
       properties: {
-        enabled: { type: 'boolean', description: 'serve the console and record exchanges (default: on in a sandbox environment, off elsewhere)' },
+        enabled: { type: 'boolean', description: 'serve the console and record exchanges (default: on in a simulated environment, off elsewhere)' },
         exchanges: { ...int(1, 'exchanges the console keeps, newest first (default 200)'), maximum: 100_000 },
         bodyLimit: { ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'), maximum: 1_000_000 },
         allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'host names the console answers to besides loopback and the listen address (name or name:port); any other Host is refused with 403' },

@@ -1,11 +1,15 @@
-// Environmental keys (`hubvendor-base-url`, `hubvendor-amqp-password`, ...): never in values files.
+// Environmental keys (`acme-base-url`, `acme-amqp-password`, ...): never in values files.
 // Resolved in order from --set, the process environment (upper snake case), a secrets directory
 // (one file per key, as a mounted Kubernetes secret) and values/environments/<env>.yaml `keys`.
+// A value `simulator:NAME/path` is the URL of simulator NAME, once an extension started it.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type KeySource = 'set' | 'env' | 'secrets' | 'environment-file' | 'sandbox';
+export type KeySource = 'set' | 'env' | 'secrets' | 'environment-file' | 'simulator';
+
+/** The prefix of a reference to a simulator's URL: `simulator:NAME/path`. */
+export const SIMULATOR_PREFIX = 'simulator:';
 
 export interface ResolvedKey {
   value: string;
@@ -17,8 +21,8 @@ export interface EnvKeysOptions {
   env?: NodeJS.ProcessEnv;
   secretsDir?: string;
   environmentKeys?: Record<string, string>;
-  /** `sandbox:NAME/path` references resolved to the embedded simulators' URLs */
-  sandboxUrls?: Record<string, string>;
+  /** the simulators' base URLs by name, which `simulator:NAME/path` references resolve to */
+  simulatorUrls?: Record<string, string>;
 }
 
 export function envVarName(key: string): string {
@@ -41,8 +45,8 @@ export class EnvKeys {
     return r;
   }
 
-  setSandboxUrls(urls: Record<string, string>): void {
-    this.opts.sandboxUrls = urls;
+  setSimulatorUrls(urls: Record<string, string>): void {
+    this.opts.simulatorUrls = urls;
     this.cache.clear();
   }
 
@@ -53,29 +57,29 @@ export class EnvKeys {
 
   private lookup(key: string): ResolvedKey | undefined {
     const { set, env = process.env, secretsDir, environmentKeys } = this.opts;
-    if (set && key in set) return { value: this.sandbox(set[key]), source: 'set' };
+    if (set && key in set) return { value: this.simulator(set[key]), source: 'set' };
     const ev = env[envVarName(key)];
-    if (ev !== undefined && ev !== '') return { value: this.sandbox(ev), source: 'env' };
+    if (ev !== undefined && ev !== '') return { value: this.simulator(ev), source: 'env' };
     if (secretsDir) {
       const f = join(secretsDir, key);
       if (existsSync(f)) return { value: readFileSync(f, 'utf8').replace(/\r?\n$/, ''), source: 'secrets' };
     }
     if (environmentKeys && key in environmentKeys) {
       const v = environmentKeys[key];
-      return { value: this.sandbox(String(v)), source: v.startsWith('sandbox:') ? 'sandbox' : 'environment-file' };
+      return { value: this.simulator(String(v)), source: v.startsWith(SIMULATOR_PREFIX) ? 'simulator' : 'environment-file' };
     }
     return undefined;
   }
 
-  /** `sandbox:hubvendor/path` -> `http://127.0.0.1:PORT/path` once the sandbox runs. */
-  sandbox(v: string): string {
-    if (!v.startsWith('sandbox:')) return v;
-    const rest = v.slice('sandbox:'.length);
+  /** `simulator:acme/path` -> `http://127.0.0.1:PORT/path` once simulator `acme` runs. */
+  simulator(v: string): string {
+    if (!v.startsWith(SIMULATOR_PREFIX)) return v;
+    const rest = v.slice(SIMULATOR_PREFIX.length);
     const slash = rest.indexOf('/');
     const name = slash < 0 ? rest : rest.slice(0, slash);
     const path = slash < 0 ? '' : rest.slice(slash);
-    const base = this.opts.sandboxUrls?.[name];
-    if (!base) throw new Error(`sandbox service '${name}' is not running (referenced as '${v}')`);
+    const base = this.opts.simulatorUrls?.[name];
+    if (!base) throw new Error(`simulator '${name}' is not running (referenced as '${v}')`);
     return base.replace(/\/$/, '') + path;
   }
 }

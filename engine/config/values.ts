@@ -6,7 +6,7 @@ import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
 import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
-import { EnvKeys, isSecretKey } from './env-keys.ts';
+import { EnvKeys, isSecretKey, SIMULATOR_PREFIX } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
 import { routePlaceholders, scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
 
@@ -56,6 +56,12 @@ export class ValuesFile {
     return [...this.props.keys()];
   }
 
+  /** The environmental keys a property's value names (`${acme-password}`), unresolved. */
+  envKeysOf(key: string): string[] {
+    const v = this.props.get(key)?.value;
+    return typeof v === 'string' ? [...v.matchAll(ENV_REF)].map((m) => m[1]) : [];
+  }
+
   /**
    * The resolved value of a property. Environmental key references are resolved here; a
    * missing key throws a diagnostic naming the key, where it is used and where it is defined.
@@ -63,7 +69,7 @@ export class ValuesFile {
   get(key: string, usedAt?: UsedAt): unknown {
     const p = this.props.get(key);
     if (!p) return undefined;
-    if (typeof p.value === 'string' && p.value.startsWith('sandbox:')) return this.keys.sandbox(p.value);
+    if (typeof p.value === 'string' && p.value.startsWith(SIMULATOR_PREFIX)) return this.keys.simulator(p.value);
     if (typeof p.value !== 'string' || !p.value.includes('${')) return p.value;
     const whole = /^\$\{([A-Za-z0-9_.-]+)\}$/.exec(p.value);
     const resolveOne = (envKey: string): string => {
@@ -103,8 +109,11 @@ export interface EnvironmentFile {
   keys: Record<string, string>;
   /** property overrides per values file name; `'*'` applies to all */
   properties: Record<string, Record<string, unknown>>;
-  /** start the embedded simulators */
-  sandbox: boolean;
+  /**
+   * `simulated: true`: its services are simulators an extension starts (EngineExtension.simulation);
+   * its `keys` may hold their demo credentials
+   */
+  simulated: boolean;
   /** engine settings (`engine:` section, defaults filled in) */
   engine: EngineSettings;
   /** the parsed file, for the positions of later checks (environment-check.ts) */
@@ -150,7 +159,7 @@ function walk(dir: string, suffix: string, out: string[] = []): string[] {
 }
 
 export function loadEnvironment(dir: string, env: string | undefined): EnvironmentFile {
-  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, sandbox: false, engine: readEngineSettings(undefined).settings };
+  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, simulated: false, engine: readEngineSettings(undefined).settings };
   if (!env) return empty;
   const file = join(dir, 'environments', `${env}.yaml`);
   if (!existsSync(file)) {
@@ -161,11 +170,13 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
   const v = (src.value ?? {}) as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   for (const k of Object.keys(v)) {
-    if (!['keys', 'properties', 'sandbox', 'engine'].includes(k)) diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, sandbox, engine`, true));
+    if (!['keys', 'properties', 'simulated', 'engine'].includes(k)) diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, simulated, engine`, true));
   }
   const keys = (v.keys ?? {}) as Record<string, unknown>;
+  const simulated = v.simulated === true;
   for (const [k, val] of Object.entries(keys)) {
-    if (isSecretKey(k) && !String(val).startsWith('sandbox:') && env !== 'sandbox') {
+    // a simulated environment's credentials are the simulators' published demo values
+    if (isSecretKey(k) && !String(val).startsWith(SIMULATOR_PREFIX) && !simulated) {
       diags.push(diagAt(src, ['keys', k], `'${k}' is a secret: put it in the --secrets directory or the process environment, not in an environment file`, true));
     }
   }
@@ -177,7 +188,7 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
     file,
     keys: Object.fromEntries(Object.entries(keys).map(([k, val]) => [k, String(val)])),
     properties: (v.properties ?? {}) as Record<string, Record<string, unknown>>,
-    sandbox: v.sandbox === true,
+    simulated,
     engine: engine.settings,
     source: src,
   };

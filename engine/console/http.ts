@@ -22,7 +22,8 @@ export interface ConsoleHost {
   recorder: ExchangeRecorder;
   /** the other extensions of the engine (the gateway's tools, panels of contributors) */
   extensions: () => EngineExtension[];
-  sandbox: boolean;
+  /** the environment runs on simulators: `/` leads to the console */
+  simulated: boolean;
 }
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -77,7 +78,7 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     if (!f) return writeProblem(res, notFound(`no console asset '${name.slice(0, 80)}'`), correlationId);
     res.writeHead(200, { ...PAGE_HEADERS, 'content-type': f.type, 'cache-control': 'public, max-age=31536000, immutable', 'content-length': f.body.length }).end(f.body);
   }));
-  if (host.sandbox) {
+  if (host.simulated) {
     // `npm start`, then http://127.0.0.1:8080/ is the console
     http.addRaw('GET', '/', own((_req, res) => { res.writeHead(302, { location: '/console/', 'content-length': 0 }).end(); }));
   }
@@ -110,7 +111,7 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     const e = host.engine();
     if (method === 'GET' && path === 'overview') {
       return { status: 200, body: {
-        environment: e.values.environment.name, sandbox: host.sandbox, url: e.url,
+        environment: e.values.environment.name, simulated: host.simulated, url: e.url,
         routes: e.routes.length, exchanges: host.recorder.capacity,
         panels: panels.map((p) => ({ id: p.id, title: p.title })),
         gateway: gatewayView(e, host.extensions()).available,

@@ -1,5 +1,5 @@
 // The browser console as an engine extension (docs/console.md). When `engine.console.enabled`
-// (default: on in a sandbox environment, off elsewhere; ENGINE_CONSOLE_ENABLED=true|false wins),
+// (default: on in a simulated environment, off elsewhere; ENGINE_CONSOLE_ENABLED=true|false wins),
 // it subscribes its exchange recorder to the tracing layer's spans before tracing starts, asks
 // the spans for masked bodies (runtime/tracing-detail.ts), and serves /console/ on the engine's
 // listener once the routes are registered. Off, it does nothing at all: no tracer, no spans.
@@ -23,7 +23,7 @@ export interface ConsoleExtension extends EngineExtension {
 /** `extensions`: the engine's other extensions (the gateway's tools, contributed panels). */
 export function consoleExtension(extensions: () => EngineExtension[]): ConsoleExtension {
   let recorder: ExchangeRecorder | undefined;
-  let sandbox = false;
+  let simulated = false;
   let current: RunningEngine | undefined;
   let mounted: MountedConsole | undefined;
   const others = () => extensions().filter((x) => x.name !== 'console');
@@ -32,9 +32,9 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
     name: 'console',
     get recorder() { return recorder; },
 
-    prepare({ services, lintOnly, sandbox: sb }) {
-      if (lintOnly || !consoleEnabled(services.settings.console.enabled, sb)) return;
-      sandbox = sb;
+    prepare({ services, lintOnly, simulated: sim }) {
+      if (lintOnly || !consoleEnabled(services.settings.console.enabled, sim)) return;
+      simulated = sim;
       const r = new ExchangeRecorder(services.settings.console.exchanges);
       recorder = r;
       addSpanConsumer(r);
@@ -49,7 +49,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       if (!recorder) return;
       current = engine;
       installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
-      const m = mountConsole({ engine: () => current!, recorder, extensions: others, sandbox });
+      const m = mountConsole({ engine: () => current!, recorder, extensions: others, simulated });
       mounted = m;
       engine.services.onClose(() => m.close());
     },

@@ -1,7 +1,7 @@
 // Client profiles: a vendor's HTTP client (base URL, timeouts, retry, proxy, forwarded and static
 // headers, pool size) or the event hub producer (URL, timeouts, retry, event defaults) is said once
 // in a `clients:` document of the connector's route folder (routes/<connector>/clients.yaml) and
-// named by `to-http` / `to-eventhub` steps (`client: hubvendor`), which add only what differs. The
+// named by `to-http` / `to-eventhub` steps (`client: acme`), which add only what differs. The
 // loader merges the profile into the step before it compiles, so the step compiles exactly what it
 // would have compiled from a step that spelt everything out.
 //
@@ -35,7 +35,7 @@ export const CLIENT_SCHEMA = {
   properties: {
     description: { type: 'string' },
     extends: { type: 'string', description: 'another client of this folder or a folder above (a template of routes/clients.yaml) whose settings this one starts from; the same name is the client of the folders above' },
-    'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{hubvendor.baseUrl}}"' },
+    'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{acme.baseUrl}}"' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata, sent on every call' },
     'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value (secrets go here); empty values are left out' },
     'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },

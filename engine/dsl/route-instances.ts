@@ -8,8 +8,8 @@
 //     - { direction: credit }
 //     - { direction: debit }
 //
-// A parameter may build a property's name: "{{achvendor.api_path.submit_{{direction}}_batch}}"
-// reads achvendor.api_path.submit_credit_batch for the credit instance.
+// A parameter may build a property's name: "{{acme.api_path.submit_{{direction}}_batch}}"
+// reads acme.api_path.submit_credit_batch for the credit instance.
 
 import { diagAt, type YamlSource } from './yaml-source.ts';
 import type { Diagnostic } from './diagnostics.ts';

@@ -12,7 +12,7 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   // a template's id names its parameters ({{direction}}); each instance's id is checked as kebab-case at load
   id: { type: 'string', pattern: '^(?:[a-z0-9]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})(?:[a-z0-9-]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})*$', description: 'unique route id (kebab-case); in a route template it names a parameter ({{name}})' },
   description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
-  connector: { type: 'string', description: 'connector id, e.g. gc-hubvendor-foreign-exchange-connector' },
+  connector: { type: 'string', description: 'connector id, e.g. gc-acme-foreign-exchange-connector' },
   instances: INSTANCES_SCHEMA,
   values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, clients.yaml, of the route's folder)" },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },

@@ -2,6 +2,7 @@
 //   engine keys create [--name NAME] [--env ENV] [--tools a,b] [--secondary]
 //   engine tools list [DIR...] [--env ENV]
 //   engine tools approve NAME... | --all [DIR...] [--env ENV]
+// (`--env` of the tools commands: by default the simulated environment, else required)
 //   engine tools schema [--out schemas/gateway-tools.schema.json]
 
 import type { Command } from 'commander';
@@ -13,6 +14,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { keyEntry, newKey } from './keys.ts';
 import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
 import type { GatewayExtension } from './index.ts';
+import type { CommandContext } from '../cli/extensions.ts';
 
 function fail(msg: string): never {
   process.stderr.write(`engine: ${msg}\n`);
@@ -31,7 +33,13 @@ async function loadTools(ext: GatewayExtension, dirs: string[], o: { env?: strin
   return ext.tools;
 }
 
-export function registerGatewayCommands(program: Command, ext: GatewayExtension): void {
+/** `--env`: the simulated environment by default (where tools are tried first), else required. */
+function envOption(cmd: Command, ctx: CommandContext): Command {
+  const env = ctx.simulatedEnvironment;
+  return env ? cmd.option('--env <name>', 'environment', env) : cmd.requiredOption('--env <name>', 'environment');
+}
+
+export function registerGatewayCommands(program: Command, ext: GatewayExtension, ctx: CommandContext = {}): void {
   const keys = program.command('keys').description('gateway subscription keys');
   keys.command('create')
     .description('print a new subscription key (shown once) and the entry to store in values/gateway.values.yaml')
@@ -61,10 +69,9 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension)
     });
 
   const tools = program.command('tools').description('gateway tools and their approvals');
-  tools.command('list')
+  envOption(tools.command('list')
     .description('the declared tools and their approval state in an environment')
-    .argument('[dirs...]', 'route folders', ['routes'])
-    .option('--env <name>', 'environment', 'sandbox')
+    .argument('[dirs...]', 'route folders', ['routes']), ctx)
     .option('--values <dir>', 'values directory', 'values')
     .action(async (dirs: string[], o: { env: string; values: string }) => {
       const list = await loadTools(ext, dirs, o);
@@ -75,11 +82,10 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension)
       for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd() + '\n');
     });
 
-  tools.command('approve')
+  envOption(tools.command('approve')
     .description('approve tools for an environment: records the digest of their metadata in values/gateway-approvals.yaml')
     .argument('[names...]', 'tool names')
-    .option('--all', 'every declared tool')
-    .option('--env <name>', 'environment', 'sandbox')
+    .option('--all', 'every declared tool'), ctx)
     .option('--values <dir>', 'values directory', 'values')
     .option('--routes <dirs>', 'route folders, comma-separated', 'routes')
     .option('--by <who>', 'approver, recorded beside the digest')

@@ -6,7 +6,7 @@
 
 import type { Command } from 'commander';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CliExtension } from '../cli/extensions.ts';
+import type { CliExtension, CommandContext } from '../cli/extensions.ts';
 import type { RunningEngine } from '../engine.ts';
 import type { DocumentHandler } from '../dsl/route-loader.ts';
 import { DiagnosticError } from '../dsl/diagnostics.ts';
@@ -138,8 +138,8 @@ export function gatewayExtension(): GatewayExtension {
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },
 
-    commands(program: Command) {
-      registerGatewayCommands(program, ext);
+    commands(program: Command, ctx: CommandContext) {
+      registerGatewayCommands(program, ext, ctx);
     },
   };
   return ext;

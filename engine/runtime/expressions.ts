@@ -90,7 +90,7 @@ interface Parsed { expr: jsonata.Expression; fast: ReturnType<typeof compileFast
 
 /**
  * Parsed and fast-compiled expressions by source and limits. The same transforms, templates and
- * rules appear in several routes (262 distinct of 510 at a sandbox start); both forms are
+ * rules appear in several routes (262 distinct of 510 when every shipped route starts); both forms are
  * stateless between evaluations (bindings come per call; functions are registered once here), so
  * one copy serves every use. Bounded, so reloads of a long `--dev` session do not keep every
  * version of every expression.

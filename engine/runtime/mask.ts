@@ -125,7 +125,7 @@ export function credentialOf(value: string): string {
 }
 
 /**
- * The values of the secret environmental keys a values file refers to (`${achvendor-client-key}`),
+ * The values of the secret environmental keys a values file refers to (`${acme-client-key}`),
  * resolved at load time so steps can mask them in vendor text. Short values are left out: masking
  * every `abc` in a message would hide more than it protects.
  */

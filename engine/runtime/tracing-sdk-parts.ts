@@ -1,6 +1,6 @@
 // The OpenTelemetry SDK parts tracing-sdk.ts uses, in one module it imports only when tracing is
 // on. The build bundles them into a chunk of their own (build/bundle.mjs): loading the SDK's
-// CommonJS files one by one was about a tenth of starting the sandbox, whose console traces.
+// CommonJS files one by one was about a tenth of starting the whole simulated platform, whose console traces.
 
 export { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 export { W3CTraceContextPropagator } from '@opentelemetry/core';

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
 import type { Logger } from 'pino';
 import { defineSource, type SourceHost } from './source-kind.ts';
+import type { CompileContext } from '../runtime/compile-context.ts';
 import { createExchange } from '../runtime/exchange.ts';
 import { runRoute, type CompiledRoute } from '../runtime/route.ts';
 import { PlatformError } from '../runtime/errors.ts';
@@ -58,6 +59,8 @@ interface Compiled {
   reconnect: Backoff;
   releaseBackoff: Backoff;
   drainTimeout: number;
+  /** where the user name and password are set, named by an authentication failure */
+  credentials: string;
 }
 
 const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
@@ -119,7 +122,7 @@ export default defineSource<AmqpConfig>({
     },
   },
   compile(cfg, ctx) {
-    // lint runs without the sandbox: its URLs are stand-ins (http://127.0.0.1:9/<name>), and
+    // lint runs without simulators: their URLs are stand-ins (http://127.0.0.1:9/<name>), and
     // environmental keys may be unset (<unresolved:key>); both are checked when the engine runs
     const standIn = ctx.services.lintOnly && (/^<unresolved:/.test(cfg.url) || /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
     let address: AmqpAddress | undefined;
@@ -158,6 +161,7 @@ export default defineSource<AmqpConfig>({
       reconnect: toBackoff(cfg.reconnect, { delay: 1000, maxDelay: 30_000, multiplier: 2 }),
       releaseBackoff: toBackoff(cfg['release-backoff'], { delay: 500, maxDelay: 15_000, multiplier: 2 }),
       drainTimeout: Number(cfg['drain-timeout'] ?? 10_000),
+      credentials: credentialSources(ctx),
     };
     // never keep the password where `engine routes` or a log could print the config
     Object.defineProperty(compiled, 'password', { enumerable: false });
@@ -182,6 +186,20 @@ export default defineSource<AmqpConfig>({
     };
   },
 });
+
+/**
+ * Where the route's user name and password come from, for an authentication failure: the
+ * environmental keys its properties name (the connector's values), else those properties, else the
+ * route's own `from.amqp` fields.
+ */
+function credentialSources(ctx: CompileContext): string {
+  const of = (field: 'username' | 'password'): string[] => {
+    const props = ctx.propertiesAt([field]);
+    const keys = props.flatMap((p) => ctx.values?.envKeysOf(p) ?? []);
+    return keys.length ? keys : props.length ? props : [`from.amqp.${field}`];
+  };
+  return [...new Set([...of('username'), ...of('password')])].join(' / ');
+}
 
 function named(props: string[]): string {
   return props.length ? ` (property ${props.map((p) => `'${p}'`).join(', ')})` : '';
@@ -258,7 +276,7 @@ export class AmqpConsumer {
       for (const s of this.slots) this.openReceiver(conn, s);
     });
     conn.on('connection_error', (ctx: EventContext) => {
-      this.lastError = describeAmqpError((ctx as { error?: unknown }).error ?? ctx.connection.error, this.c.username);
+      this.lastError = describeAmqpError((ctx as { error?: unknown }).error ?? ctx.connection.error, this.c.username, this.c.credentials);
     });
     conn.on('connection_close', () => { /* followed by disconnected */ });
     conn.on('error', (ctx: EventContext) => {
@@ -294,7 +312,7 @@ export class AmqpConsumer {
       this.topUp(s);
     });
     receiver.on('receiver_error', (ctx: EventContext) => {
-      const reason = describeAmqpError(ctx.receiver?.error, this.c.username);
+      const reason = describeAmqpError(ctx.receiver?.error, this.c.username, this.c.credentials);
       this.lastError = `queue '${s.queue}': ${reason}`;
       this.log.error({ queue: s.queue, reason }, `AMQP receiver on queue '${s.queue}' failed: ${reason}`);
       // start over through the reconnect loop (backoff, readiness false, a warning per attempt)
@@ -457,11 +475,16 @@ function errText(e: unknown): string | undefined {
   return String(e);
 }
 
-/** A broker error in words, naming authentication failures as such (never the password). */
-export function describeAmqpError(e: unknown, username?: string): string {
+/**
+ * A broker error in words, naming authentication failures as such (never the password) and where
+ * the credentials are set (`credentials`: what credentialSources found).
+ */
+export function describeAmqpError(
+  e: unknown, username?: string, credentials = 'from.amqp.username / from.amqp.password',
+): string {
   const t = errText(e) ?? 'unknown error';
   if (/authenticat|sasl|unauthorized-access|access.refused|not.allowed.*login/i.test(t)) {
-    return `authentication failed for user '${username ?? '(anonymous)'}' (check hubvendor-amqp-username / hubvendor-amqp-password): ${t}`;
+    return `authentication failed for user '${username ?? '(anonymous)'}' (check ${credentials}): ${t}`;
   }
   return t;
 }

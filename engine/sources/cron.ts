@@ -1,5 +1,5 @@
 // from: cron — runs the route on a schedule (node-cron syntax, seconds optional), e.g. the
-// sandbox's demo traffic. A run still in progress is not started twice. The handle stops the
+// simulated environment's demo traffic. A run still in progress is not started twice. The handle stops the
 // schedule (at close, or when a reload changes the route).
 
 import { createRequire } from 'node:module';

@@ -6,13 +6,14 @@ import { dirname, relative, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { startEngine, type EngineExtension, type RunningEngine } from '../engine.ts';
+import { startEngine, type EngineExtension, type RunningEngine, type Simulation } from '../engine.ts';
 import { findYamlFiles } from '../dsl/route-loader.ts';
 import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
 import { parseYamlFile, locate, type YamlSource } from '../dsl/yaml-source.ts';
 import type { HttpClients } from '../runtime/http-client.ts';
 import { createLogger } from '../runtime/logger.ts';
 import type { ValuesSet } from '../config/values.ts';
+import { SIMULATOR_PREFIX } from '../config/env-keys.ts';
 import { checkTestFile, isTestFile, routeTestsExtension } from './documents.ts';
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
@@ -29,7 +30,11 @@ export interface RunOptions {
   filter?: string;
   /** extensions every engine gets (the gateway) */
   extensions?: EngineExtension[];
-  /** the embedded simulators, for files with `simulators: true` */
+  /**
+   * The extension that simulates an environment (EngineExtension.simulation): started for files
+   * with `simulators: true`; its environment is the default one, its stand-ins say what replaces
+   * its simulators otherwise
+   */
   simulators?: EngineExtension;
   /** called as each case finishes */
   onResult?: (r: CaseResult) => void;
@@ -48,11 +53,11 @@ export interface CaseResult {
 
 type RedirectingClients = HttpClients & { redirect?: (target: string, origin: string) => string | undefined };
 
-/** `sandbox:NAME` references of the environment and values files: what the stubs stand in for. */
-function sandboxNames(values: ValuesSet): Set<string> {
+/** `simulator:NAME` references of the environment and values files: what the stubs stand in for. */
+function simulatorNames(values: ValuesSet): Set<string> {
   const names = new Set<string>();
   const visit = (v: unknown): void => {
-    if (typeof v === 'string' && v.startsWith('sandbox:')) names.add(v.slice(8).split('/')[0]);
+    if (typeof v === 'string' && v.startsWith(SIMULATOR_PREFIX)) names.add(v.slice(SIMULATOR_PREFIX.length).split('/')[0]);
     else if (v && typeof v === 'object') for (const x of Object.values(v)) visit(x);
   };
   visit(values.environment.keys);
@@ -70,17 +75,26 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function stubsExtension(stubs: StubSet, simulators: boolean): EngineExtension {
+/**
+ * Points the simulators' references at the stubs: the event hub simulator at the event hub stub
+ * (also when the simulators run), AMQP ones at a closed port, any other at the catch-all.
+ */
+function stubsExtension(stubs: StubSet, simulators: boolean, simulation: Simulation | undefined): EngineExtension {
+  const standIns = Object.entries(simulation?.standIns ?? {});
   return {
     name: 'route-test-stubs',
     async prepare({ values, services, lintOnly }) {
       if (lintOnly) return;
       (services.http as RedirectingClients).redirect = stubs.redirect(simulators);
-      if (simulators) return { sandboxUrls: { eventhub: stubs.eventhub.origin } };
+      const eventHubs = standIns.filter(([, s]) => s === 'event-hub').map(([n]) => [n, stubs.eventhub.origin]);
+      if (simulators) return { simulatorUrls: Object.fromEntries(eventHubs) };
       const urls: Record<string, string> = {};
       const amqp = `amqp://127.0.0.1:${await closedPort()}`;
-      for (const n of sandboxNames(values)) urls[n] = n === 'eventhub' ? stubs.eventhub.origin : n === 'amqp' ? amqp : stubs.fallbackOrigin;
-      return { sandboxUrls: urls };
+      const by = new Map(standIns);
+      for (const n of simulatorNames(values)) {
+        urls[n] = by.get(n) === 'event-hub' ? stubs.eventhub.origin : by.get(n) === 'amqp' ? amqp : stubs.fallbackOrigin;
+      }
+      return { simulatorUrls: urls };
     },
   };
 }
@@ -110,12 +124,13 @@ class LogSink extends Writable {
   override _write(chunk: Buffer, _enc: string, done: () => void): void { this.lines.push(chunk.toString('utf8')); done(); }
 }
 
-interface Group { key: string; environment: string; set: Record<string, string>; cases: [number, TestCase][] }
+interface Group { key: string; environment?: string; set: Record<string, string>; cases: [number, TestCase][] }
 
-function groups(file: TestFile, cases: [number, TestCase][]): Group[] {
+/** `fallback`: the simulated environment, where a case runs unless it names another */
+function groups(file: TestFile, cases: [number, TestCase][], fallback: string | undefined): Group[] {
   const out = new Map<string, Group>();
   for (const [i, c] of cases) {
-    const environment = c.environment ?? file.environment ?? 'sandbox';
+    const environment = c.environment ?? file.environment ?? fallback;
     const set: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...file.set, ...c.set } as Record<string, Scalar>)) set[k] = String(v);
     const key = JSON.stringify([environment, set]);
@@ -138,7 +153,8 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
   const wantsLogs = g.cases.some(([, c]) => c.expect['logs-absent']?.length);
   const stubs = await StubSet.start(targetsOf(file, g.cases.map(([, c]) => c)));
   const simulators = !!file.simulators && !!opts.simulators;
-  const extensions = [...(simulators ? [opts.simulators!] : []), stubsExtension(stubs, simulators), ...(opts.extensions ?? [])];
+  const stubbing = stubsExtension(stubs, simulators, opts.simulators?.simulation);
+  const extensions = [...(simulators ? [opts.simulators!] : []), stubbing, ...(opts.extensions ?? [])];
   if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
   // the route files only: another test file's problems are reported with that file, they do not
   // stop this one's engine
@@ -148,7 +164,7 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
   try {
     engine = await startEngine({
       routes, root, valuesDir: opts.valuesDir, secretsDir: opts.secretsDir, env: g.environment, set: g.set,
-      port: 0, host: '127.0.0.1', sandbox: simulators, processEnv: {}, shutdownTimeoutMs: 1000, extensions,
+      port: 0, host: '127.0.0.1', simulated: simulators, processEnv: {}, shutdownTimeoutMs: 1000, extensions,
       logger: createLogger(wantsLogs ? 'debug' : 'silent', logs),
     });
   } catch (e) {
@@ -209,7 +225,8 @@ export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
     }
     const file = src.value as TestFile;
     const cases = file.tests.map((c, i) => [i, c] as [number, TestCase]).filter(([, c]) => wanted(c.name) || wanted(`${rel} ${c.name}`));
-    for (const g of groups(file, cases)) await runGroup(src, file, g, opts, report);
+    const simulated = opts.simulators?.simulation?.environment;
+    for (const g of groups(file, cases, simulated)) await runGroup(src, file, g, opts, report);
   }
   return results;
 }

@@ -10,7 +10,7 @@ const SIGN = {
   additionalProperties: false,
   description: 'signs the request as a Standard Webhooks sender (webhook-id, webhook-timestamp, webhook-signature)',
   properties: {
-    key: { type: 'string', description: 'environmental key holding the secret, e.g. achvendor-webhook-secret' },
+    key: { type: 'string', description: 'environmental key holding the secret, e.g. acme-webhook-secret' },
     secret: { type: 'string', description: 'the secret itself (whsec_<base64> or text), when no key holds it' },
     id: { type: 'string', description: 'webhook-id (default: random per case)' },
     timestamp: { type: 'integer', description: 'webhook-timestamp, unix seconds (default: now)' },
@@ -124,7 +124,7 @@ const EXPECT = {
 };
 
 const SETTINGS = {
-  environment: { type: 'string', description: 'values environment (values/environments/<name>.yaml); default sandbox' },
+  environment: { type: 'string', description: 'values environment (values/environments/<name>.yaml); default: the simulated one (`simulated: true`) of the program\'s simulators' },
   set: { ...SCALAR_MAP, description: 'overrides as `--set` gives them: environmental keys and properties (`file:prop` scopes one values file)' },
 };
 
@@ -154,7 +154,7 @@ export const ROUTE_TEST_SCHEMA = {
     description: { type: 'string' },
     routes: { type: 'array', items: { type: 'string' }, description: 'route files or folders to load, relative to the project (default: the folder above tests/)' },
     ...SETTINGS,
-    simulators: { type: 'boolean', default: false, description: 'start the embedded sandbox simulators; targets without a stub then reach them' },
+    simulators: { type: 'boolean', default: false, description: 'start the program\'s simulators; targets without a stub then reach them' },
     stubs: { ...STUBS, description: `${STUBS.description}; every case starts from these, its own stubs replace them per target` },
     tests: { type: 'array', minItems: 1, items: CASE },
   },

@@ -3,7 +3,8 @@
 // Results depend on the screened name (./profiles.ts). Monitoring list updates are triggered over
 // `/__screenvendor/*` and sent to the engine as signed webhooks (./webhooks.ts). Fault injection
 // and request recording come from the sim server (`/__sandbox/faults`, `/__sandbox/requests`).
-// Shapes: spec/vendor-shapes.md (screenvendor); the connector's page: docs/connectors/screening.md.
+// The shapes it answers with are the ones the connector maps (transforms/screenvendor/); the
+// connector's page: docs/connectors/screening.md.
 
 import { randomUUID } from 'node:crypto';
 import { createSimServer, type SimLog, type SimRequest, type SimResponse, type SimServer } from '../lib/sim-server.ts';

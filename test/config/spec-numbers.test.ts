@@ -39,10 +39,10 @@ const ENVIRONMENTS = ['sandbox', 'development', 'staging', 'production'];
 const BATCH = ['batch-payments-v0', 'inbound-batch-payments-v0'];
 const HUB = ['v2/payment-v2', 'foreign-exchange-v1'];
 
-/** As lint loads them: environmental keys may be unset, `sandbox:NAME` stands for a simulator. */
+/** As lint loads them: environmental keys may be unset, `simulator:NAME` stands for a simulator. */
 function load(env: string): ValuesSet {
   const values = loadValues({ dir: 'values', env, processEnv: {}, lenient: true });
-  values.keys.setSandboxUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
+  values.keys.setSimulatorUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
   return values;
 }
 const props = (v: ValuesSet, file: string, keys: string[]) => Object.fromEntries(keys.map((k) => [k, v.find(file)!.get(k)]));

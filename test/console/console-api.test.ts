@@ -178,7 +178,7 @@ describe('console API on a sandbox engine', () => {
 
   it('the sandbox panel masks credential headers of recorded requests and filters events', async () => {
     const token = 'secret-token-value-1234';
-    await fetch(`${engine.sandboxUrls.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' } });
+    await fetch(`${engine.simulators.sandbox.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' } });
     const recorded = JSON.stringify((await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body);
     expect(recorded).toContain('Bearer secr****');
     expect(recorded).not.toContain(token);

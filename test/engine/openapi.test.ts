@@ -7,7 +7,7 @@ import { SchemaComponents } from '../../engine/http/openapi-schemas.ts';
 import { createAjv } from '../../engine/runtime/schemas.ts';
 import { batch, entry } from '../batch-payments/fixtures.ts';
 
-// DESIGN.md §4, the outside contract: method and path of every endpoint
+// The outside contract (the endpoints docs/connectors/ documents): method and path of every endpoint
 const CONTRACT: [string, string][] = [
   ['post', '/payments/payment-orders'],
   ['put', '/payments/{externalReferenceNo}'],

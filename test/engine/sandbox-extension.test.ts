@@ -1,5 +1,5 @@
 // The sandbox as an extension: the simulators call the engine's actual URL (port 0 here, as
-// `--port N` elsewhere) for their webhooks, and an environment without `sandbox: true` starts none.
+// `--port N` elsewhere) for their webhooks, and an environment without `simulated: true` starts none.
 import { it, expect } from 'vitest';
 import { startTestEngine } from '../helpers/engine.ts';
 import { startEngine } from '../../engine/engine.ts';
@@ -39,7 +39,7 @@ it('batch status and screening webhooks reach an engine listening on port 0', as
   }
 }, 30_000);
 
-it('an environment without sandbox: true starts no simulators', async () => {
+it('an environment without simulated: true starts no simulators', async () => {
   const ext = sandboxExtension();
   const e = await startEngine({
     routes: ['routes/hubvendor-foreign-exchange'], env: 'production', port: 0, logger: createLogger('silent'), extensions: [ext],
@@ -47,13 +47,13 @@ it('an environment without sandbox: true starts no simulators', async () => {
   });
   try {
     expect(ext.sandbox).toBeUndefined();
-    expect(e.sandboxUrls).toEqual({});
+    expect(e.simulators).toEqual({});
   } finally {
     await e.close();
   }
 });
 
-it('an environment with sandbox: true but no sandbox extension refuses to start, saying why', async () => {
+it('an environment with simulated: true but no sandbox extension refuses to start, saying why', async () => {
   const err = await startEngine({ routes: ['routes/hubvendor-foreign-exchange'], env: 'sandbox', port: 0, logger: createLogger('silent') })
     .then((e) => e.close().then(() => undefined), (x) => x);
   expect(String(err?.diagnostics?.map((d: any) => d.message))).toContain('no extension starts the simulators');

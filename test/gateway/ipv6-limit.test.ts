@@ -72,7 +72,7 @@ describe('the network of an address', () => {
 describe('gateway.rateLimits.ipv6Prefix', () => {
   const settings = (set: Record<string, string>) => {
     const values = loadValues({ dir: 'values', env: 'sandbox', processEnv: {}, lenient: true, set });
-    values.keys.setSandboxUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
+    values.keys.setSimulatorUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
     return readSettings(values);
   };
 

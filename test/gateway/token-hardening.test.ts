@@ -143,7 +143,7 @@ describe('the user id: the gateway accepts exactly what the platform backend acc
 describe('the settings (gateway.jwt.typ, gateway.jwt.maxLifetimeSeconds)', () => {
   const settings = (env: string, set: Record<string, string> = {}) => {
     const values = loadValues({ dir: 'values', env, processEnv: {}, lenient: true, set });
-    values.keys.setSandboxUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
+    values.keys.setSimulatorUrls(new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }));
     return readSettings(values).jwt;
   };
 

@@ -38,7 +38,7 @@ beforeAll(async () => {
 `),
   });
   const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), sandbox: false, port: 0, processEnv: { DEMO_CLIENT_KEY: KEY } });
+  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), simulated: false, port: 0, processEnv: { DEMO_CLIENT_KEY: KEY } });
 });
 afterAll(() => engine?.close());
 
@@ -72,7 +72,7 @@ describe('a reload with a new secret value', () => {
     });
     const out: string[] = [];
     const sink = new Writable({ write(chunk, _enc, done) { out.push(String(chunk)); done(); } });
-    const e = await startEngine({ routes: ['routes'], root, secretsDir: join(root, 'secrets'), logger: createLogger('info', sink), sandbox: false, port: 0, processEnv: {} });
+    const e = await startEngine({ routes: ['routes'], root, secretsDir: join(root, 'secrets'), logger: createLogger('info', sink), simulated: false, port: 0, processEnv: {} });
     try {
       const next = 'Second Key/value-2';
       writeFileSync(join(root, 'secrets/demo-client-key'), `${next}\n`);

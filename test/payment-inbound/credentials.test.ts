@@ -37,6 +37,8 @@ describe('payment inbound: broker access', () => {
     expect(warnings[0]).toMatchObject({ level: 'warn', attempt: 1, retryInMs: 1000, broker: 'amqp://127.0.0.1:5672' });
     expect(warnings[1]).toMatchObject({ level: 'warn', attempt: 2, retryInMs: 2000 });
     expect(warnings[0].msg, warnings[0].msg).toMatch(/authentication failed for user 'guest'/);
+    // where to look: the environmental keys the connector's values name for the user and password
+    expect(warnings[0].msg).toContain('(check hubvendor-amqp-username / hubvendor-amqp-password)');
     expect((await engine.request('GET', '/health/ready')).body.checks[CHECK]).toBe(false);
     expect(text()).not.toContain(secret);
   }, 30_000);

@@ -60,7 +60,7 @@ const FILES = {
 let engine: RunningEngine;
 beforeAll(async () => {
   const root = tmpProject(FILES);
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('silent'), sandbox: false, port: 0, processEnv: {} });
+  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('silent'), simulated: false, port: 0, processEnv: {} });
 });
 afterAll(() => engine?.close());
 

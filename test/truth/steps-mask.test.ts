@@ -32,7 +32,7 @@ beforeAll(async () => {
 `),
   });
   const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), sandbox: false, port: 0, processEnv: { DEMO_CLIENT_KEY: SECRET } });
+  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), simulated: false, port: 0, processEnv: { DEMO_CLIENT_KEY: SECRET } });
 });
 afterAll(() => engine?.close());
 
