@@ -14,6 +14,7 @@ import { loadExtensions, registerCommands, type CliExtension } from './extension
 import { registerTestCommand } from './test-command.ts';
 import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
+import { registerErrorsCommand } from './errors-command.ts';
 
 function collect(v: string, prev: Record<string, string>): Record<string, string> {
   const i = v.indexOf('=');
@@ -135,6 +136,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerTestCommand(program, extensions);
   registerEvalCommand(program);
   registerClientsCommand(program);
+  registerErrorsCommand(program, extensions);
   registerCommands(program, extensions);
   await program.parseAsync(argv);
 }

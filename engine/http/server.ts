@@ -11,6 +11,7 @@ import { routeHandler, readBody, type RouteHandlerConfig } from './route-handler
 import { correlationIdFrom, shownPath, writeBody, writeProblem } from './answers.ts';
 import { operations, type OperationsOptions } from './operations.ts';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
 
 export interface HttpServerOptions extends OperationsOptions {
@@ -134,7 +135,7 @@ export class HttpServer implements RouteRegistrar {
         ignoreTrailingSlash: true,
         defaultRoute: (req, res) => this.noRoute(req, res),
         onBadUrl: (path, req, res) => {
-          writeProblem(res, new PlatformError({ kind: 'validation', code: 'GC025', detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
+          writeProblem(res, new PlatformError({ kind: 'validation', code: CODE.validation, detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
         },
       }),
     };
