@@ -16,15 +16,20 @@ import { SchemaStore } from '../runtime/schemas.ts';
 import type { EngineExtension } from '../engine.ts';
 
 /** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */
-export async function errorTable(dirs: string[], root = process.cwd(), extensions: EngineExtension[] = []): Promise<string> {
-  const values = loadValues({ dir: resolve(root, 'values'), lenient: true, routes: dirs.map((d) => resolve(root, d)) });
-  values.keys.setSandboxUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
+export async function errorTable(dirs: string[], root = process.cwd(), extensions: EngineExtension[] = [])
+  : Promise<string> {
+  const abs = dirs.map((d) => resolve(root, d));
+  // loaded as `engine routes` loads them: lint mode, sandbox references to stand-ins
+  const values = loadValues({ dir: resolve(root, 'values'), lenient: true, routes: abs });
+  const standIn = (_t: object, n: string | symbol) => `http://127.0.0.1:9/${String(n)}`;
+  values.keys.setSandboxUrls(new Proxy({}, { get: standIn }) as Record<string, string>);
   const services = {
-    root, logger: createLogger('silent'), metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
-    callRoute: async () => { throw new Error('not running'); }, settings: values.environment.engine, lintOnly: true, onClose: () => {}, readiness: new Map(),
+    root, logger: createLogger('silent'), metrics: new Metrics(false), http: new HttpClients(),
+    schemas: new SchemaStore(), callRoute: async () => { throw new Error('not running'); },
+    settings: values.environment.engine, lintOnly: true,
+    onClose: () => {}, readiness: new Map(),
   };
   const docs = [routeTestDocuments(), ...extensions.flatMap((x) => x.documents?.({ values, services }) ?? [])];
-  const abs = dirs.map((d) => resolve(root, d));
   try {
     // what failed to load maps nothing: `engine lint` says why
     return renderErrorTable(codesByConnector(loadRoutes(abs, values, services, docs).routes, abs));
@@ -34,21 +39,24 @@ export async function errorTable(dirs: string[], root = process.cwd(), extension
 }
 
 export function registerErrorsCommand(program: Command, extensions: EngineExtension[]): void {
-  program.command('errors').argument('[dirs...]', 'route files or directories (the connectors of --markdown and --docs)', ['routes'])
+  program.command('errors')
+    .argument('[dirs...]', 'route files or directories (the connectors of --markdown and --docs)', ['routes'])
     .description('list the platform error codes: code, status, title (the catalog; docs/errors.md)')
     .option('--markdown', "print docs/errors.md's generated table: meaning, what to do, who answers each code")
     .option('--docs <file>', 'write that table into the generated part of this document (e.g. docs/errors.md)')
     .action(async (dirs: string[], o: { markdown?: boolean; docs?: string }) => {
       if (!o.markdown && !o.docs) {
         for (const code of Object.keys(ERROR_CATALOG) as PlatformCode[]) {
-          process.stdout.write(`${code}  ${CATALOG_ENTRIES[code].statuses.join(',').padEnd(11)}  ${CATALOG_ENTRIES[code].title}\n`);
+          const e = CATALOG_ENTRIES[code];
+          process.stdout.write(`${code}  ${e.statuses.join(',').padEnd(11)}  ${e.title}\n`);
         }
         return;
       }
       const table = await errorTable(dirs.length ? dirs : ['routes'], process.cwd(), extensions);
       if (o.markdown) process.stdout.write(table + '\n');
       if (o.docs) {
-        writeFileSync(o.docs, updateErrorsDoc(existsSync(o.docs) ? readFileSync(o.docs, 'utf8') : '# Error codes\n', table));
+        const doc = existsSync(o.docs) ? readFileSync(o.docs, 'utf8') : '# Error codes\n';
+        writeFileSync(o.docs, updateErrorsDoc(doc, table));
         process.stdout.write(`wrote ${o.docs}\n`);
       }
     });

@@ -1,4 +1,4 @@
-// The `engine` command: run, lint, routes, schema, --version (and the extensions' commands:
+// The `engine` command: run, lint, routes, schema, errors, --version (and the extensions' commands:
 // the sandbox's token, the gateway's keys and tools).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';

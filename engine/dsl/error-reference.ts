@@ -38,12 +38,15 @@ export function renderErrorTable(connectors: Map<string, Set<string>>): string {
     const e = CATALOG_ENTRIES[code];
     const title = e.otherTitles?.length ? `${e.title} (also: ${e.otherTitles.join(', ')})` : e.title;
     const by = [...connectors.get(code) ?? []].sort().map((c) => `\`${c}\``).join(', ');
-    return `| \`${code}\` | ${cell(title)} | ${e.statuses.join(', ')} | ${cell(e.cause)} | ${cell(e.action)} | ${cell((e.engine ?? []).join('; ')) || '-'} | ${by || '-'} |`;
+    const engine = cell((e.engine ?? []).join('; ')) || '-';
+    return `| \`${code}\` | ${cell(title)} | ${e.statuses.join(', ')} | ${cell(e.cause)} | ${cell(e.action)} `
+      + `| ${engine} | ${by || '-'} |`;
   });
   return [
     BEGIN,
     '',
-    '| Code | Title | Status | Meaning | What the caller does | Answered by the engine | Connectors mapping vendor errors to it |',
+    '| Code | Title | Status | Meaning | What the caller does | Answered by the engine '
+      + '| Connectors mapping vendor errors to it |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',

@@ -87,7 +87,7 @@ export class CompileContext {
     throw new ConfigError(message, [...this.base, ...path]);
   }
 
-  /** A platform `code` a route gives (undefined when it gives none), refused when the catalog has no such code. */
+  /** A platform `code` a route gives (undefined when it gives none); one the catalog does not have is refused. */
   platformCode(code: string | undefined, path: YamlPath): string | undefined {
     const why = code === undefined ? undefined : unknownCode(code);
     if (why) this.fail(why, path);
