@@ -1,4 +1,4 @@
-// The `engine` command: run, lint, routes, schema, --version (and the extensions' commands:
+// The `engine` command: run, lint, routes, schema, errors, --version (and the extensions' commands:
 // the gateway's keys and tools, those of the program's own extensions).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { loadExtensions, registerCommands, type CliExtension } from './extension
 import { registerTestCommand } from './test-command.ts';
 import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
+import { registerErrorsCommand } from './errors-command.ts';
 
 function collect(v: string, prev: Record<string, string>): Record<string, string> {
   const i = v.indexOf('=');
@@ -135,6 +136,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerTestCommand(program, extensions);
   registerEvalCommand(program);
   registerClientsCommand(program);
+  registerErrorsCommand(program, extensions);
   registerCommands(program, extensions);
   await program.parseAsync(argv);
 }

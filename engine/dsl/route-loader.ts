@@ -25,7 +25,7 @@ import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/rout
 import { describeStep } from '../runtime/tracing.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { truthy } from '../steps/choice.ts';
-import { compileTemplate, compileProblem, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
+import { compileTemplate, compileProblem, unknownTemplateCodes, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
 export interface DocumentHandler {
@@ -428,14 +428,23 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, ow
       const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
       const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
       if (td.length) throw new DiagnosticError(td);
+      const codes = unknownTemplateCodes(t, `in the error template of ${owner}`);
+      if (codes.length) throw new DiagnosticError(templateDiagnostics(ctx.file(h.template, [...path, 'template']), codes));
       try { handler.template = compileTemplate(t, { ...limits, where: `${owner}, on-exception[${i}].template ${h.template}` }); } catch (e) {
         if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
         throw e;
       }
     }
+    ctx.platformCode(h.problem?.code, [...path, 'problem', 'code']);
     if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `${owner}, on-exception[${i}].problem` });
     if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
     out.push(handler);
   });
   return out;
+}
+
+/** Problems of an error template (a JSON file) said at their line in it. */
+function templateDiagnostics(file: string, problems: { path: YamlPath; message: string }[]): Diagnostic[] {
+  const src = parseYamlFile(relative(process.cwd(), file) || file);
+  return problems.map((p) => diagAt(src, p.path, p.message));
 }

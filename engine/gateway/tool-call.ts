@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
 import type { ToolMetrics } from './metrics.ts';
 import type { Tool } from './tools.ts';
@@ -60,7 +61,7 @@ function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Rec
     else errors.push({ field: `/${n}`, message: v === undefined ? 'is required' : 'must be a non-empty string' });
   }
   if (errors.length) {
-    throw new PlatformError({ kind: 'validation', code: 'GC025', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
+    throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
   }
   return { body, params };
 }

@@ -2,6 +2,8 @@
 // error responses built on it, the correlation id, the webhook signature headers, and the
 // operations endpoints the listener always serves.
 
+import { CODE } from '../runtime/error-catalog.ts';
+
 type Json = Record<string, unknown>;
 
 export const PROBLEM_SCHEMA: Json = {
@@ -9,12 +11,12 @@ export const PROBLEM_SCHEMA: Json = {
   description: 'RFC 9457 problem details. Bad input names each field in `errors`.',
   required: ['type', 'title', 'status'],
   properties: {
-    type: { type: 'string', format: 'uri-reference', description: '`urn:platform:error:<code>`, or `about:blank` without a platform code', examples: ['urn:platform:error:GC025'] },
+    type: { type: 'string', format: 'uri-reference', description: '`urn:platform:error:<code>`, or `about:blank` without a platform code', examples: [`urn:platform:error:${CODE.validation}`] },
     title: { type: 'string', examples: ['Validation error'] },
     status: { type: 'integer', minimum: 400, maximum: 599 },
     detail: { type: 'string' },
     instance: { type: 'string', format: 'uri-reference' },
-    code: { type: 'string', description: 'platform code', examples: ['GC025'] },
+    code: { type: 'string', description: 'platform code', examples: [CODE.validation] },
     correlationId: { type: 'string', description: 'the X-Correlation-Id of the exchange' },
     errors: {
       type: 'array',

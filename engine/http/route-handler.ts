@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { PlatformError, toPlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { createExchange } from '../runtime/exchange.ts';
 import { runRoute, type CompiledRoute } from '../runtime/route.ts';
 import type { Metrics } from '../runtime/metrics.ts';
@@ -79,10 +80,10 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
         const type = req.headers['content-type'] ?? '';
         if (JSON_TYPE.test(type)) {
           if (jsonDeeperThan(raw, host.jsonDepthLimit)) {
-            throw new PlatformError({ kind: 'validation', code: 'GC025', detail: `the body nests arrays and objects deeper than the limit of ${host.jsonDepthLimit} levels` });
+            throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: `the body nests arrays and objects deeper than the limit of ${host.jsonDepthLimit} levels` });
           }
           try { body = JSON.parse(raw.toString('utf8')); } catch {
-            throw new PlatformError({ kind: 'validation', code: 'GC025', detail: 'the body is not valid JSON' });
+            throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: 'the body is not valid JSON' });
           }
         } else if (json) {
           throw new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' });

@@ -12,6 +12,7 @@ import { correlationIdFrom, shownPath, writeBody, writeProblem } from './answers
 import { operations, type OperationsOptions } from './operations.ts';
 import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
 import { ENGINE_DEFAULTS } from '../config/engine-settings.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import type { CompiledRoute } from '../runtime/route.ts';
 
 export interface HttpServerOptions extends OperationsOptions {
@@ -177,7 +178,7 @@ export class HttpServer implements RouteRegistrar {
         ignoreTrailingSlash: true,
         defaultRoute: (req, res) => this.noRoute(req, res),
         onBadUrl: (path, req, res) => {
-          writeProblem(res, new PlatformError({ kind: 'validation', code: 'GC025', detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
+          writeProblem(res, new PlatformError({ kind: 'validation', code: CODE.validation, detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
         },
       }),
     };

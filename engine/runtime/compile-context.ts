@@ -12,6 +12,7 @@ import type { ValuesFile } from '../config/values.ts';
 import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
 import { compileExpression, type Expression } from './expressions.ts';
+import { unknownCode } from './error-catalog.ts';
 import type { Metrics } from './metrics.ts';
 import type { HttpClients } from './http-client.ts';
 import type { SchemaStore } from './schemas.ts';
@@ -84,6 +85,13 @@ export class CompileContext {
   /** Throws a diagnostic at `path` below the current config. */
   fail(message: string, path: YamlPath = []): never {
     throw new ConfigError(message, [...this.base, ...path]);
+  }
+
+  /** A platform `code` a route gives (undefined when it gives none); one the catalog does not have is refused. */
+  platformCode(code: string | undefined, path: YamlPath): string | undefined {
+    const why = code === undefined ? undefined : unknownCode(code);
+    if (why) this.fail(why, path);
+    return code;
   }
 
   expr(source: unknown, path: YamlPath): Expression {

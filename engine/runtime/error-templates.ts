@@ -12,6 +12,7 @@ import { compileExpression, ExpressionLimitError, isPromise, type Expression, ty
 import { ConfigError } from '../dsl/diagnostics.ts';
 import { formatPath } from '../dsl/yaml-source.ts';
 import { maskDeep, maskText } from './mask.ts';
+import { unknownCode } from './error-catalog.ts';
 
 export interface Match {
   kind?: ErrorKind[];
@@ -100,6 +101,8 @@ async function ev(e: Expression | undefined, input: unknown): Promise<unknown> {
 }
 
 export interface CompiledProblem {
+  /** the platform code it answers (none: the error's own) */
+  readonly code?: string;
   apply(e: PlatformError): Promise<PlatformError>;
 }
 
@@ -135,6 +138,7 @@ export function compileProblem(spec: ProblemSpec, where: (string | number)[], op
   const extensions = x(spec.extensions, ['extensions']);
   const headers = Object.entries(spec.headers ?? {}).map(([h, s]) => [h, x(s, ['headers', h])!] as const);
   return {
+    code: spec.code,
     async apply(e) {
       const view = errorView(e);
       const d = await ev(detail, view);
@@ -167,7 +171,18 @@ export function compileProblem(spec: ProblemSpec, where: (string | number)[], op
 }
 
 export interface CompiledTemplate {
+  /** the platform codes its rules and default answer */
+  readonly codes: string[];
   map(e: PlatformError): Promise<PlatformError>;
+}
+
+/** The codes of a template that the catalog does not have: where (JSON path) and why; `where` names the template. */
+export function unknownTemplateCodes(t: TemplateFile, where: string): { path: (string | number)[]; message: string }[] {
+  const specs: [(string | number)[], ProblemSpec | undefined][] = [...t.rules.map((r, i): [(string | number)[], ProblemSpec] => [['rules', i], r]), [['default'], t.default]];
+  return specs.flatMap(([path, spec]) => {
+    const why = spec?.code === undefined ? undefined : unknownCode(spec.code, where);
+    return why ? [{ path: [...path, 'code'], message: why }] : [];
+  });
 }
 
 /** `options`: the engine's expression limits and `where`, naming the route and the template file. */
@@ -176,6 +191,7 @@ export function compileTemplate(t: TemplateFile, options: ExpressionOptions = {}
   const rules = t.rules.map((r, i) => ({ when: r.when, problem: compileProblem(r, ['rules', i], options) }));
   const dflt = t.default ? compileProblem(t.default, ['default'], options) : undefined;
   return {
+    codes: [...new Set([...t.rules, ...t.default ? [t.default] : []].flatMap((r) => (r.code === undefined ? [] : [r.code])))],
     async map(e) {
       if (code && e.vendorCode === undefined && e.vendorBody !== undefined) {
         try {

@@ -1,6 +1,8 @@
 // Errors of the engine. Every failure inside a route becomes a PlatformError so that
 // on-exception handlers can match it by kind, HTTP status or vendor code and answer
-// with RFC 9457 problem details.
+// with RFC 9457 problem details. Their codes are those of the catalog (error-catalog.ts).
+
+import { CODE } from './error-catalog.ts';
 
 export type ErrorKind =
   | 'validation'        // bad input from the caller (400)
@@ -124,7 +126,7 @@ export class PlatformError extends Error {
 }
 
 /** A caller error naming one field. */
-export function validationError(field: string, message: string, code = 'GC025'): PlatformError {
+export function validationError(field: string, message: string, code: string = CODE.validation): PlatformError {
   return new PlatformError({
     kind: 'validation',
     code,

@@ -6,12 +6,10 @@
 
 import type { ValidateFunction } from 'ajv';
 import { PlatformError } from './errors.ts';
+import { CODE, ERROR_CATALOG } from './error-catalog.ts';
 import { maskText, type Secrets } from './mask.ts';
 import type { Exchange } from './exchange.ts';
 import { fieldErrors } from '../steps/validate.ts';
-
-/** Platform code of a vendor outage (the error templates' 502: vendor unreachable or answering 5xx). */
-export const VENDOR_OUTAGE_CODE = 'GC027';
 
 /** Errors named in the problem detail and the log line; the rest are counted. */
 const SHOWN_ERRORS = 5;
@@ -43,8 +41,9 @@ export function compileOutputCheck(validate: ValidateFunction, schemaFile: strin
     const err = new PlatformError({
       kind: 'vendor',
       status: 502,
-      code: VENDOR_OUTAGE_CODE,
-      title: 'Generic Error',
+      // the code and title of a vendor outage (the error templates' 502: unreachable, answering 5xx)
+      code: CODE.generic,
+      title: ERROR_CATALOG[CODE.generic].title,
       vendorStatus: vendor?.status,
       // the caller learns which fields of its answer are missing or wrong, never the vendor's text
       detail: `${vendor ? `the answer of ${vendor.target} (${vendor.status})` : 'the answer'} does not match the route's output schema: ${shown}`,

@@ -7,6 +7,7 @@
 
 import { defineStep } from './step-kind.ts';
 import { PlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { storeFor } from '../runtime/store-for.ts';
 import type { Claim } from '../runtime/store.ts';
@@ -41,7 +42,7 @@ export default defineStep<DedupeConfig>({
         ex.stopped = true;
         return;
       }
-      if (c.state === 'busy') throw new PlatformError({ kind: 'conflict', code: 'GC003', detail: 'the same input is being processed; retry later', headers: { 'Retry-After': '5' }, transient: true });
+      if (c.state === 'busy') throw new PlatformError({ kind: 'conflict', code: CODE.conflict, detail: 'the same input is being processed; retry later', headers: { 'Retry-After': '5' }, transient: true });
       (ex.completions ??= []).push((error) => {
         // the exchange already answered: a store failure here is logged; the claim then expires
         // (inFlightTimeout) and a redelivery is processed again, with the same event id
@@ -50,7 +51,7 @@ export default defineStep<DedupeConfig>({
       });
     };
     const check = (ex: Exchange, k: unknown): void | Promise<void> => {
-      if (k === undefined || k === null || k === '') throw new PlatformError({ kind: 'validation', code: 'GC025', detail: `deduplication key is missing (${cfg.key})` });
+      if (k === undefined || k === null || k === '') throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: `deduplication key is missing (${cfg.key})` });
       const id = String(k);
       let c: Claim | Promise<Claim>;
       try {
@@ -72,7 +73,7 @@ export default defineStep<DedupeConfig>({
 /** Outage policy of dedupe: fail closed with a retriable status (never publish unchecked). */
 function unavailable(cause: unknown): PlatformError {
   return new PlatformError({
-    kind: 'internal', status: 503, code: 'GC027', title: 'Service unavailable',
+    kind: 'internal', status: 503, code: CODE.generic, title: 'Service unavailable',
     detail: 'deduplication store unavailable; deliver again later', headers: { 'Retry-After': '5' }, transient: true, cause,
   });
 }

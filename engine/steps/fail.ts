@@ -3,6 +3,7 @@
 
 import { defineStep } from './step-kind.ts';
 import { PlatformError, type ErrorKind } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise } from '../runtime/expressions.ts';
 import { truthy } from './choice.ts';
 import { compileSecrets, configuredSecrets, maskText } from '../runtime/mask.ts';
@@ -21,13 +22,14 @@ export default defineStep<FailConfig>({
       at: { enum: ['exchange', 'load'], default: 'exchange', description: 'load: check once when the route loads (configuration assertions over {{placeholders}}); a truthy condition stops lint and start-up with the detail' },
       kind: { enum: ['validation', 'unauthorized', 'forbidden', 'not-found', 'vendor', 'internal'], default: 'validation', description: 'error kind, which on-exception handlers match on and which gives the default status' },
       status: { type: 'integer', minimum: 400, maximum: 599, description: 'HTTP status of the problem (default: the status of the kind, e.g. 400 for validation)' },
-      code: { type: 'string', description: 'platform code of the problem (default: GC025 for validation, none otherwise)' },
+      code: { type: 'string', description: `platform code of the problem (default: ${CODE.validation} for validation, none otherwise)` },
       title: { type: 'string', description: 'title of the problem (default: the title of the kind)' },
       detail: { type: 'string', description: 'JSONata for the detail text' },
       field: { type: 'string', description: 'the field at fault, as a JSON pointer' },
     },
   },
   compile(cfg, ctx) {
+    const code = ctx.platformCode(cfg.code, ['code']) ?? ((cfg.kind ?? 'validation') === 'validation' ? CODE.validation : undefined);
     const when = cfg.when ? ctx.expr(cfg.when, ['when']) : undefined;
     const detail = cfg.detail ? ctx.expr(cfg.detail, ['detail']) : undefined;
     if (cfg.at === 'load') {
@@ -46,7 +48,7 @@ export default defineStep<FailConfig>({
       throw new PlatformError({
         kind: cfg.kind ?? 'validation',
         status: cfg.status,
-        code: cfg.code ?? ((cfg.kind ?? 'validation') === 'validation' ? 'GC025' : undefined),
+        code,
         title: cfg.title,
         detail: cfg.field && text ? `${cfg.field}: ${text}` : text,
         errors: cfg.field ? [{ field: cfg.field, message: text ?? cfg.title ?? 'is invalid' }] : undefined,

@@ -7,6 +7,7 @@
 import { defineStep } from './step-kind.ts';
 import { truthy } from './choice.ts';
 import { PlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { compileUrlTemplate } from '../runtime/url-template.ts';
@@ -286,7 +287,7 @@ export default defineStep<ToHttpConfig>({
       try {
         url = template.expand(params);
       } catch (e: any) {
-        throw new PlatformError({ kind: 'validation', code: 'GC025', detail: e.message });
+        throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: e.message });
       }
       const qs = queryString(query);
       if (qs) url += (url.includes('?') ? '&' : '?') + qs;

@@ -5,6 +5,7 @@
 import type { ErrorObject } from 'ajv';
 import { defineStep } from './step-kind.ts';
 import { PlatformError, type FieldError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import { clock, nextSlice, SLICE_MS, yieldAfter } from '../runtime/slices.ts';
@@ -119,7 +120,7 @@ export default defineStep<ValidateConfig>({
           },
         },
       },
-      code: { type: 'string', description: 'platform code of the problem', default: 'GC025' },
+      code: { type: 'string', description: 'platform code of the problem', default: CODE.validation },
       status: { type: 'integer', minimum: 400, maximum: 499, default: 400, description: 'HTTP status of the problem' },
     },
   },
@@ -139,7 +140,7 @@ export default defineStep<ValidateConfig>({
         message: r.message ?? '',
       };
     });
-    const code = cfg.code ?? 'GC025';
+    const code = ctx.platformCode(cfg.code, ['code']) ?? CODE.validation;
     const status = cfg.status ?? 400;
     const prefix = target === 'body' ? '' : `/${target}`;
     const fail = (errors: FieldError[]): never => {

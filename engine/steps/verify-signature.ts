@@ -4,6 +4,7 @@
 
 import { defineStep } from './step-kind.ts';
 import { PlatformError } from '../runtime/errors.ts';
+import { CODE } from '../runtime/error-catalog.ts';
 import { verifySignature } from '../runtime/webhook-signature.ts';
 
 interface VerifyConfig { secret: string; 'previous-secret'?: string; tolerance?: number | string; code?: string }
@@ -19,14 +20,14 @@ export default defineStep<VerifyConfig>({
       secret: { type: 'string', description: 'shared secret (an environmental key), whsec_<base64> or text' },
       'previous-secret': { type: 'string', description: 'also accepted during a rotation' },
       tolerance: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 300, description: 'seconds a timestamp may be off' },
-      code: { type: 'string', default: 'GC002', description: 'platform code of the 401 problem' },
+      code: { type: 'string', default: CODE.unauthorized, description: 'platform code of the 401 problem' },
     },
   },
   compile(cfg, ctx) {
     const secrets = [cfg.secret, cfg['previous-secret']].filter((s): s is string => !!s && !s.startsWith('<unresolved:'));
     if (!secrets.length && !ctx.services.lintOnly) ctx.fail('secret is empty', ['secret']);
     const tolerance = Number(cfg.tolerance ?? 300);
-    const code = cfg.code ?? 'GC002';
+    const code = ctx.platformCode(cfg.code, ['code']) ?? CODE.unauthorized;
     return (ex) => {
       if (!ex.rawBody) throw new PlatformError({ kind: 'config', detail: 'verify-signature needs `raw-body: true` on the http source' });
       const h = ex.headers;

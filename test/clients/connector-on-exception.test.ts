@@ -16,7 +16,7 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
 
 const TEMPLATE = JSON.stringify({
-  rules: [{ when: { vendorStatus: [503] }, status: 503, code: 'GC099', title: 'Vendor down', detail: "'mapped by the template'" }],
+  rules: [{ when: { vendorStatus: [503] }, status: 503, code: 'GC054', title: 'Vendor down', detail: "'mapped by the template'" }],
   default: { status: 502, code: 'GC027', title: 'Generic Error' },
 });
 
@@ -42,7 +42,7 @@ ${tail}`;
 
 const OWN = `on-exception:
   - when: { kind: [vendor] }
-    problem: { status: 500, code: GC001, title: Own, detail: "'the route said so'" }
+    problem: { status: 500, code: GC003, title: Own, detail: "'the route said so'" }
 `;
 
 let vendor: Server;
@@ -86,11 +86,11 @@ const lint = (extra: Record<string, string>) => lintFiles(files(extra));
 describe("the connector document's on-exception", () => {
   it('maps the errors of a route without its own (placeholders from the document\'s values); a route with its own uses only its own; [] opts out', async () => {
     const e = await start(tmpProject(files()));
-    expect(await answer(e, 'inherits')).toEqual({ status: 503, code: 'GC099', detail: 'mapped by the template' });
-    expect(await answer(e, 'own')).toEqual({ status: 500, code: 'GC001', detail: 'the route said so' });
+    expect(await answer(e, 'inherits')).toEqual({ status: 503, code: 'GC054', detail: 'mapped by the template' });
+    expect(await answer(e, 'own')).toEqual({ status: 500, code: 'GC003', detail: 'the route said so' });
     // unmapped: the engine's own answer to a vendor error
     const out = await answer(e, 'opts-out');
-    expect(out.code).not.toBe('GC099');
+    expect(out.code).not.toBe('GC054');
     expect(out.detail).not.toBe('mapped by the template');
     expect(Object.fromEntries(e.routes.map((r) => [r.id, r.handlersFrom]))).toEqual({ inherits: expect.stringMatching(/routes\/conn\/clients\.yaml$/), own: undefined, 'opts-out': undefined });
   });
@@ -109,13 +109,13 @@ describe("the connector document's on-exception", () => {
   it('a reload names the routes that take it when it or its template changes, and serves the change', async () => {
     const root = tmpProject(files());
     const e = await start(root);
-    writeFileSync(join(root, 'transforms/demo/vendor-errors.json'), TEMPLATE.replace('GC099', 'GC098'));
+    writeFileSync(join(root, 'transforms/demo/vendor-errors.json'), TEMPLATE.replace('GC054', 'GC004'));
     expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['inherits'] });
-    expect((await answer(e, 'inherits')).code).toBe('GC098');
+    expect((await answer(e, 'inherits')).code).toBe('GC004');
     writeFileSync(join(root, 'routes/conn/clients.yaml'), CLIENTS.replace('kind: [vendor, timeout, connection]', 'kind: [timeout]'));
     // the document is shared by every route of the folder: all count as changed
     expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['inherits', 'opts-out', 'own'] });
-    expect((await answer(e, 'inherits')).code).not.toBe('GC098');
+    expect((await answer(e, 'inherits')).code).not.toBe('GC004');
   });
 });
 

@@ -36,8 +36,8 @@ steps:
             - set: { values: { body: "{'total': $sum(body), 'greeting': vars.greeting}" } }
           stop: true
       otherwise:
-        - fail: { code: GC099, detail: "'never'" }
-  - fail: { code: GC098, detail: "'not reached: the branch stopped the route'" }
+        - fail: { code: GC054, detail: "'never'" }
+  - fail: { code: GC004, detail: "'not reached: the branch stopped the route'" }
 `,
 });
 

@@ -1,0 +1,63 @@
+// `engine errors`: the platform codes of the error catalog; with --docs, the generated table of
+// docs/errors.md, whose connectors column comes from the routes' error mappings (loaded as lint does).
+
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { routeTestDocuments } from '../testing/documents.ts';
+import { loadValues } from '../config/values.ts';
+import { loadRoutes } from '../dsl/route-loader.ts';
+import { codesByConnector, renderErrorTable, updateErrorsDoc } from '../dsl/error-reference.ts';
+import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../runtime/error-catalog.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { Metrics } from '../runtime/metrics.ts';
+import { HttpClients } from '../runtime/http-client.ts';
+import { SchemaStore } from '../runtime/schemas.ts';
+import type { EngineExtension } from '../engine.ts';
+
+/** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */
+export async function errorTable(dirs: string[], root = process.cwd(), extensions: EngineExtension[] = [])
+  : Promise<string> {
+  const abs = dirs.map((d) => resolve(root, d));
+  // loaded as `engine routes` loads them: lint mode, simulator references to stand-ins
+  const values = loadValues({ dir: resolve(root, 'values'), lenient: true, routes: abs });
+  const standIn = (_t: object, n: string | symbol) => `http://127.0.0.1:9/${String(n)}`;
+  values.keys.setSimulatorUrls(new Proxy({}, { get: standIn }) as Record<string, string>);
+  const services = {
+    root, logger: createLogger('silent'), metrics: new Metrics(false), http: new HttpClients(),
+    schemas: new SchemaStore(), callRoute: async () => { throw new Error('not running'); },
+    settings: values.environment.engine, lintOnly: true,
+    onClose: () => {}, readiness: new Map(),
+  };
+  const docs = [routeTestDocuments(), ...extensions.flatMap((x) => x.documents?.({ values, services }) ?? [])];
+  try {
+    // what failed to load maps nothing: `engine lint` says why
+    return renderErrorTable(codesByConnector(loadRoutes(abs, values, services, docs).routes, abs));
+  } finally {
+    await services.http.close();
+  }
+}
+
+export function registerErrorsCommand(program: Command, extensions: EngineExtension[]): void {
+  program.command('errors')
+    .argument('[dirs...]', 'route files or directories (the connectors of --markdown and --docs)', ['routes'])
+    .description('list the platform error codes: code, status, title (the catalog; docs/errors.md)')
+    .option('--markdown', "print docs/errors.md's generated table: meaning, what to do, who answers each code")
+    .option('--docs <file>', 'write that table into the generated part of this document (e.g. docs/errors.md)')
+    .action(async (dirs: string[], o: { markdown?: boolean; docs?: string }) => {
+      if (!o.markdown && !o.docs) {
+        for (const code of Object.keys(ERROR_CATALOG) as PlatformCode[]) {
+          const e = CATALOG_ENTRIES[code];
+          process.stdout.write(`${code}  ${e.statuses.join(',').padEnd(11)}  ${e.title}\n`);
+        }
+        return;
+      }
+      const table = await errorTable(dirs.length ? dirs : ['routes'], process.cwd(), extensions);
+      if (o.markdown) process.stdout.write(table + '\n');
+      if (o.docs) {
+        const doc = existsSync(o.docs) ? readFileSync(o.docs, 'utf8') : '# Error codes\n';
+        writeFileSync(o.docs, updateErrorsDoc(doc, table));
+        process.stdout.write(`wrote ${o.docs}\n`);
+      }
+    });
+}
