@@ -67,7 +67,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const files = findYamlFiles(paths).filter((f) => !unused.some((u) => u(f)));
   const ids = new Map<string, string>();
   /** the routes steps call by id (`to-direct`), checked once every route is loaded */
-  const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
+  const directCalls: { src: YamlSource; path: YamlPath; target: string; kind: string }[] = [];
   // ids of route files that failed to load: a call to one is a consequence, not a typo
   const failed = new Set<string>();
   const parsed: YamlSource[] = [];
@@ -142,7 +142,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     const said = new Set<string>();
     for (const { src: one, params } of sources) {
       for (const r of findReferences(one.value)) {
-        if (r.to === 'route') directCalls.push({ src: one, path: r.path, target: r.name });
+        if (r.to === 'route') directCalls.push({ src: one, path: r.path, target: r.name, kind: r.kind });
         else clients.markUsed(rel, r.name);
       }
       try {
@@ -178,11 +178,11 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     if (calledAt.has(place)) continue;
     calledAt.add(place);
     if (failed.has(c.target)) {
-      diagnostics.push(diagAt(c.src, c.path, `to-direct: route '${c.target}' did not load (see its problems above)`));
+      diagnostics.push(diagAt(c.src, c.path, `${c.kind}: route '${c.target}' did not load (see its problems above)`));
       continue;
     }
     const s = didYouMean(c.target, ids.keys());
-    diagnostics.push(diagAt(c.src, c.path, `to-direct: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
+    diagnostics.push(diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
   return { routes, diagnostics, files };
 }
@@ -191,11 +191,11 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
  * The routes and client profiles the steps of a route file name (their kinds' `references`),
  * however deeply nested (choice, split, loop, on-exception), each with its place in the file.
  */
-function findReferences(v: unknown, path: YamlPath = [], out: { to: 'route' | 'client'; name: string; path: YamlPath }[] = []) {
+function findReferences(v: unknown, path: YamlPath = [], out: { to: 'route' | 'client'; name: string; path: YamlPath; kind: string }[] = []) {
   if (Array.isArray(v)) v.forEach((x, i) => findReferences(x, [...path, i], out));
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      for (const r of STEP_KINDS.get(k)?.references?.(x) ?? []) out.push({ to: r.to, name: r.name, path: [...path, k, ...r.at] });
+      for (const r of STEP_KINDS.get(k)?.references?.(x) ?? []) out.push({ to: r.to, name: r.name, path: [...path, k, ...r.at], kind: k });
       findReferences(x, [...path, k], out);
     }
   }
