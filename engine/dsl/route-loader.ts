@@ -2,10 +2,11 @@
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
 // (client profiles, clients.ts) load first, so a step taking a client profile (its kind's
-// `withClient`) can name one from any file. What a step kind needs besides its compile (client
-// profiles, references to routes and clients, the route's input schema) the loader asks its
-// StepKind's hooks (steps/step-kind.ts): no step kind is named here. Such a document is also the connector document of its folder: a route there without
-// `values:` takes the document's, and a route without `on-exception:` its handlers.
+// `withClient`) can name one from any file. Such a document is also the connector document of
+// its folder: a route there without `values:` takes the document's, and a route without
+// `on-exception:` its handlers. What a step kind needs besides its compile (client profiles,
+// references to routes and clients, the route's input schema) the loader asks its StepKind's
+// hooks (steps/step-kind.ts): no step kind is named here.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
@@ -187,15 +188,20 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   return { routes, diagnostics, files };
 }
 
+/** A route or client profile a step names: where, and the step's kind. */
+interface Reference { to: 'route' | 'client'; name: string; path: YamlPath; kind: string }
+
 /**
  * The routes and client profiles the steps of a route file name (their kinds' `references`),
  * however deeply nested (choice, split, loop, on-exception), each with its place in the file.
  */
-function findReferences(v: unknown, path: YamlPath = [], out: { to: 'route' | 'client'; name: string; path: YamlPath; kind: string }[] = []) {
+function findReferences(v: unknown, path: YamlPath = [], out: Reference[] = []): Reference[] {
   if (Array.isArray(v)) v.forEach((x, i) => findReferences(x, [...path, i], out));
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      for (const r of STEP_KINDS.get(k)?.references?.(x) ?? []) out.push({ to: r.to, name: r.name, path: [...path, k, ...r.at], kind: k });
+      for (const r of STEP_KINDS.get(k)?.references?.(x) ?? []) {
+        out.push({ to: r.to, name: r.name, path: [...path, k, ...r.at], kind: k });
+      }
       findReferences(x, [...path, k], out);
     }
   }

@@ -66,7 +66,8 @@ export default defineStep<ChoiceConfig>({
   graph(c, g) {
     const branches = (Array.isArray(c.when) ? c.when : []).map((w, i) => {
       const x = (w && typeof w === 'object' && !Array.isArray(w) ? w : {}) as Partial<Branch>;
-      return { label: `${g.short(g.text(x.condition) ?? '?', 40)}${x.stop ? ' (stop)' : ''}`, steps: g.steps(x.steps, `when[${i}].steps`) };
+      const label = `${g.short(g.text(x.condition) ?? '?', 40)}${x.stop ? ' (stop)' : ''}`;
+      return { label, steps: g.steps(x.steps, `when[${i}].steps`) };
     });
     if (c.otherwise !== undefined) branches.push({ label: 'otherwise', steps: g.steps(c.otherwise, 'otherwise') });
     return { label: 'choice', branches };

@@ -41,5 +41,6 @@ export function joinUrl(base: string, path: string): string {
 /** The profile a step's `client:` names, for its `references` hook. */
 export function clientReference(config: unknown): { to: 'client'; name: string; at: string[] }[] {
   const c = config as { client?: unknown } | null;
-  return c && typeof c === 'object' && typeof c.client === 'string' ? [{ to: 'client', name: c.client, at: ['client'] }] : [];
+  if (!c || typeof c !== 'object' || typeof c.client !== 'string') return [];
+  return [{ to: 'client', name: c.client, at: ['client'] }];
 }

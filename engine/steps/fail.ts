@@ -64,7 +64,9 @@ export default defineStep<FailConfig>({
       if (truthy(v)) return withDetail(ex);
     };
   },
-  graph: (c, g) => ({ label: `fail ${g.text(c.at) === 'load' ? 'at load ' : ''}${g.short(g.text(c.when) ?? '', 40)}`.trim() }),
+  graph: (c, g) => ({
+    label: `fail ${g.text(c.at) === 'load' ? 'at load ' : ''}${g.short(g.text(c.when) ?? '', 40)}`.trim(),
+  }),
   example: `id: example-fail
 values: batch-payments-v0
 from:

@@ -62,7 +62,10 @@ export default defineStep<LoopConfig>({
       }
     };
   },
-  graph: (c, g) => ({ label: `loop while ${g.short(g.text(c.while) ?? '', 40)}`, branches: [{ label: 'each pass', steps: g.steps(c.steps, 'steps') }] }),
+  graph: (c, g) => ({
+    label: `loop while ${g.short(g.text(c.while) ?? '', 40)}`,
+    branches: [{ label: 'each pass', steps: g.steps(c.steps, 'steps') }],
+  }),
   example: `id: example-loop
 from:
   http:

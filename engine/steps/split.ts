@@ -46,7 +46,10 @@ export default defineStep<SplitConfig>({
       set(ex, results);
     };
   },
-  graph: (c, g) => ({ label: `split ${g.short(g.text(c.items) ?? '', 40)}`, branches: [{ label: 'each item', steps: g.steps(c.steps, 'steps') }] }),
+  graph: (c, g) => ({
+    label: `split ${g.short(g.text(c.items) ?? '', 40)}`,
+    branches: [{ label: 'each item', steps: g.steps(c.steps, 'steps') }],
+  }),
   example: `id: example-split
 from:
   http:

@@ -45,7 +45,11 @@ export interface GraphContext {
 /** The request parameters, signature and statuses a route's steps tell OpenAPI of (http/openapi-route-inputs.ts). */
 export interface RequestFacts {
   /** a query, header or path parameter read from the exchange's `query`, `headers` or `params` */
-  param(target: 'query' | 'headers' | 'params', name: string): { required: boolean; schema?: Record<string, unknown>; description?: string };
+  param(target: 'query' | 'headers' | 'params', name: string): {
+    required: boolean;
+    schema?: Record<string, unknown>;
+    description?: string;
+  };
   /** the request is authenticated by a webhook signature */
   signed(): void;
   /** a 2xx status the route may answer with besides its source's */

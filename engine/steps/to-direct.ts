@@ -36,7 +36,10 @@ export default defineStep<ToDirectConfig>({
     const route = (c as { route?: unknown } | null)?.route;
     return c && typeof c === 'object' && typeof route === 'string' ? [{ to: 'route', name: route, at: ['route'] }] : [];
   },
-  graph: (c, g) => ({ label: `call ${g.text(c.route) ?? ''}`, target: { kind: 'route', name: g.text(c.route) ?? '?' } }),
+  graph: (c, g) => ({
+    label: `call ${g.text(c.route) ?? ''}`,
+    target: { kind: 'route', name: g.text(c.route) ?? '?' },
+  }),
   example: `id: example-to-direct
 from:
   http:

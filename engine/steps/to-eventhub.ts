@@ -169,7 +169,10 @@ export default defineStep<ToEventHubConfig>({
     return merged;
   },
   references: clientReference,
-  graph: (c, g) => ({ label: g.short(g.text(c.type) ?? 'event'), target: { kind: 'event', name: g.text(c.topic) ?? g.text(c.type) ?? 'event hub' } }),
+  graph: (c, g) => ({
+    label: g.short(g.text(c.type) ?? 'event'),
+    target: { kind: 'event', name: g.text(c.topic) ?? g.text(c.type) ?? 'event hub' },
+  }),
   example: `id: example-to-eventhub
 values: payment-inbound-v1
 from:

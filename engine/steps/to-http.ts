@@ -360,7 +360,8 @@ export default defineStep<ToHttpConfig>({
   references: clientReference,
   graph(c, g) {
     const name = g.text(c.name) ?? g.text(c.client) ?? 'vendor';
-    return { label: `${g.text(c.method) ?? 'GET'} ${g.short(g.text(c.path) ?? g.text(c.url) ?? '')}`, target: { kind: 'vendor', name } };
+    const label = `${g.text(c.method) ?? 'GET'} ${g.short(g.text(c.path) ?? g.text(c.url) ?? '')}`;
+    return { label, target: { kind: 'vendor', name } };
   },
   example: `id: example-to-http
 values: foreign-exchange-v1

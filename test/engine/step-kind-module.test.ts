@@ -77,7 +77,13 @@ describe('a step kind from a module of its own', () => {
   });
 
   it('is drawn by the console, nested steps included', () => {
-    const root = tmpProject({ 'routes/stamped.yaml': `${route('{ text: "{{greeting}}" }')}  - choice:\n      when:\n        - condition: "true"\n          steps:\n            - stamp: { text: inner }\n` });
+    const nested = `  - choice:
+      when:
+        - condition: "true"
+          steps:
+            - stamp: { text: inner }
+`;
+    const root = tmpProject({ 'routes/stamped.yaml': route('{ text: "{{greeting}}" }') + nested });
     const graph = routeGraph(join(root, 'routes/stamped.yaml'), (k) => (k === 'greeting' ? 'hello' : undefined))!;
     expect(graph.steps[0]).toEqual({ kind: 'stamp', path: 'steps[0]', label: 'stamp hello' });
     expect(graph.steps[1].branches![0].steps).toEqual([{ kind: 'stamp', path: 'steps[1].choice.when[0].steps[0]', label: 'stamp inner' }]);
@@ -87,7 +93,8 @@ describe('a step kind from a module of its own', () => {
     const doc = renderReference();
     expect(doc).toContain('#### `stamp`\n\nAnswers with a fixed text (a step kind defined outside the engine).');
     expect(doc).toContain('| `text` (required) | string |  | the text answered |');
-    expect(doc).toContain('```yaml\nid: example-stamp\nfrom:\n  http:\n    path: /examples/stamp\nsteps:\n  - stamp: { text: checked }\n```');
+    expect(doc).toContain(`\`\`\`yaml\n${kind.example}\n\`\`\``);
+    expect(kind.example).toContain('- stamp: { text: checked }');
     expect(JSON.stringify(routeJsonSchema())).toContain('"stamp"');
   });
 

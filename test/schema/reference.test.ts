@@ -63,7 +63,8 @@ describe('docs/routes.md', () => {
   it('shows one example per source and step kind, each using its kind', () => {
     for (const k of kinds) {
       const text = exampleOf(join(ROOT, EXAMPLES_DIR), k.group, k.kind);
-      expect(text, k.group === 'steps' ? `example of step kind ${k.kind}` : `${EXAMPLES_DIR}/${k.group}/${k.kind}.yaml`).toBeDefined();
+      const where = k.group === 'steps' ? `example of step kind ${k.kind}` : `${EXAMPLES_DIR}/${k.group}/${k.kind}.yaml`;
+      expect(text, where).toBeDefined();
       const route = parse(text!);
       if (k.group === 'sources') expect(Object.keys(route.from)).toEqual([k.kind]);
       else expect(JSON.stringify(route.steps)).toContain(`"${k.kind}":`);
@@ -76,7 +77,9 @@ describe('docs/routes.md', () => {
     const dir = mkdtempSync(join(tmpdir(), 'step-examples-'));
     try {
       for (const k of STEP_KINDS.values()) writeFileSync(join(dir, `${k.kind}.yaml`), k.example);
-      const diags = await lintProject({ routes: [EXAMPLES_DIR, dir], root: ROOT, logger: createLogger('silent'), processEnv: {} });
+      const diags = await lintProject({
+        routes: [EXAMPLES_DIR, dir], root: ROOT, logger: createLogger('silent'), processEnv: {},
+      });
       expect(diags.map(formatDiagnostic)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
