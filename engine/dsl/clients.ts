@@ -2,8 +2,9 @@
 // headers, pool size) or the event hub producer (URL, timeouts, retry, event defaults) is said once
 // in a `clients:` document of the connector's route folder (routes/<connector>/clients.yaml) and
 // named by `to-http` / `to-eventhub` steps (`client: hubvendor`), which add only what differs. The
-// loader merges the profile into the step before it compiles, so the step compiles exactly what it
-// would have compiled from a step that spelt everything out.
+// loader finds the profile and the step kind's `withClient` merges it into the step before it
+// compiles, so the step compiles exactly what it would have compiled from a step that spelt
+// everything out.
 //
 // A clients document without `values:` (routes/clients.yaml) holds client templates: a profile
 // with placeholders there is resolved, for each connector document whose profile extends it, from

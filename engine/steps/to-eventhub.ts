@@ -3,8 +3,8 @@
 // sources acknowledge their input after that and nothing is lost. The event id is stable for a
 // redelivered input (an `id` expression over the message or webhook id), so consumers can
 // deduplicate; publishing is therefore safe to retry. A step usually names an event hub profile
-// (`client:`, merged in by the loader: engine/dsl/clients.ts) giving url, timeouts, retry and the
-// event's source and version.
+// (`client:`, found by the loader, engine/dsl/clients.ts, and merged in by `withClient` below)
+// giving url, timeouts, retry and the event's source and version.
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';
