@@ -46,7 +46,7 @@ from:
     path: /examples/to-direct
 steps:
   - to-direct:
-      route: example-direct-add-fee   # the route of sources/direct.yaml
+      route: example-direct-add-fee   # the route of docs/examples/sources/direct.yaml
       body: "{ 'amount': body.amount }"
       into: vars.priced
   - set:
