@@ -2,8 +2,9 @@
 // headers, pool size) or the event hub producer (URL, timeouts, retry, event defaults) is said once
 // in a `clients:` document of the connector's route folder (routes/<connector>/clients.yaml) and
 // named by `to-http` / `to-eventhub` steps (`client: acme`), which add only what differs. The
-// loader merges the profile into the step before it compiles, so the step compiles exactly what it
-// would have compiled from a step that spelt everything out.
+// loader finds the profile and the step kind's `withClient` merges it into the step before it
+// compiles, so the step compiles exactly what it would have compiled from a step that spelt
+// everything out.
 //
 // A clients document without `values:` (routes/clients.yaml) holds client templates: a profile
 // with placeholders there is resolved, for each connector document whose profile extends it, from
@@ -23,6 +24,7 @@ import { ConfigError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
 import { compileExpression } from '../runtime/expressions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, BASE_URL_PROPERTIES } from '../steps/shared-schemas.ts';
+import { mergeSettings, type ClientProfile, type Settings } from '../steps/client-profile.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
@@ -56,9 +58,6 @@ export const CLIENT_SCHEMA = {
     },
   },
 };
-
-/** Profile keys only an HTTP client uses: an event hub profile (with `event:`) cannot set them. */
-const HTTP_ONLY = ['headers', 'static-headers', 'forward-headers', 'proxy', 'connections', 'idempotency-header'];
 
 /** A `clients:` document: profiles by name, their placeholders resolved from `values`. */
 export const CLIENTS_DOC_SCHEMA = {
@@ -108,8 +107,6 @@ export interface ConnectorDoc {
   onExceptionBroken?: boolean;
 }
 
-type Settings = Record<string, any>;
-
 interface Profile {
   name: string;
   dir: string;
@@ -126,31 +123,6 @@ interface Profile {
   values?: ValuesFile;
   /** a template: written with placeholders in a document without values, resolved by each profile extending it */
   template?: boolean;
-}
-
-const MAPS = ['headers', 'static-headers'];
-const OBJECTS = ['timeouts', 'retry', 'event'];
-
-/** `over` on top of `base`: header maps merge by lower-cased name, timeouts and retry by key, forwarded headers join. */
-export function mergeSettings(base: Settings, over: Settings): Settings {
-  const out: Settings = { ...base, ...over };
-  for (const k of MAPS) {
-    if (!base[k] || !over[k]) continue;
-    const names = new Set(Object.keys(over[k]).map((h) => h.toLowerCase()));
-    out[k] = { ...Object.fromEntries(Object.entries(base[k]).filter(([h]) => !names.has(h.toLowerCase()))), ...over[k] };
-  }
-  for (const k of OBJECTS) if (base[k] && over[k]) out[k] = { ...base[k], ...over[k] };
-  if (base['forward-headers'] && over['forward-headers']) {
-    out['forward-headers'] = [...new Set([...base['forward-headers'], ...over['forward-headers']].map((h: string) => h.toLowerCase()))];
-  }
-  return out;
-}
-
-/** `path` appended to the base URL with exactly one '/' between them. */
-export function joinUrl(base: string, path: string): string {
-  if (!path) return base;
-  if (path.startsWith('?')) return base + path;
-  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
 }
 
 export class ClientRegistry {
@@ -377,11 +349,11 @@ export class ClientRegistry {
   }
 
   /**
-   * The step config a to-http or to-eventhub step compiles from: its profile's settings under its
-   * own, `path` appended to the profile's base-url. Throws a ConfigError at the offending key of
-   * the step.
+   * The step config a step naming a client profile compiles from: `merge` (the step kind's
+   * `withClient`) puts the profile's settings under the step's own. Throws a ConfigError at the
+   * offending key of the step.
    */
-  expand(cfg: Settings, routeFile: string, kind: 'to-http' | 'to-eventhub' = 'to-http'): Settings {
+  expand(cfg: Settings, routeFile: string, merge: (p: ClientProfile, cfg: Settings) => Settings): Settings {
     if (cfg.client === undefined) {
       if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of clients.yaml), or give the whole 'url'", ['path']);
       return cfg;
@@ -399,7 +371,7 @@ export class ClientRegistry {
     if (p.invalid) throw new ConfigError(`client '${p.name}' has errors (see above)`, ['client']);
     if (p.brokenParent) throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
-    return kind === 'to-eventhub' ? expandEvent(p, cfg) : expandHttp(p, cfg);
+    return merge({ name: p.name, settings: p.settings }, cfg);
   }
 
   /**
@@ -420,30 +392,6 @@ export class ClientRegistry {
         ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's clients.yaml (${p.name}: { extends: ${p.name} })`
         : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
   }
-}
-
-/** to-http: the whole profile under the step; the client's name is the target name unless the step names one. */
-function expandHttp(p: Profile, cfg: Settings): Settings {
-  if (p.settings.event !== undefined) throw new ConfigError(`client '${p.name}' is an event hub profile (it has 'event'): name it from a to-eventhub step, or name an HTTP client here`, ['client']);
-  const { path, ...step } = cfg;
-  const merged = mergeSettings(p.settings, step);
-  delete merged['base-url'];
-  merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
-  merged.name = cfg.name ?? p.name;
-  if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
-  return merged;
-}
-
-/** to-eventhub: base-url -> url, timeouts and retry merged, event attributes the step leaves out. */
-function expandEvent(p: Profile, cfg: Settings): Settings {
-  // an HTTP client's headers or proxy would be silently dropped by to-eventhub: say so instead
-  const http = HTTP_ONLY.filter((k) => p.settings[k] !== undefined);
-  if (http.length) throw new ConfigError(`client '${p.name}' is an HTTP client (it sets ${http.join(', ')}), which to-eventhub does not send: name a profile with base-url, timeouts, retry and event`, ['client']);
-  const { path, ...step } = cfg;
-  const { timeouts, retry, event } = p.settings;
-  const merged = mergeSettings({ ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) }, step);
-  merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
-  return merged;
 }
 
 /** A profile name (CLIENTS_DOC_SCHEMA propertyNames). */

@@ -1,6 +1,7 @@
 // The DSL reference (docs/routes.md, between markers) rendered from the same schemas that lint
 // uses, so the docs cannot drift from the engine. Every nested key gets a row (`retry.delay`,
-// `when[].condition`), so a key added to any schema shows up without touching this file.
+// `when[].condition`), so a key added to any schema shows up without touching this file; each
+// step kind's example is the one in its file (StepKind `example`).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { spellsScalar } from './placeholder-schema.ts';
 export const BEGIN = '<!-- BEGIN GENERATED REFERENCE (engine schema) -->';
 export const END = '<!-- END GENERATED REFERENCE -->';
 
-/** Where the per-kind examples live: `<dir>/steps/<kind>.yaml`, `<dir>/sources/<kind>.yaml`. */
+/** Where the per-kind examples of sources live: `<dir>/sources/<kind>.yaml` (a step kind's is its `example`). */
 export const EXAMPLES_DIR = 'docs/examples';
 
 type Schema = Record<string, any>;
@@ -82,8 +83,9 @@ function table(schema: Schema): string {
   return [...(note ? [note, ''] : []), '| key | type | default | meaning |', '|---|---|---|---|', ...lines].join('\n') + '\n';
 }
 
-/** The example file of a kind without its editor modeline, or nothing. */
+/** The example of a kind without its editor modeline, or nothing: a source's file, a step kind's own. */
 export function exampleOf(dir: string, group: 'steps' | 'sources', kind: string): string | undefined {
+  if (group === 'steps') return STEP_KINDS.get(kind)?.example.trimEnd();
   const file = join(dir, group, `${kind}.yaml`);
   if (!existsSync(file)) return undefined;
   return readFileSync(file, 'utf8').replace(/^# yaml-language-server:.*\n/, '').trimEnd();
@@ -91,7 +93,8 @@ export function exampleOf(dir: string, group: 'steps' | 'sources', kind: string)
 
 function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema; shorthand?: string }, dir: string): string[] {
   const ex = exampleOf(dir, group, k.kind);
-  const example = ex ? ['Example (`' + join(dir, group, `${k.kind}.yaml`) + '`, compiled by the tests):', '', '```yaml', ex, '```', ''] : [];
+  const from = group === 'sources' ? '`' + join(dir, group, `${k.kind}.yaml`) + '`, ' : '';
+  const example = ex ? [`Example (${from}compiled by the tests):`, '', '```yaml', ex, '```', ''] : [];
   const short = k.shorthand ? [`A string in place of the mapping stands for \`${k.shorthand}\`: \`${k.kind}: <${k.shorthand}>\` is \`${k.kind}: { ${k.shorthand}: <${k.shorthand}> }\`.`, ''] : [];
   return [`#### \`${k.kind}\``, '', k.description, '', ...short, table(k.schema), ...example];
 }

@@ -1,9 +1,12 @@
 // Loads route files: YAML with positions, structure checked against the step and source
 // schemas, {{placeholders}} resolved from the route's values file, every step compiled. All
 // problems of all files are collected, so one lint run shows everything. `clients:` documents
-// (client profiles, clients.ts) load first, so a to-http or to-eventhub step can name one from any
-// file. Such a document is also the connector document of its folder: a route there without
-// `values:` takes the document's, and a route without `on-exception:` its handlers.
+// (client profiles, clients.ts) load first, so a step taking a client profile (its kind's
+// `withClient`) can name one from any file. Such a document is also the connector document of
+// its folder: a route there without `values:` takes the document's, and a route without
+// `on-exception:` its handlers. What a step kind needs besides its compile (client profiles,
+// references to routes and clients, the route's input schema) the loader asks its StepKind's
+// hooks (steps/step-kind.ts): no step kind is named here.
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
@@ -23,8 +26,8 @@ import { pipeline } from '../runtime/pipeline.ts';
 import type { Step } from '../steps/step-kind.ts';
 import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
 import { describeStep } from '../runtime/tracing.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import { truthy } from '../steps/choice.ts';
+import type { Expression } from '../runtime/expressions.ts';
+import { guarded } from '../steps/guard.ts';
 import { compileTemplate, compileProblem, unknownTemplateCodes, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
@@ -64,7 +67,8 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const unused = opts.run ? docs.flatMap((d) => d.lintOnlyFiles ?? []) : [];
   const files = findYamlFiles(paths).filter((f) => !unused.some((u) => u(f)));
   const ids = new Map<string, string>();
-  const directCalls: { src: YamlSource; path: YamlPath; target: string }[] = [];
+  /** the routes steps call by id (`to-direct`), checked once every route is loaded */
+  const directCalls: { src: YamlSource; path: YamlPath; target: string; kind: string }[] = [];
   // ids of route files that failed to load: a call to one is a consequence, not a typo
   const failed = new Set<string>();
   const parsed: YamlSource[] = [];
@@ -138,8 +142,10 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     diagnostics.push(...templateDiags);
     const said = new Set<string>();
     for (const { src: one, params } of sources) {
-      for (const call of findDirectCalls(one.value)) directCalls.push({ src: one, ...call });
-      for (const name of findClientRefs(one.value)) clients.markUsed(rel, name);
+      for (const r of findReferences(one.value)) {
+        if (r.to === 'route') directCalls.push({ src: one, path: r.path, target: r.name, kind: r.kind });
+        else clients.markUsed(rel, r.name);
+      }
       try {
         const route = compileRoute(one, values, services, clients, defaults);
         if (params) route.instance = params;
@@ -173,35 +179,30 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     if (calledAt.has(place)) continue;
     calledAt.add(place);
     if (failed.has(c.target)) {
-      diagnostics.push(diagAt(c.src, c.path, `to-direct: route '${c.target}' did not load (see its problems above)`));
+      diagnostics.push(diagAt(c.src, c.path, `${c.kind}: route '${c.target}' did not load (see its problems above)`));
       continue;
     }
     const s = didYouMean(c.target, ids.keys());
-    diagnostics.push(diagAt(c.src, c.path, `to-direct: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
+    diagnostics.push(diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
   return { routes, diagnostics, files };
 }
 
-/** The client names of the `to-http` and `to-eventhub` steps of a route file, however deeply nested. */
-function findClientRefs(v: unknown, out: string[] = []): string[] {
-  if (Array.isArray(v)) for (const x of v) findClientRefs(x, out);
-  else if (v && typeof v === 'object') {
-    for (const [k, x] of Object.entries(v)) {
-      if ((k === 'to-http' || k === 'to-eventhub') && x && typeof x === 'object' && typeof (x as { client?: unknown }).client === 'string') out.push((x as { client: string }).client);
-      else findClientRefs(x, out);
-    }
-  }
-  return out;
-}
+/** A route or client profile a step names: where, and the step's kind. */
+interface Reference { to: 'route' | 'client'; name: string; path: YamlPath; kind: string }
 
-/** Every `to-direct` step of a route file, however deeply nested (choice, split, loop, on-exception). */
-function findDirectCalls(v: unknown, path: YamlPath = [], out: { path: YamlPath; target: string }[] = []): { path: YamlPath; target: string }[] {
-  if (Array.isArray(v)) v.forEach((x, i) => findDirectCalls(x, [...path, i], out));
+/**
+ * The routes and client profiles the steps of a route file name (their kinds' `references`),
+ * however deeply nested (choice, split, loop, on-exception), each with its place in the file.
+ */
+function findReferences(v: unknown, path: YamlPath = [], out: Reference[] = []): Reference[] {
+  if (Array.isArray(v)) v.forEach((x, i) => findReferences(x, [...path, i], out));
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      if (k === 'to-direct' && x && typeof x === 'object' && typeof (x as { route?: unknown }).route === 'string') {
-        out.push({ path: [...path, k, 'route'], target: (x as { route: string }).route });
-      } else findDirectCalls(x, [...path, k], out);
+      for (const r of STEP_KINDS.get(k)?.references?.(x) ?? []) {
+        out.push({ to: r.to, name: r.name, path: [...path, k, ...r.at], kind: k });
+      }
+      findReferences(x, [...path, k], out);
     }
   }
   return out;
@@ -352,9 +353,9 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
   let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
-  if (kind === 'to-http' || kind === 'to-eventhub') {
+  if (sk.withClient) {
     try {
-      config = clients.expand(config as Record<string, unknown>, src.file, kind);
+      config = clients.expand(config as Record<string, unknown>, src.file, sk.withClient);
     } catch (e) {
       if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, [...path, kind, ...e.path], e.message)]);
       throw e;
@@ -372,25 +373,15 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
   // named by its kind and place, for trace spans
   const compiled = sk.compile(config, ctx);
   const step = describeStep(guard ? guarded(guard, compiled) : compiled, kind, [...path, kind]);
-  // the first body schema of the top-level steps (run whatever the input) describes the route's input (OpenAPI, MCP)
-  if (kind === 'validate' && path.length === 2 && !guard && !meta.inputSchema) {
-    const c = config as { schema?: unknown; target?: string };
-    if (c.schema !== undefined && (c.target ?? 'body') === 'body') {
-      const s = ctx.schema(c.schema as string, ['schema']);
+  // the first input schema a top-level step (run whatever the input) gives describes the route's input (OpenAPI, MCP)
+  if (sk.inputSchema && path.length === 2 && !guard && !meta.inputSchema) {
+    const s = sk.inputSchema(config, ctx);
+    if (s) {
       meta.inputSchema = s.schema;
       meta.inputSchemaFile = s.file;
     }
   }
   return step;
-}
-
-/** `step` run only when `guard` is truthy, as a choice with one branch and no otherwise runs it. */
-function guarded(guard: Expression, step: Step): Step {
-  return (ex) => {
-    const v = guard.evaluate(ex);
-    if (isPromise(v)) return v.then((r) => (truthy(r) ? step(ex) : undefined));
-    return truthy(v) ? step(ex) : undefined;
-  };
 }
 
 function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): CompiledRoute['source'] {

@@ -1,11 +1,14 @@
 // What an HTTP route reads besides its body, for OpenAPI: the query, header and path parameters
 // its steps use (validate steps on those targets, rule fields, `query.x` / `headers.'x'` in
 // expressions), whether it verifies a webhook signature, and the success statuses `set` assigns.
-// Read from the route file, since compiled steps keep no config; once per route.
+// Read from the route file, since compiled steps keep no config; once per route. What a step says
+// of the request its kind tells (its StepKind's `request`); the expressions are read here.
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CompiledRoute } from '../runtime/route.ts';
+import { STEP_KINDS } from '../steps/registry.ts';
+import type { RequestFacts } from '../steps/step-kind.ts';
 
 export type ParamIn = 'query' | 'header' | 'path';
 
@@ -58,6 +61,11 @@ function readInputs(route: CompiledRoute): RouteInputs {
   };
   let signed = false;
   const statuses = new Set<number>();
+  const facts: RequestFacts = {
+    param: (target, name) => param(TARGET_IN[target], name),
+    signed: () => { signed = true; },
+    status: (code) => { statuses.add(code); },
+  };
 
   const scanText = (s: string) => {
     for (const m of s.matchAll(EXPR_REF)) param(TARGET_IN[m[1]], m[2] ?? m[3]);
@@ -68,24 +76,7 @@ function readInputs(route: CompiledRoute): RouteInputs {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(walk);
     const o = node as Record<string, any>;
-    if (o['verify-signature']) signed = true;
-    const v = o.validate;
-    if (v && typeof v === 'object' && TARGET_IN[v.target] && v.schema && typeof v.schema === 'object') {
-      const where = TARGET_IN[v.target];
-      const required = new Set<string>(Array.isArray(v.schema.required) ? v.schema.required : []);
-      for (const [name, schema] of Object.entries<Record<string, unknown>>(v.schema.properties ?? {})) {
-        const p = param(where, name);
-        // the file is read as written: a schema with a {{placeholder}} would show it unresolved
-        if (!JSON.stringify(schema).includes('{{')) p.schema = schema;
-        if (required.has(name)) p.required = true;
-      }
-    }
-    for (const rule of (v && Array.isArray(v.rules) ? v.rules : []) as Record<string, unknown>[]) {
-      const m = typeof rule.field === 'string' ? /^\/(query|params|headers)\/([A-Za-z0-9_.-]+)$/.exec(rule.field) : null;
-      if (m && typeof rule.message === 'string') param(TARGET_IN[m[1]], m[2]).description ??= rule.message;
-    }
-    const status = o.set?.values?.status;
-    if (status !== undefined) for (const m of String(status).matchAll(/\b2\d\d\b/g)) statuses.add(Number(m[0]));
+    for (const [k, child] of Object.entries(o)) STEP_KINDS.get(k)?.request?.(child, facts);
     for (const [k, child] of Object.entries(o)) if (k !== 'description') walk(child);
   };
   const d = doc as Record<string, unknown>;

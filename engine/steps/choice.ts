@@ -5,6 +5,7 @@ import { defineStep, type Step } from './step-kind.ts';
 import { pipeline, type Pipeline } from '../runtime/pipeline.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
 import type { Exchange } from '../runtime/exchange.ts';
+import { truthy } from './truthy.ts';
 
 interface Branch { condition: string; steps: unknown[]; stop?: boolean }
 interface ChoiceConfig { when: Branch[]; otherwise?: unknown[] }
@@ -62,11 +63,35 @@ export default defineStep<ChoiceConfig>({
     const step: Step = (ex) => pick(ex, 0);
     return step;
   },
+  graph(c, g) {
+    const branches = (Array.isArray(c.when) ? c.when : []).map((w, i) => {
+      const x = (w && typeof w === 'object' && !Array.isArray(w) ? w : {}) as Partial<Branch>;
+      const label = `${g.short(g.text(x.condition) ?? '?', 40)}${x.stop ? ' (stop)' : ''}`;
+      return { label, steps: g.steps(x.steps, `when[${i}].steps`) };
+    });
+    if (c.otherwise !== undefined) branches.push({ label: 'otherwise', steps: g.steps(c.otherwise, 'otherwise') });
+    return { label: 'choice', branches };
+  },
+  example: `id: example-choice
+from:
+  http:
+    path: /examples/choice
+steps:
+  - choice:
+      when:
+        - condition: "body.amount > 10000"
+          steps:
+            - set: { values: { vars.review: "true" } }
+        - condition: "body.status = 'CANCELLED'"
+          stop: true   # answer now, skip the steps after the choice
+          steps:
+            - set: { values: { body: "{ 'status': 'ignored' }" } }
+      otherwise:
+        - log: { message: regular order }
+  # one branch, no otherwise: \`if:\` beside any step says the same
+  - if: "body.priority = 'high'"
+    log: { message: high priority order }
+  - set:
+      values:
+        body: "{ 'review': vars.review = true }"`,
 });
-
-/** JSONata-style truthiness: empty strings, 0, empty arrays, null and undefined are false. */
-export function truthy(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(truthy);
-  if (v && typeof v === 'object') return Object.keys(v).length > 0;
-  return !!v;
-}

@@ -68,6 +68,17 @@ export default defineStep<DedupeConfig>({
       return check(ex, k);
     };
   },
+  example: `id: example-dedupe
+from:
+  http:
+    path: /examples/dedupe
+steps:
+  - dedupe:
+      key: "headers.'webhook-id'"
+      ttl: 86400
+      reply: { status: duplicate }
+  - log:
+      message: first delivery processed`,
 });
 
 /** Outage policy of dedupe: fail closed with a retriable status (never publish unchecked). */

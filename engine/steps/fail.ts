@@ -5,7 +5,7 @@ import { defineStep } from './step-kind.ts';
 import { PlatformError, type ErrorKind } from '../runtime/errors.ts';
 import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise } from '../runtime/expressions.ts';
-import { truthy } from './choice.ts';
+import { truthy } from './truthy.ts';
 import { compileSecrets, configuredSecrets, maskText } from '../runtime/mask.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 
@@ -66,4 +66,23 @@ export default defineStep<FailConfig>({
       if (truthy(v)) return withDetail(ex);
     };
   },
+  graph: (c, g) => ({
+    label: `fail ${g.text(c.at) === 'load' ? 'at load ' : ''}${g.short(g.text(c.when) ?? '', 40)}`.trim(),
+  }),
+  example: `id: example-fail
+values: batch-payments-v0
+from:
+  http:
+    path: /examples/fail
+steps:
+  # once, when the route loads: a bad configuration stops lint and start-up
+  - fail:
+      at: load
+      when: "$not($abaValid('{{routing.number}}'))"
+      detail: "'routing.number of batch-payments-v0 is not a valid ABA routing number'"
+  # per exchange: a 400 problem naming the field
+  - fail:
+      when: "body.currency != 'USD'"
+      field: /currency
+      detail: "'only USD batches are accepted'"`,
 });

@@ -36,4 +36,13 @@ export default defineStep<LogConfig>({
       write(ex, f);
     };
   },
+  example: `id: example-log
+from:
+  http:
+    path: /examples/log
+steps:
+  - log:
+      level: warn
+      message: large payment received
+      fields: "{ 'amount': body.amount, 'currency': body.currency }"`,
 });

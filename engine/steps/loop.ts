@@ -7,7 +7,7 @@ import { defineStep } from './step-kind.ts';
 import { pipeline } from '../runtime/pipeline.ts';
 import { PlatformError } from '../runtime/errors.ts';
 import { isPromise } from '../runtime/expressions.ts';
-import { truthy } from './choice.ts';
+import { truthy } from './truthy.ts';
 
 interface LoopConfig {
   while: string;
@@ -62,4 +62,27 @@ export default defineStep<LoopConfig>({
       }
     };
   },
+  graph: (c, g) => ({
+    label: `loop while ${g.short(g.text(c.while) ?? '', 40)}`,
+    branches: [{ label: 'each pass', steps: g.steps(c.steps, 'steps') }],
+  }),
+  example: `id: example-loop
+from:
+  http:
+    path: /examples/loop
+steps:
+  - set:
+      values:
+        vars.pages: "[]"
+  - loop:
+      while: "vars.iteration < 3"
+      max-iterations: 10
+      on-limit: stop
+      steps:
+        - set:
+            values:
+              vars.pages: "$append(vars.pages, [vars.iteration])"
+  - set:
+      values:
+        body: "{ 'pages': vars.pages }"`,
 });

@@ -37,4 +37,21 @@ export default defineStep<SetConfig>({
       }
     };
   },
+  request(c, facts) {
+    // a status set to a 2xx literal (or a choice of them) is one the route may answer with
+    const status = (c as { values?: { status?: unknown } } | null)?.values?.status;
+    if (status !== undefined) for (const m of String(status).matchAll(/\b2\d\d\b/g)) facts.status(Number(m[0]));
+  },
+  example: `id: example-set
+from:
+  http:
+    path: /examples/set
+steps:
+  - set:
+      values:
+        vars.received: "$now()"
+        status: "202"
+        body: "{ 'accepted': true, 'correlationId': correlationId }"
+      response-headers:
+        Location: "'/examples/set/' & correlationId"`,
 });

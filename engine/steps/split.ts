@@ -46,4 +46,24 @@ export default defineStep<SplitConfig>({
       set(ex, results);
     };
   },
+  graph: (c, g) => ({
+    label: `split ${g.short(g.text(c.items) ?? '', 40)}`,
+    branches: [{ label: 'each item', steps: g.steps(c.steps, 'steps') }],
+  }),
+  example: `id: example-split
+from:
+  http:
+    path: /examples/split
+steps:
+  - split:
+      items: body.payments
+      parallel: 4
+      into: vars.results
+      steps:
+        - set:
+            values:
+              body: "{ 'index': vars.index, 'reference': body.reference }"
+  - set:
+      values:
+        body: "{ 'count': $count(vars.results), 'results': vars.results }"`,
 });

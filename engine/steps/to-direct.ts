@@ -32,4 +32,24 @@ export default defineStep<ToDirectConfig>({
       set(ex, r.body);
     };
   },
+  references(c) {
+    const route = (c as { route?: unknown } | null)?.route;
+    return c && typeof c === 'object' && typeof route === 'string' ? [{ to: 'route', name: route, at: ['route'] }] : [];
+  },
+  graph: (c, g) => ({
+    label: `call ${g.text(c.route) ?? ''}`,
+    target: { kind: 'route', name: g.text(c.route) ?? '?' },
+  }),
+  example: `id: example-to-direct
+from:
+  http:
+    path: /examples/to-direct
+steps:
+  - to-direct:
+      route: example-direct-add-fee   # the route of docs/examples/sources/direct.yaml
+      body: "{ 'amount': body.amount }"
+      into: vars.priced
+  - set:
+      values:
+        body: vars.priced`,
 });

@@ -3,8 +3,8 @@
 // sources acknowledge their input after that and nothing is lost. The event id is stable for a
 // redelivered input (an `id` expression over the message or webhook id), so consumers can
 // deduplicate; publishing is therefore safe to retry. A step usually names an event hub profile
-// (`client:`, merged in by the loader: engine/dsl/clients.ts) giving url, timeouts, retry and the
-// event's source and version.
+// (`client:`, found by the loader, engine/dsl/clients.ts, and merged in by `withClient` below)
+// giving url, timeouts, retry and the event's source and version.
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';
@@ -18,6 +18,8 @@ import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
 import { tracer, describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
 import { eventPublished } from '../runtime/tracing-detail.ts';
 import type { Exchange } from '../runtime/exchange.ts';
+import { ConfigError } from '../dsl/diagnostics.ts';
+import { clientReference, joinUrl, mergeSettings, HTTP_ONLY } from './client-profile.ts';
 
 interface ToEventHubConfig {
   url?: string;
@@ -155,6 +157,41 @@ export default defineStep<ToEventHubConfig>({
       if (keep) keep(ex, event);
     }, 'to-eventhub', ctx.base);
   },
+  withClient(p, cfg) {
+    // base-url -> url, timeouts and retry merged, event attributes the step leaves out; an HTTP
+    // client's headers or proxy would be silently dropped here: say so instead
+    const http = HTTP_ONLY.filter((k) => p.settings[k] !== undefined);
+    if (http.length) throw new ConfigError(`client '${p.name}' is an HTTP client (it sets ${http.join(', ')}), which to-eventhub does not send: name a profile with base-url, timeouts, retry and event`, ['client']);
+    const { path, ...step } = cfg;
+    const { timeouts, retry, event } = p.settings;
+    const merged = mergeSettings({ ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) }, step);
+    merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
+    return merged;
+  },
+  references: clientReference,
+  graph: (c, g) => ({
+    label: g.short(g.text(c.type) ?? 'event'),
+    target: { kind: 'event', name: g.text(c.topic) ?? g.text(c.type) ?? 'event hub' },
+  }),
+  example: `id: example-to-eventhub
+values: payment-inbound-v1
+from:
+  http:
+    path: /examples/events
+steps:
+  - to-eventhub:
+      url: "{{asb.producer.apiUri}}"
+      type: "{{asb.payment.status.event.type}}"
+      source: "{{asb.payment.status.event.source}}"
+      version: "{{asb.payment.status.event.version}}"
+      topic: "{{asb.event.topic}}"
+      id: "$stableId('example', body.bankReferenceId)"   # the same input gives the same event id
+      subject: body.bankReferenceId
+      retry: { enabled: true, max-retries: 3, delay: 200, statuses: "502,503,504" }
+      into: vars.event
+  - set:
+      values:
+        body: "{ 'eventId': vars.event.id }"`,
 });
 
 /** What a publication span names: the event's id, type and topic, never its data. */

@@ -5,7 +5,7 @@
 // vendor's text masked (credentials) and bounded before any template or log line sees it.
 
 import { defineStep } from './step-kind.ts';
-import { truthy } from './choice.ts';
+import { truthy } from './truthy.ts';
 import { PlatformError } from '../runtime/errors.ts';
 import { CODE } from '../runtime/error-catalog.ts';
 import { isPromise, type Expression } from '../runtime/expressions.ts';
@@ -22,6 +22,8 @@ import { VendorAnswer } from '../runtime/output-check.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';
+import { ConfigError } from '../dsl/diagnostics.ts';
+import { clientReference, joinUrl, mergeSettings } from './client-profile.ts';
 
 interface ToHttpConfig {
   name?: string;
@@ -345,6 +347,49 @@ export default defineStep<ToHttpConfig>({
       set(ex, v);
     }, 'to-http', ctx.base);
   },
+  withClient(p, cfg) {
+    // the whole profile under the step; the client's name is the target name unless the step names one
+    if (p.settings.event !== undefined) throw new ConfigError(`client '${p.name}' is an event hub profile (it has 'event'): name it from a to-eventhub step, or name an HTTP client here`, ['client']);
+    const { path, ...step } = cfg;
+    const merged = mergeSettings(p.settings, step);
+    delete merged['base-url'];
+    merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
+    merged.name = cfg.name ?? p.name;
+    if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
+    return merged;
+  },
+  references: clientReference,
+  graph(c, g) {
+    const name = g.text(c.name) ?? g.text(c.client) ?? 'vendor';
+    const label = `${g.text(c.method) ?? 'GET'} ${g.short(g.text(c.path) ?? g.text(c.url) ?? '')}`;
+    return { label, target: { kind: 'vendor', name } };
+  },
+  example: `id: example-to-http
+values: foreign-exchange-v1
+from:
+  http:
+    path: /examples/exchange-rates
+steps:
+  - to-http:
+      name: hubvendor-exchange-rates
+      method: GET
+      url: "{{hubvendor.baseUrl}}{{hubvendor.forex.exchangeRates.apiUri}}"
+      path-params:
+        buyCurrency: body.buyCurrency
+        sellCurrency: body.sellCurrency
+        transactionAmount: "'1'"
+        transactionAmountType: "'BUY'"
+      query:
+        currencyMarket: "'{{hubvendor.forex.currencyMarket}}'"
+      forward-headers: [authorization]
+      timeouts: { connect: 5000, response: 15000 }
+      retry:
+        enabled: "{{retryFlag}}"
+        max-retries: "{{maximumRedeliveries}}"
+        delay: "{{redeliveryDelay}}"
+        multiplier: "{{backOffMultiplier}}"
+        statuses: "{{retryStatuses}}"
+      into: vars.rate`,
 });
 
 const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;

@@ -39,4 +39,18 @@ export default defineStep<TransformConfig>({
       return yieldAfter(started);
     };
   },
+  graph: (c, g) => ({ label: `transform ${g.short(g.text(c.file)?.split('/').pop() ?? 'expression')}` }),
+  example: `id: example-transform
+from:
+  http:
+    path: /examples/transform
+steps:
+  - transform:
+      expression: "{ 'pair': body.buyCurrency & '/' & body.sellCurrency }"
+      into: vars.request
+  - transform:
+      file: transforms/hubvendor/exchange-rate-response.jsonata
+      into: vars.rate
+  # a string is the file: short for { file: ... }
+  - transform: transforms/hubvendor/exchange-rate-response.jsonata`,
 });

@@ -18,6 +18,10 @@ interface Rule {
   message?: string;
 }
 
+/** the targets whose keys are request parameters (OpenAPI) */
+type ParamTarget = 'query' | 'params' | 'headers';
+const PARAM_TARGETS: unknown[] = ['query', 'params', 'headers'] satisfies ParamTarget[];
+
 interface ValidateConfig {
   schema?: string | Record<string, unknown>;
   target?: 'body' | 'query' | 'params' | 'headers';
@@ -226,4 +230,47 @@ export default defineStep<ValidateConfig>({
       return yieldAfter(started);
     };
   },
+  inputSchema(cfg, ctx) {
+    if (cfg.schema === undefined || (cfg.target ?? 'body') !== 'body') return undefined;
+    const s = ctx.schema(cfg.schema, ['schema']);
+    return { schema: s.schema, file: s.file };
+  },
+  graph: (c, g) => ({ label: `validate ${g.short(g.text(c.schema)?.split('/').pop() ?? (c.rules ? 'rules' : ''))}` }),
+  request(config, facts) {
+    // parameters a schema of the query, headers or params describes; those a rule's field names
+    const v = config as Record<string, any> | null;
+    if (v && typeof v === 'object' && PARAM_TARGETS.includes(v.target) && v.schema && typeof v.schema === 'object') {
+      const required = new Set<string>(Array.isArray(v.schema.required) ? v.schema.required : []);
+      for (const [name, schema] of Object.entries<Record<string, unknown>>(v.schema.properties ?? {})) {
+        const p = facts.param(v.target, name);
+        // the file is read as written: a schema with a {{placeholder}} would show it unresolved
+        if (!JSON.stringify(schema).includes('{{')) p.schema = schema;
+        if (required.has(name)) p.required = true;
+      }
+    }
+    for (const rule of (v && Array.isArray(v.rules) ? v.rules : []) as Record<string, unknown>[]) {
+      const m = typeof rule.field === 'string' ? /^\/(query|params|headers)\/([A-Za-z0-9_.-]+)$/.exec(rule.field) : null;
+      if (m && typeof rule.message === 'string') facts.param(m[1] as ParamTarget, m[2]).description ??= rule.message;
+    }
+  },
+  example: `id: example-validate
+from:
+  http:
+    path: /examples/validate
+steps:
+  - validate:
+      schema:
+        type: object
+        required: [amount, currency, debtorIban]
+        properties:
+          amount: { type: string, format: decimal-amount }
+          currency: { type: string, format: iso4217 }
+          debtorIban: { type: string }
+      rules:
+        - assert: "$ibanValid(body.debtorIban)"
+          field: debtorIban
+          message: must be a valid IBAN
+        - assert: "$amountValid(body.amount, body.currency)"
+          field: amount
+          message: has more decimals than the currency allows`,
 });

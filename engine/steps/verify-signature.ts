@@ -38,4 +38,17 @@ export default defineStep<VerifyConfig>({
       }
     };
   },
+  request(c, facts) {
+    if (c) facts.signed();
+  },
+  example: `id: example-verify-signature
+values: screening-v2
+from:
+  http:
+    path: /examples/webhooks
+    raw-body: true   # the signature covers the raw bytes
+steps:
+  - verify-signature:
+      secret: "{{screenvendor.webhookSecret}}"
+      tolerance: 300`,
 });

@@ -3,7 +3,7 @@
 // of the expectation it breaks, so the report can say file:line.
 
 import { compileExpression, isPromise } from '../runtime/expressions.ts';
-import { truthy } from '../steps/choice.ts';
+import { truthy } from '../steps/truthy.ts';
 import { compare, diffLines, type Path } from './match.ts';
 import type { CaseAnswer } from './case-input.ts';
 import type { RecordedRequest, StubSet } from './stubs.ts';

@@ -71,9 +71,9 @@ describe('yaml-language-server over the shipped YAML', () => {
   }, 30_000);
 
   it('reports exactly one diagnostic for a literal of the wrong type', async () => {
-    const file = 'docs/examples/steps/to-http.yaml';
+    const file = 'engine/steps/to-http.example.yaml';
     const text = docs.find((d) => d.file === file)!.text.replace('connect: 5000', 'connect: soon');
-    const d = await diagnose('docs/examples/steps/wrong-type.yaml', text);
+    const d = await diagnose('engine/steps/wrong-type.example.yaml', text);
     expect(d).toHaveLength(1);
     expect(d[0].range.start.line).toBe(text.split('\n').findIndex((l) => l.includes('connect: soon')));
   }, 30_000);
