@@ -365,22 +365,22 @@ export default defineStep<ToHttpConfig>({
     return { label, target: { kind: 'vendor', name } };
   },
   example: `id: example-to-http
-values: foreign-exchange-v1
+values: acme
 from:
   http:
     path: /examples/exchange-rates
 steps:
   - to-http:
-      name: hubvendor-exchange-rates
+      name: acme-exchange-rates
       method: GET
-      url: "{{hubvendor.baseUrl}}{{hubvendor.forex.exchangeRates.apiUri}}"
+      url: "{{acme.baseUrl}}/fx/rates/{buyCurrency}/{sellCurrency}/{transactionAmount}/{transactionAmountType}"
       path-params:
         buyCurrency: body.buyCurrency
         sellCurrency: body.sellCurrency
         transactionAmount: "'1'"
         transactionAmountType: "'BUY'"
       query:
-        currencyMarket: "'{{hubvendor.forex.currencyMarket}}'"
+        currencyMarket: "'{{acme.currencyMarket}}'"
       forward-headers: [authorization]
       timeouts: { connect: 5000, response: 15000 }
       retry:

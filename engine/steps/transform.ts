@@ -49,8 +49,8 @@ steps:
       expression: "{ 'pair': body.buyCurrency & '/' & body.sellCurrency }"
       into: vars.request
   - transform:
-      file: transforms/hubvendor/exchange-rate-response.jsonata
+      file: transforms/acme/exchange-rate.jsonata
       into: vars.rate
   # a string is the file: short for { file: ... }
-  - transform: transforms/hubvendor/exchange-rate-response.jsonata`,
+  - transform: transforms/acme/exchange-rate.jsonata`,
 });

@@ -42,13 +42,13 @@ export default defineStep<VerifyConfig>({
     if (c) facts.signed();
   },
   example: `id: example-verify-signature
-values: screening-v2
+values: acme
 from:
   http:
     path: /examples/webhooks
     raw-body: true   # the signature covers the raw bytes
 steps:
   - verify-signature:
-      secret: "{{screenvendor.webhookSecret}}"
+      secret: "{{acme.webhookSecret}}"
       tolerance: 300`,
 });

@@ -3,7 +3,7 @@
 // (a source's in docs/examples/sources, a step kind's in its file) that compiles.
 
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -14,6 +14,18 @@ import { lintProject } from '../../engine/engine.ts';
 import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
 import { createLogger } from '../../engine/runtime/logger.ts';
 import { ROOT } from './schema-files.ts';
+
+/** The made-up vendor of the step kinds' examples (to-http, transform, verify-signature). */
+const ACME_VALUES = `acme:
+  baseUrl: https://api.acme.example
+  currencyMarket: '1'
+  webhookSecret: \${acme-webhook-secret}
+retryFlag: true
+maximumRedeliveries: 3
+redeliveryDelay: 200
+retryStatuses: 429,502,503,504
+backOffMultiplier: 2
+`;
 
 const kinds = [...[...SOURCE_KINDS.values()].map((k) => ({ group: 'sources' as const, ...k })), ...[...STEP_KINDS.values()].map((k) => ({ group: 'steps' as const, ...k }))];
 
@@ -73,12 +85,19 @@ describe('docs/routes.md', () => {
   });
 
   it('examples compile: engine lint finds nothing in them', async () => {
-    // a step kind's example lives in its file: linted as a route file of its own, beside the sources'
+    // a step kind's example lives in its file: linted as a route file of its own, beside the sources',
+    // in a copy of the project that also holds the made-up vendor `acme` the engine's examples name
+    // (the engine names none of ours: test/engine/no-vendor.test.ts)
     const dir = mkdtempSync(join(tmpdir(), 'step-examples-'));
     try {
-      for (const k of STEP_KINDS.values()) writeFileSync(join(dir, `${k.kind}.yaml`), k.example);
+      for (const d of ['values', 'transforms', 'schemas', EXAMPLES_DIR]) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+      writeFileSync(join(dir, 'values', 'acme.values.yaml'), ACME_VALUES);
+      mkdirSync(join(dir, 'transforms', 'acme'));
+      writeFileSync(join(dir, 'transforms', 'acme', 'exchange-rate.jsonata'), "{ 'buyRate': vars.rate.rate, 'sellRate': vars.rate.rate }\n");
+      mkdirSync(join(dir, 'steps'));
+      for (const k of STEP_KINDS.values()) writeFileSync(join(dir, 'steps', `${k.kind}.yaml`), k.example);
       const diags = await lintProject({
-        routes: [EXAMPLES_DIR, dir], root: ROOT, logger: createLogger('silent'), processEnv: {},
+        routes: [EXAMPLES_DIR, 'steps'], root: dir, logger: createLogger('silent'), processEnv: {},
       });
       expect(diags.map(formatDiagnostic)).toEqual([]);
     } finally {
