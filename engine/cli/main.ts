@@ -76,6 +76,14 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
           process.stderr.write(`engine: ${e.diagnostics.length} problem(s); not starting\n`);
           process.exit(1);
         }
+        // the listener's address taken or not ours: one line an operator can act on, not a stack trace
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+          const { address, port } = e as { address?: string; port?: number };
+          const why = code === 'EADDRINUSE' ? 'is in use by another process' : code === 'EACCES' ? 'may not be used by this user' : 'is not an address of this machine';
+          process.stderr.write(`engine: cannot listen on ${address ?? ''}:${port ?? ''}: it ${why} (${code}); choose another with --port or --host\n`);
+          process.exit(1);
+        }
         throw e;
       }
       // SIGHUP reloads from the moment the engine says it started
