@@ -101,6 +101,8 @@ async function runDoc(blocks: DocBlock[], port: number, cwd: string): Promise<Ma
   const file = join(cwd, '.doc-test.sh');
   writeFileSync(file, script);
   const child = spawn('bash', ['--noprofile', '--norc', file], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: undefined } });
+  running.add(child.pid!);
+  child.on('close', () => running.delete(child.pid!));
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
@@ -143,6 +145,8 @@ function check(r: StepResult | undefined, block: DocBlock): string[] {
 }
 
 let engine: ChildProcess | undefined;
+/** Process groups of the pages' shells still running: a setup that timed out leaves them (and the engines they started) behind */
+const running = new Set<number>();
 let work = '';
 const results = new Map<Step, StepResult>();
 
@@ -167,6 +171,7 @@ beforeAll(async () => {
 }, 240_000 * ROUNDS); // every page, one after another: 65 s alone on two cores, past 110 s beside the other test files on Node 20
 
 afterAll(async () => {
+  for (const pid of running) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }
   if (engine && engine.exitCode === null) {
     const done = new Promise((r) => engine!.on('exit', r));
     engine.kill('SIGTERM');
