@@ -36,7 +36,7 @@ export interface CompiledRoute {
   meta: RouteMeta;
   pipeline: Pipeline;
   handlers: ExceptionHandler[];
-  /** the connector document (clients.yaml) whose on-exception the route took, having none of its own */
+  /** the connector document (connector.yaml) whose on-exception the route took, having none of its own */
   handlersFrom?: string;
   /** the parameters of this instance of a route template (a file with `instances:`) */
   instance?: Record<string, string | number | boolean>;
