@@ -342,6 +342,12 @@ export class ClientRegistry {
     return out;
   }
 
+  /** The profile `name` a route file's steps see: its settings after `extends`, and the document defining it. */
+  profileOf(routeFile: string, name: string): { file: string; settings: Settings } | undefined {
+    const p = this.visible(dirname(routeFile)).get(name);
+    return p && { file: p.src.file, settings: p.settings };
+  }
+
   /** Marks a profile as used by a route (also when that route fails to compile for another reason). */
   markUsed(routeFile: string, name: string): void {
     const p = this.visible(dirname(routeFile)).get(name);

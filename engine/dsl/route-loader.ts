@@ -48,6 +48,8 @@ export interface LoadResult {
   routes: CompiledRoute[];
   diagnostics: Diagnostic[];
   files: string[];
+  /** the client profiles loaded (`engine routes --explain` shows those a route uses) */
+  clients: ClientRegistry;
 }
 
 export function findYamlFiles(paths: string[]): string[] {
@@ -144,13 +146,16 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     diagnostics.push(...templateDiags);
     const said = new Set<string>();
     for (const { src: one, params } of sources) {
-      for (const r of findReferences(one.value)) {
+      const refs = findReferences(one.value);
+      for (const r of refs) {
         if (r.to === 'route') directCalls.push({ src: one, path: r.path, target: r.name, kind: r.kind });
         else clients.markUsed(rel, r.name);
       }
       try {
         const route = compileRoute(one, values, services, clients, defaults);
         if (params) route.instance = params;
+        const named = [...new Set(refs.filter((r) => r.to === 'client').map((r) => r.name))];
+        if (named.length) route.clients = named;
         const written = one.value as Record<string, unknown>;
         if (written['check-output'] !== undefined && written['output-schema'] === undefined && !said.has('check-output')) {
           said.add('check-output');
@@ -187,7 +192,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     const s = didYouMean(c.target, ids.keys());
     diagnostics.push(diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
-  return { routes, diagnostics, files };
+  return { routes, diagnostics, files, clients };
 }
 
 /** A route or client profile a step names: where, and the step's kind. */
@@ -312,6 +317,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     handlers,
     ...(output ? { output } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
+    ...(raw.values === undefined && values ? { valuesFrom: connector!.src.file } : {}),
   };
 }
 
