@@ -124,9 +124,18 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
 
   common(program.command('routes').argument('[dirs...]', 'route files or directories', ['routes']))
     .description('list the routes: id, source, connector, values file')
-    .action(async (dirs: string[], o: CommonOpts) => {
+    .option('--explain <id>', "what one route inherits: its values file, its client profiles after extends (secrets masked), its on-exception handlers")
+    .action(async (dirs: string[], o: CommonOpts & { explain?: string }) => {
+      const opts = { ...engineOptions(dirs, o, extensions), logger: createLogger('silent') };
+      if (o.explain !== undefined) {
+        const { explainRoute } = await import('./route-explain.ts');
+        const r = explainRoute(opts, o.explain);
+        (r.ok ? process.stdout : process.stderr).write(r.text);
+        if (!r.ok) process.exitCode = 1;
+        return;
+      }
       const { listRoutes } = await import('./routes-table.ts');
-      process.stdout.write(await listRoutes({ ...engineOptions(dirs, o, extensions), logger: createLogger('silent') }));
+      process.stdout.write(await listRoutes(opts));
     });
 
   program.command('schema')

@@ -1,8 +1,8 @@
-// `engine routes`: a table of the loaded routes.
+// `engine routes`: a table of the loaded routes (route-explain.ts: `--explain ID`, one route's inheritance).
 
 import { routeTestDocuments } from '../testing/documents.ts';
-import { loadValues } from '../config/values.ts';
-import { loadRoutes } from '../dsl/route-loader.ts';
+import { loadValues, type ValuesSet } from '../config/values.ts';
+import { loadRoutes, type LoadResult } from '../dsl/route-loader.ts';
 import { formatDiagnostic } from '../dsl/diagnostics.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { HttpClients } from '../runtime/http-client.ts';
@@ -10,7 +10,8 @@ import { SchemaStore } from '../runtime/schemas.ts';
 import type { EngineOptions } from '../engine.ts';
 import { resolve } from 'node:path';
 
-export async function listRoutes(opts: EngineOptions): Promise<string> {
+/** The routes of `opts` loaded as lint loads them (no server, simulator URLs stand-ins), with the values they resolved from. */
+export function loadForListing(opts: EngineOptions): LoadResult & { values: ValuesSet } {
   const root = resolve(opts.root ?? process.cwd());
   const values = loadValues({ dir: resolve(root, opts.valuesDir ?? 'values'), env: opts.env, set: opts.set, secretsDir: opts.secretsDir, lenient: true, routes: opts.routes.map((r) => resolve(root, r)) });
   values.keys.setSimulatorUrls(new Proxy({}, { get: (_t, n) => `http://127.0.0.1:9/${String(n)}` }) as Record<string, string>);
@@ -20,7 +21,11 @@ export async function listRoutes(opts: EngineOptions): Promise<string> {
   };
   // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
   const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];
-  const { routes, diagnostics } = loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs);
+  return { ...loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs), values };
+}
+
+export async function listRoutes(opts: EngineOptions): Promise<string> {
+  const { routes, diagnostics } = loadForListing(opts);
   const rows = routes.map((r) => {
     const c = r.source.config as { method?: string; path?: string; schedule?: string; queue?: string };
     const trigger = r.source.kind === 'http' ? `${c.method ?? 'POST'} ${c.path}` : r.source.kind === 'cron' ? `cron ${c.schedule}` : r.source.kind;

@@ -18,7 +18,7 @@ export type GraphStep = GraphNode;
 export interface RouteGraph {
   source: { kind: string; label: string };
   steps: GraphStep[];
-  /** `from`: the connector document (clients.yaml) the handler is taken from, the route having none of its own */
+  /** `from`: the connector document (connector.yaml) the handler is taken from, the route having none of its own */
   onException: { label: string; steps: GraphStep[]; template?: string; from?: string }[];
 }
 

@@ -1,12 +1,12 @@
 // Client profiles: a vendor's HTTP client (base URL, timeouts, retry, proxy, forwarded and static
 // headers, pool size) or the event hub producer (URL, timeouts, retry, event defaults) is said once
-// in a `clients:` document of the connector's route folder (routes/<connector>/clients.yaml) and
+// in a `clients:` document of the connector's route folder (routes/<connector>/connector.yaml) and
 // named by `to-http` / `to-eventhub` steps (`client: acme`), which add only what differs. The
 // loader finds the profile and the step kind's `withClient` merges it into the step before it
 // compiles, so the step compiles exactly what it would have compiled from a step that spelt
 // everything out.
 //
-// A clients document without `values:` (routes/clients.yaml) holds client templates: a profile
+// A clients document without `values:` (routes/connector.yaml) holds client templates: a profile
 // with placeholders there is resolved, for each connector document whose profile extends it, from
 // that document's values. One vendor's client is then said once for the connectors that call it
 // (the ACH outbound and inbound connectors), and the timeouts and retry settings every connector
@@ -36,7 +36,7 @@ export const CLIENT_SCHEMA = {
   description: 'a client profile: what every call to one vendor (to-http) or to the event hub (to-eventhub) shares',
   properties: {
     description: { type: 'string' },
-    extends: { type: 'string', description: 'another client of this folder or a folder above (a template of routes/clients.yaml) whose settings this one starts from; the same name is the client of the folders above' },
+    extends: { type: 'string', description: 'another client of this folder or a folder above (a template of routes/connector.yaml) whose settings this one starts from; the same name is the client of the folders above' },
     'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{acme.baseUrl}}"' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata, sent on every call' },
     'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value (secrets go here); empty values are left out' },
@@ -342,6 +342,12 @@ export class ClientRegistry {
     return out;
   }
 
+  /** The profile `name` a route file's steps see: its settings after `extends`, and the document defining it. */
+  profileOf(routeFile: string, name: string): { file: string; settings: Settings } | undefined {
+    const p = this.visible(dirname(routeFile)).get(name);
+    return p && { file: p.src.file, settings: p.settings };
+  }
+
   /** Marks a profile as used by a route (also when that route fails to compile for another reason). */
   markUsed(routeFile: string, name: string): void {
     const p = this.visible(dirname(routeFile)).get(name);
@@ -355,7 +361,7 @@ export class ClientRegistry {
    */
   expand(cfg: Settings, routeFile: string, merge: (p: ClientProfile, cfg: Settings) => Settings): Settings {
     if (cfg.client === undefined) {
-      if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of clients.yaml), or give the whole 'url'", ['path']);
+      if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of connector.yaml), or give the whole 'url'", ['path']);
       return cfg;
     }
     if (cfg.url !== undefined) throw new ConfigError("a step with a client gives 'path' (appended to the client's base-url), not 'url'", ['url']);
@@ -367,7 +373,7 @@ export class ClientRegistry {
       throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
     }
     p.used = true;
-    if (p.template) throw new ConfigError(`client '${p.name}' is a template of ${p.src.file}, whose placeholders take the values of the document that extends it: extend it in the clients.yaml of this folder (${p.name}: { extends: ${p.name} })`, ['client']);
+    if (p.template) throw new ConfigError(`client '${p.name}' is a template of ${p.src.file}, whose placeholders take the values of the document that extends it: extend it in the connector.yaml of this folder (${p.name}: { extends: ${p.name} })`, ['client']);
     if (p.invalid) throw new ConfigError(`client '${p.name}' has errors (see above)`, ['client']);
     if (p.brokenParent) throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
@@ -389,7 +395,7 @@ export class ClientRegistry {
     return this.profiles
       .filter((p) => !p.used && this.reported.has(p.src.file))
       .map((p) => ({ ...diagAt(p.src, ['clients', p.name], p.template
-        ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's clients.yaml (${p.name}: { extends: ${p.name} })`
+        ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's connector.yaml (${p.name}: { extends: ${p.name} })`
         : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
   }
 }

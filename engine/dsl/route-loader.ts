@@ -14,6 +14,7 @@ import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-so
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
 import { checkConfig } from './config-check.ts';
 import { ClientRegistry, type ConnectorDoc } from './clients.ts';
+import { connectorFilesIn, connectorFileDiagnostics } from './connector-file.ts';
 import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import { routeInstances } from './route-instances.ts';
@@ -47,6 +48,8 @@ export interface LoadResult {
   routes: CompiledRoute[];
   diagnostics: Diagnostic[];
   files: string[];
+  /** the client profiles loaded (`engine routes --explain` shows those a route uses) */
+  clients: ClientRegistry;
 }
 
 export function findYamlFiles(paths: string[]): string[] {
@@ -87,19 +90,20 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
   const loaded = new Set<string>();
   for (const src of parsed.filter((x) => isClients(x.value))) {
     loaded.add(src.file);
-    diagnostics.push(...clients.load(src, values));
+    diagnostics.push(...connectorFileDiagnostics(src.file), ...clients.load(src, values));
   }
-  // a route file given alone still sees the clients.yaml beside it, and those of the folders
-  // above it within the project (client templates, routes/clients.yaml)
+  // a route file given alone still sees the connector.yaml beside it, and those of the folders
+  // above it within the project (client templates, routes/connector.yaml); connector-file.ts
+  // says which names are read
   const top = resolve(services.root);
   for (const src of parsed) {
     for (let dir = dirname(src.file); ; dir = dirname(dir)) {
-      const beside = join(dir, 'clients.yaml');
-      if (beside !== src.file && !loaded.has(beside) && existsSync(beside)) {
+      for (const beside of connectorFilesIn(dir)) {
+        if (beside === src.file || loaded.has(beside)) continue;
         loaded.add(beside);
         try {
           const c = parseYamlFile(beside);
-          if (isClients(c.value)) diagnostics.push(...clients.load(c, values, false));
+          if (isClients(c.value)) diagnostics.push(...connectorFileDiagnostics(beside), ...clients.load(c, values, false));
         } catch (e) {
           if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
           else throw e;
@@ -142,13 +146,16 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     diagnostics.push(...templateDiags);
     const said = new Set<string>();
     for (const { src: one, params } of sources) {
-      for (const r of findReferences(one.value)) {
+      const refs = findReferences(one.value);
+      for (const r of refs) {
         if (r.to === 'route') directCalls.push({ src: one, path: r.path, target: r.name, kind: r.kind });
         else clients.markUsed(rel, r.name);
       }
       try {
         const route = compileRoute(one, values, services, clients, defaults);
         if (params) route.instance = params;
+        const named = [...new Set(refs.filter((r) => r.to === 'client').map((r) => r.name))];
+        if (named.length) route.clients = named;
         const written = one.value as Record<string, unknown>;
         if (written['check-output'] !== undefined && written['output-schema'] === undefined && !said.has('check-output')) {
           said.add('check-output');
@@ -185,7 +192,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     const s = didYouMean(c.target, ids.keys());
     diagnostics.push(diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
   }
-  return { routes, diagnostics, files };
+  return { routes, diagnostics, files, clients };
 }
 
 /** A route or client profile a step names: where, and the step's kind. */
@@ -243,7 +250,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   if (!raw.from || (raw.steps !== undefined && !Array.isArray(raw.steps))) throw new DiagnosticError(diags);
 
   const uses: PlaceholderUse[] = [];
-  const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (clients.yaml) of its folder");
+  const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (connector.yaml) of its folder");
   const resolved = placeholders.value as Record<string, any>;
   // the output check is on wherever an output-schema is, unless the route says `check-output: false`
   const checkOutput = resolved['check-output'];
@@ -310,6 +317,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     handlers,
     ...(output ? { output } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
+    ...(raw.values === undefined && values ? { valuesFrom: connector!.src.file } : {}),
   };
 }
 

@@ -14,10 +14,10 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
   connector: { type: 'string', description: 'connector id, e.g. gc-acme-foreign-exchange-connector' },
   instances: INSTANCES_SCHEMA,
-  values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, clients.yaml, of the route's folder)" },
+  values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, connector.yaml, of the route's folder)" },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
-  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, clients.yaml, of the route's folder; `[]`: none)" },
+  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, connector.yaml, of the route's folder; `[]`: none)" },
   'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema); a successful answer that does not match it is answered 502 GC027' },
   'check-output': { type: 'boolean', default: true, description: 'check each successful answer against output-schema (false: the schema only describes the answer)' },
 };
@@ -52,7 +52,7 @@ export const HANDLER_SCHEMA = {
 };
 
 /**
- * A handler of a connector document's `on-exception` (clients.yaml), shared by the routes of its
+ * A handler of a connector document's `on-exception` (connector.yaml), shared by the routes of its
  * folder: no `steps`, which would run as part of every route while compiled for none of them.
  */
 export const DEFAULT_HANDLER_SCHEMA = {

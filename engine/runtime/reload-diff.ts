@@ -3,7 +3,7 @@
 // environment, the project files it names (schemas, transforms, templates; a .jsonata file with
 // its placeholders resolved from the route's values), the other documents
 // of its folder (shared definitions), the client profiles of the folders above it, and the
-// expression limits. Routes are compared by id. Documents with their own `values:` (clients.yaml)
+// expression limits. Routes are compared by id. Documents with their own `values:` (connector.yaml)
 // are hashed resolved too, so a values edit that reaches a route only through them counts; a
 // route without `values:` is resolved from its connector document's, which the compile recorded;
 // a route that takes its connector document's on-exception counts the template files it names.
@@ -131,7 +131,7 @@ function sharedDoc(file: string, text: string, values: ValuesSet): { text: strin
   if (!vf) return { text, clients, value: raw };
   try {
     const resolved = resolvePlaceholders(raw, vf, src).value;
-    // a profile that extends a client template (routes/clients.yaml) takes the template's
+    // a profile that extends a client template (routes/connector.yaml) takes the template's
     // placeholders from these values too: any of them may reach its routes
     const extendsAbove = clients && /\bextends\b/.test(text) ? '\0' + allValues(vf) : '';
     return { text: stable(resolved) + extendsAbove, clients, value: resolved };

@@ -36,8 +36,12 @@ export interface CompiledRoute {
   meta: RouteMeta;
   pipeline: Pipeline;
   handlers: ExceptionHandler[];
-  /** the connector document (clients.yaml) whose on-exception the route took, having none of its own */
+  /** the connector document (connector.yaml) whose on-exception the route took, having none of its own */
   handlersFrom?: string;
+  /** the connector document whose `values:` the route took, naming none of its own */
+  valuesFrom?: string;
+  /** the client profiles its steps name (`client:`) */
+  clients?: string[];
   /** the parameters of this instance of a route template (a file with `instances:`) */
   instance?: Record<string, string | number | boolean>;
   /** checks a successful answer against the output-schema (absent: no schema, or `check-output: false`) */

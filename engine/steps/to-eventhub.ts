@@ -69,7 +69,7 @@ export default defineStep<ToEventHubConfig>({
     additionalProperties: false,
     required: ['type'],
     properties: {
-      client: { type: 'string', description: 'event hub profile (clients.yaml of the route folder, with `event:`) giving base-url, timeouts, retry, source, version and topic; the keys of the step override them' },
+      client: { type: 'string', description: 'event hub profile (connector.yaml of the route folder, with `event:`) giving base-url, timeouts, retry, source, version and topic; the keys of the step override them' },
       path: { type: 'string', description: 'with a client: appended to its base-url (default: none, the base-url is the producer URL)' },
       url: { type: 'string', description: 'without a client: the event hub producer URL (asb.producer.apiUri)' },
       type: { type: 'string', description: 'CloudEvents type' },
@@ -85,7 +85,7 @@ export default defineStep<ToEventHubConfig>({
     },
   },
   compile(cfg, ctx) {
-    const url: string = cfg.url ?? ctx.fail("to-eventhub needs 'client' (an event hub profile of clients.yaml) or the producer 'url'");
+    const url: string = cfg.url ?? ctx.fail("to-eventhub needs 'client' (an event hub profile of connector.yaml) or the producer 'url'");
     const source: string = cfg.source ?? ctx.fail("to-eventhub needs the event's 'source', here or in the 'event' of its client", cfg.client !== undefined ? ['client'] : []);
     const idExpr = cfg.id ? ctx.expr(cfg.id, ['id']) : undefined;
     const subjectExpr = cfg.subject ? ctx.expr(cfg.subject, ['subject']) : undefined;

@@ -90,7 +90,7 @@ export default defineStep<ToHttpConfig>({
     type: 'object',
     additionalProperties: false,
     properties: {
-      client: { type: 'string', description: 'HTTP client profile (clients.yaml of the route folder) giving base-url, timeouts, retry, proxy, headers and pool size; the keys of the step override or add to it' },
+      client: { type: 'string', description: 'HTTP client profile (connector.yaml of the route folder) giving base-url, timeouts, retry, proxy, headers and pool size; the keys of the step override or add to it' },
       name: { type: 'string', description: 'name of the target in logs, metrics and route test stubs (default: the client, else the host)' },
       method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET', description: 'HTTP method of the call' },
       path: { type: 'string', description: "with a client: appended to its base-url, e.g. \"{{acme.paymentOrders.apiUri}}\"; `{name}` parameters are filled from path-params, URL-encoded" },
@@ -126,7 +126,7 @@ export default defineStep<ToHttpConfig>({
   },
   compile(cfg, ctx) {
     const method = cfg.method ?? 'GET';
-    const cfgUrl: string = cfg.url ?? ctx.fail("to-http needs 'client' (a profile of clients.yaml) with a 'path', or an absolute 'url'");
+    const cfgUrl: string = cfg.url ?? ctx.fail("to-http needs 'client' (a profile of connector.yaml) with a 'path', or an absolute 'url'");
     // with a client the URL is the profile's base-url + the step's path: problems point at the path
     const urlKey = cfg.client !== undefined ? 'path' : 'url';
     const template = compileUrlTemplate(cfgUrl);

@@ -1,5 +1,5 @@
 // Client templates: a profile with placeholders in a clients document without values
-// (routes/clients.yaml) is resolved, for each connector document whose profile extends it, from
+// (routes/connector.yaml) is resolved, for each connector document whose profile extends it, from
 // that document's values. Real vendor stubs on 127.0.0.1 see what each connector sends.
 
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -46,10 +46,10 @@ beforeAll(async () => {
   a = await stub();
   b = await stub();
   files = {
-    'routes/clients.yaml': TEMPLATES,
-    'routes/a/clients.yaml': connector('a'),
+    'routes/connector.yaml': TEMPLATES,
+    'routes/a/connector.yaml': connector('a'),
     'routes/a/call-a.yaml': route('call-a'),
-    'routes/b/clients.yaml': connector('b'),
+    'routes/b/connector.yaml': connector('b'),
     'routes/b/call-b.yaml': route('call-b'),
     'values/a.values.yaml': `hub.url: ${a.url}\ndesk: desk-a\nhub.timeout: 5000\n`,
     'values/b.values.yaml': `hub.url: ${b.url}\ndesk: desk-b\nhub.timeout: 4000\n`,
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 const post = async (e: RunningEngine, path: string) => (await postJson(e, path)).status;
 
-describe('client templates (routes/clients.yaml)', () => {
+describe('client templates (routes/connector.yaml)', () => {
   it('each connector resolves the template from its own values', async () => {
     expect(await post(engine, '/call-a')).toBe(200);
     expect(await post(engine, '/call-b')).toBe(200);
@@ -93,42 +93,42 @@ describe('client templates (routes/clients.yaml)', () => {
     expect(await lintFiles(files)).toEqual([]);
     const out = await lintFiles({ ...files, 'values/b.values.yaml': `hub.url: ${b.url}\nhub.timeout: 4000\n` });
     expect(out).toEqual([
-      "routes/clients.yaml:5:15 unknown property 'desk' in values 'b' (from {{desk}}) (resolved for routes/b/clients.yaml, values 'b') (at clients.hub.static-headers.x-desk)",
+      "routes/connector.yaml:5:15 unknown property 'desk' in values 'b' (from {{desk}}) (resolved for routes/b/connector.yaml, values 'b') (at clients.hub.static-headers.x-desk)",
       "routes/b/call-b.yaml:7:15 client 'hub' extends 'hub', which has errors (see above) (at steps[0].to-http.client)",
     ]);
   });
 
   it('lint: a typed setting is checked with the values it resolves from', async () => {
     const out = await lintFiles({ ...files, 'values/a.values.yaml': `hub.url: ${a.url}\ndesk: d\nhub.timeout: soon\n` });
-    expect(out[0]).toMatch(/^routes\/clients\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/clients\.yaml, values 'a'\)/);
+    expect(out[0]).toMatch(/^routes\/connector\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/connector\.yaml, values 'a'\)/);
     expect(out).toHaveLength(2);
   });
 
   it('lint: a route naming a template itself, and a document without values extending one', async () => {
     const direct = await lintFiles({ ...files, 'routes/c/call-c.yaml': `values: a\n${route('call-c')}` });
     expect(direct).toEqual([
-      "routes/c/call-c.yaml:8:15 client 'hub' is a template of routes/clients.yaml, whose placeholders take the values of the document that extends it: extend it in the clients.yaml of this folder (hub: { extends: hub }) (at steps[0].to-http.client)",
+      "routes/c/call-c.yaml:8:15 client 'hub' is a template of routes/connector.yaml, whose placeholders take the values of the document that extends it: extend it in the connector.yaml of this folder (hub: { extends: hub }) (at steps[0].to-http.client)",
     ]);
-    const noValues = await lintFiles({ ...files, 'routes/b/clients.yaml': 'clients:\n  hub: { extends: hub }\n' });
-    expect(noValues[0]).toBe("routes/b/clients.yaml:2:19 client template 'hub' (routes/clients.yaml) takes its placeholders from the values of the document that extends it: add 'values: <name>' here (at clients.hub.extends)");
+    const noValues = await lintFiles({ ...files, 'routes/b/connector.yaml': 'clients:\n  hub: { extends: hub }\n' });
+    expect(noValues[0]).toBe("routes/b/connector.yaml:2:19 client template 'hub' (routes/connector.yaml) takes its placeholders from the values of the document that extends it: add 'values: <name>' here (at clients.hub.extends)");
   });
 
   it('lint: a misspelt key of a template is said where it is written', async () => {
-    const out = await lintFiles({ ...files, 'routes/clients.yaml': TEMPLATES.replace('    timeouts:', '    timeout:') });
-    expect(out[0]).toMatch(/^routes\/clients\.yaml:6:5 unknown key 'timeout'.*did you mean 'timeouts'\?/);
+    const out = await lintFiles({ ...files, 'routes/connector.yaml': TEMPLATES.replace('    timeouts:', '    timeout:') });
+    expect(out[0]).toMatch(/^routes\/connector\.yaml:6:5 unknown key 'timeout'.*did you mean 'timeouts'\?/);
   });
 });
 
 describe('client templates: unused', () => {
   it('lint warns of a template no client extends, in its own words', async () => {
     const out = await lintFiles({
-      'routes/clients.yaml': TEMPLATES.replace('clients:\n', 'clients:\n  spare:\n    base-url: "{{spare.url}}"\n'),
-      'routes/a/clients.yaml': connector('a'),
+      'routes/connector.yaml': TEMPLATES.replace('clients:\n', 'clients:\n  spare:\n    base-url: "{{spare.url}}"\n'),
+      'routes/a/connector.yaml': connector('a'),
       'routes/a/call-a.yaml': route('call-a'),
       'values/a.values.yaml': 'hub.url: http://127.0.0.1:9\ndesk: d\nhub.timeout: 5000\n',
     });
     expect(out).toEqual([
-      "routes/clients.yaml:2:3 warning: client template 'spare' is extended by no client: remove it or extend it in a connector's clients.yaml (spare: { extends: spare }) (at clients.spare)",
+      "routes/connector.yaml:2:3 warning: client template 'spare' is extended by no client: remove it or extend it in a connector's connector.yaml (spare: { extends: spare }) (at clients.spare)",
     ]);
   });
 });

@@ -1,4 +1,4 @@
-// The connector document of a folder (its `clients:` document, clients.yaml) names the values file
+// The connector document of a folder (its `clients:` document, connector.yaml) names the values file
 // of every route of the folder that names none; a route's own `values:` wins. Checked through
 // `engine run` (a whole folder and one route file given alone), lint, a reload, the console's
 // route view and a scoped --set.
@@ -41,7 +41,7 @@ const plain = (id: string, extra = '') => route(id, extra).replace(/ {2}- to-htt
 const FILES = {
   'values/demo-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:9\ngreeting: hello\n',
   'values/other-v1.values.yaml': 'greeting: bonjour\n',
-  'routes/conn/clients.yaml': CLIENTS,
+  'routes/conn/connector.yaml': CLIENTS,
   'routes/conn/inherits.yaml': plain('inherits'),
   'routes/conn/own.yaml': plain('own', 'values: other-v1\n'),
   // uses the profile (never called here)
@@ -73,7 +73,7 @@ describe("a route without values: takes its folder's connector document's", () =
     expect(views.find((v) => v.id === 'own')).toMatchObject({ valuesName: 'other-v1' });
   });
 
-  it('also when the route file is given alone (the clients.yaml beside it is read)', async () => {
+  it('also when the route file is given alone (the connector.yaml beside it is read)', async () => {
     const root = tmpProject(FILES);
     const e = await start(root, [join(root, 'routes/conn/inherits.yaml')]);
     expect(e.routes.map((r) => r.id)).toEqual(['inherits']);
@@ -84,7 +84,7 @@ describe("a route without values: takes its folder's connector document's", () =
     const root = tmpProject({ ...FILES, 'values/other-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:9\ngreeting: bonjour\n' });
     const e = await start(root);
     expect(await greet(e, 'inherits')).toBe('hello');
-    writeFileSync(join(root, 'routes/conn/clients.yaml'), CLIENTS.replace('demo-v1', 'other-v1'));
+    writeFileSync(join(root, 'routes/conn/connector.yaml'), CLIENTS.replace('demo-v1', 'other-v1'));
     const r = await e.reload('test');
     expect(r).toMatchObject({ ok: true, changed: ['caller', 'inherits', 'own'] });
     expect(await greet(e, 'inherits')).toBe('bonjour');
@@ -110,15 +110,15 @@ describe('engine lint of values from the connector document', () => {
   });
 
   it('a route with placeholders and no values file from either place: the same error as before, naming both places', async () => {
-    const out = await lint({ ...FILES, 'routes/conn/clients.yaml': 'clients:\n  vendor:\n    base-url: http://127.0.0.1:9\n', 'routes/conn/own.yaml': plain('own', 'values: other-v1\n'), 'routes/bare/r.yaml': plain('bare') });
-    const needs = "placeholder '{{greeting}}' needs a values file: add 'values: <name>' to the route, or to the connector document (clients.yaml) of its folder (at steps[0].set.values.body)";
+    const out = await lint({ ...FILES, 'routes/conn/connector.yaml': 'clients:\n  vendor:\n    base-url: http://127.0.0.1:9\n', 'routes/conn/own.yaml': plain('own', 'values: other-v1\n'), 'routes/bare/r.yaml': plain('bare') });
+    const needs = "placeholder '{{greeting}}' needs a values file: add 'values: <name>' to the route, or to the connector document (connector.yaml) of its folder (at steps[0].set.values.body)";
     expect(out).toEqual([`routes/bare/r.yaml:8:15 ${needs}`, `routes/conn/caller.yaml:8:15 ${needs}`, `routes/conn/inherits.yaml:8:15 ${needs}`]);
   });
 
   it('a missing values file of the connector document is said there, and once in each route that would take it, at its first placeholder', async () => {
-    const out = await lint({ ...FILES, 'routes/conn/clients.yaml': CLIENTS.replace('demo-v1', 'demo-v2') });
-    expect(out[0]).toMatch(/^routes\/conn\/clients.yaml:1:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/);
-    const missing = "values file 'demo-v2' of routes/conn/clients.yaml (the values of this folder's routes) is not found: see the problem reported there";
+    const out = await lint({ ...FILES, 'routes/conn/connector.yaml': CLIENTS.replace('demo-v1', 'demo-v2') });
+    expect(out[0]).toMatch(/^routes\/conn\/connector.yaml:1:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/);
+    const missing = "values file 'demo-v2' of routes/conn/connector.yaml (the values of this folder's routes) is not found: see the problem reported there";
     expect(out.slice(1)).toEqual([
       `routes/conn/caller.yaml:8:15 ${missing} (at steps[0].set.values.body)`,
       "routes/conn/caller.yaml:10:15 client 'vendor' has errors (see above) (at steps[1].to-http.client)",
@@ -127,7 +127,7 @@ describe('engine lint of values from the connector document', () => {
   });
 
   it('two connector documents of one folder naming different values files: refused at the second', async () => {
-    const out = await lint({ ...FILES, 'routes/conn/more-clients.yaml': 'values: other-v1\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n' });
-    expect(out).toContainEqual("routes/conn/more-clients.yaml:1:9 the routes of this folder already take values 'demo-v1' from routes/conn/clients.yaml: one connector document per folder gives them values (this document's placeholders may still use its own) (at values)");
+    const out = await lint({ ...FILES, 'routes/conn/more-connector.yaml': 'values: other-v1\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n' });
+    expect(out).toContainEqual("routes/conn/more-connector.yaml:1:9 the routes of this folder already take values 'demo-v1' from routes/conn/connector.yaml: one connector document per folder gives them values (this document's placeholders may still use its own) (at values)");
   });
 });

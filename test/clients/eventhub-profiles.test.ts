@@ -1,4 +1,4 @@
-// Event hub profiles (a clients.yaml profile with `event:` named by to-eventhub steps): what the
+// Event hub profiles (a connector.yaml profile with `event:` named by to-eventhub steps): what the
 // producer receives, what lint says about them, and lint's word on calls to a route that did not
 // load. Real sockets throughout.
 
@@ -79,7 +79,7 @@ describe('a to-eventhub step naming an event hub profile', () => {
     hub = await eventHub([503, 202]);
     const root = tmpProject({
       'values/demo-v1.values.yaml': VALUES,
-      'routes/orders/clients.yaml': CLIENTS.replace('  vendor:\n    base-url: http://127.0.0.1:9\n    headers: { X-Channel: "\'api\'" }\n', ''),
+      'routes/orders/connector.yaml': CLIENTS.replace('  vendor:\n    base-url: http://127.0.0.1:9\n    headers: { X-Channel: "\'api\'" }\n', ''),
       'routes/orders/order-event.yaml': ROUTE,
     });
     engine = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {}, set: { 'eventhub-url': `${hub.url}/hub/` } });
@@ -117,22 +117,22 @@ steps:
 
 describe('engine lint of event hub profiles', () => {
   it('a correct project has no diagnostics', async () => {
-    expect(await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/order-event.yaml': ROUTE, 'routes/o/call.yaml': HTTP_ROUTE })).toEqual([]);
+    expect(await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/order-event.yaml': ROUTE, 'routes/o/call.yaml': HTTP_ROUTE })).toEqual([]);
   });
 
   it('an unknown client of a to-eventhub step gets file:line:col and a did-you-mean', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/order-event.yaml': ROUTE.replace('client: eventhub', 'client: eventhb'), 'routes/o/call.yaml': HTTP_ROUTE });
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/order-event.yaml': ROUTE.replace('client: eventhub', 'client: eventhb'), 'routes/o/call.yaml': HTTP_ROUTE });
     expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/order-event\.yaml:9:15 unknown client 'eventhb'; did you mean 'eventhub'\?/));
   });
 
   it('an event hub profile no step names is reported as unused', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/call.yaml': HTTP_ROUTE });
-    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:6:3 warning: client 'eventhub' is not used by any route: remove it or name it in a to-http or to-eventhub step/)]);
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/call.yaml': HTTP_ROUTE });
+    expect(out).toEqual([expect.stringMatching(/^routes\/o\/connector\.yaml:6:3 warning: client 'eventhub' is not used by any route: remove it or name it in a to-http or to-eventhub step/)]);
   });
 
   it('an HTTP client named from to-eventhub, and an event hub profile named from to-http, are refused', async () => {
     const out = await lint({
-      'routes/o/clients.yaml': CLIENTS,
+      'routes/o/connector.yaml': CLIENTS,
       'routes/o/order-event.yaml': ROUTE.replace('client: eventhub', 'client: vendor'),
       'routes/o/call.yaml': HTTP_ROUTE.replace('client: vendor', 'client: eventhub'),
     });
@@ -142,13 +142,13 @@ describe('engine lint of event hub profiles', () => {
 
   it('a step with neither url nor client, or without a source anywhere, is named', async () => {
     const out = await lint({
-      'routes/o/clients.yaml': CLIENTS.replace('      source: "{{asb.event.source}}"\n', ''),
+      'routes/o/connector.yaml': CLIENTS.replace('      source: "{{asb.event.source}}"\n', ''),
       'routes/o/order-event.yaml': ROUTE,
       'routes/o/call.yaml': HTTP_ROUTE,
       'routes/o/bare.yaml': 'id: bare\nfrom: { direct: {} }\nsteps:\n  - to-eventhub: { type: t, source: s }\n',
     });
     expect(out).toContainEqual(expect.stringMatching(/order-event\.yaml:9:\d+ to-eventhub needs the event's 'source', here or in the 'event' of its client/));
-    expect(out).toContainEqual(expect.stringMatching(/bare\.yaml:4:\d+ to-eventhub needs 'client' \(an event hub profile of clients\.yaml\) or the producer 'url'/));
+    expect(out).toContainEqual(expect.stringMatching(/bare\.yaml:4:\d+ to-eventhub needs 'client' \(an event hub profile of connector\.yaml\) or the producer 'url'/));
   });
 });
 

@@ -37,10 +37,10 @@ async function lint(files: Record<string, string>): Promise<string[]> {
 
 describe('engine lint of a client profile with problems', () => {
   it('reports each wrongly typed value once, and the steps naming the profile as having errors', async () => {
-    const out = await lint({ 'routes/hub/clients.yaml': CLIENTS, 'routes/hub/r.yaml': ROUTE });
+    const out = await lint({ 'routes/hub/connector.yaml': CLIENTS, 'routes/hub/r.yaml': ROUTE });
     expect(out).toEqual([
-      "routes/hub/clients.yaml:6:16 'enabled' must be boolean or one of: true, false (from {{retryFlag}}) (at clients.hubvendor.retry.enabled)",
-      "routes/hub/clients.yaml:7:20 'max-retries' must be number or a string matching ^\\d+(\\.\\d+)?$ (from {{maximumRedeliveries}}) (at clients.hubvendor.retry.max-retries)",
+      "routes/hub/connector.yaml:6:16 'enabled' must be boolean or one of: true, false (from {{retryFlag}}) (at clients.hubvendor.retry.enabled)",
+      "routes/hub/connector.yaml:7:20 'max-retries' must be number or a string matching ^\\d+(\\.\\d+)?$ (from {{maximumRedeliveries}}) (at clients.hubvendor.retry.max-retries)",
       "routes/hub/r.yaml:4:24 client 'hubvendor' has errors (see above) (at steps[0].to-http.client)",
       "routes/hub/r.yaml:5:24 client 'hubvendor-slow' extends 'hubvendor', which has errors (see above) (at steps[1].to-http.client)",
     ]);
@@ -48,14 +48,14 @@ describe('engine lint of a client profile with problems', () => {
 
   it('a placeholder that does not resolve, a bad name and a missing values file are each said once', async () => {
     const clients = CLIENTS.replace('{{retryFlag}}', '{{retryFlg}}').replace('  other:', '  Other:');
-    const out = await lint({ 'routes/hub/clients.yaml': clients, 'routes/hub/r.yaml': ROUTE.replace('client: other', 'client: Other') });
-    expect(out.filter((l) => l.includes('clients.yaml:6:'))).toEqual([expect.stringMatching(/^routes\/hub\/clients\.yaml:6:16 .*'retryFlg'.*retryFlag/)]);
-    expect(out).toContainEqual("routes/hub/clients.yaml:10:3 client name 'Other' must be lower-case letters, digits and '-', starting with a letter or digit (at clients.Other)");
+    const out = await lint({ 'routes/hub/connector.yaml': clients, 'routes/hub/r.yaml': ROUTE.replace('client: other', 'client: Other') });
+    expect(out.filter((l) => l.includes('connector.yaml:6:'))).toEqual([expect.stringMatching(/^routes\/hub\/connector\.yaml:6:16 .*'retryFlg'.*retryFlag/)]);
+    expect(out).toContainEqual("routes/hub/connector.yaml:10:3 client name 'Other' must be lower-case letters, digits and '-', starting with a letter or digit (at clients.Other)");
     expect(out).toContainEqual("routes/hub/r.yaml:6:24 client 'Other' has errors (see above) (at steps[2].to-http.client)");
     expect(out.join('\n')).not.toMatch(/unknown client|property name|must match pattern/);
 
-    const missing = await lint({ 'routes/hub/clients.yaml': CLIENTS.replace('values: hub', 'values: hubb'), 'routes/hub/r.yaml': ROUTE });
-    expect(missing[0]).toMatch(/^routes\/hub\/clients\.yaml:1:9 values file 'hubb' not found .*did you mean 'hub'/);
+    const missing = await lint({ 'routes/hub/connector.yaml': CLIENTS.replace('values: hub', 'values: hubb'), 'routes/hub/r.yaml': ROUTE });
+    expect(missing[0]).toMatch(/^routes\/hub\/connector\.yaml:1:9 values file 'hubb' not found .*did you mean 'hub'/);
     expect(missing.slice(1)).toEqual([
       "routes/hub/r.yaml:4:24 client 'hubvendor' has errors (see above) (at steps[0].to-http.client)",
       "routes/hub/r.yaml:5:24 client 'hubvendor-slow' has errors (see above) (at steps[1].to-http.client)",
@@ -64,8 +64,8 @@ describe('engine lint of a client profile with problems', () => {
   });
 
   it('names the placeholder, never the value it took (it may be a secret)', async () => {
-    const out = await lint({ 'routes/hub/clients.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'), 'routes/hub/r.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/clients\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/));
+    const out = await lint({ 'routes/hub/connector.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'), 'routes/hub/r.yaml': ROUTE });
+    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/));
     expect(out.join('\n')).not.toContain('s3cr3t');
   });
 });

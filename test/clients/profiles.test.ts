@@ -1,4 +1,4 @@
-// HTTP client profiles (routes/<connector>/clients.yaml): what a step sends when it names a
+// HTTP client profiles (routes/<connector>/connector.yaml): what a step sends when it names a
 // client, what lint says about references and unused profiles, and the redirect hook of
 // HttpClients that route tests use to point a target at its stub. Real sockets throughout.
 
@@ -80,7 +80,7 @@ describe('a to-http step naming a client', () => {
   let v: Awaited<ReturnType<typeof vendor>>;
   beforeAll(async () => {
     v = await vendor([503, 503, 503, 200]);
-    const root = tmpProject({ 'values/demo-v1.values.yaml': VALUES, 'routes/orders/clients.yaml': CLIENTS, 'routes/orders/order.yaml': ROUTE });
+    const root = tmpProject({ 'values/demo-v1.values.yaml': VALUES, 'routes/orders/connector.yaml': CLIENTS, 'routes/orders/order.yaml': ROUTE });
     engine = await startEngine({
       routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {},
       set: { 'vendor-base-url': v.url, 'vendor-api-key': 'k-0123456789' },
@@ -129,42 +129,42 @@ async function lint(files: Record<string, string>): Promise<string[]> {
 
 describe('engine lint of client profiles', () => {
   it('a correct project has no diagnostics', async () => {
-    expect(await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/order.yaml': ROUTE })).toEqual([]);
+    expect(await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/order.yaml': ROUTE })).toEqual([]);
   });
 
   it('an unknown client gets file:line:col and a did-you-mean', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS, 'routes/o/order.yaml': ROUTE.replace('client: vendor-orders', 'client: vendor-order') });
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/order.yaml': ROUTE.replace('client: vendor-orders', 'client: vendor-order') });
     expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/order\.yaml:9:15 unknown client 'vendor-order'; did you mean 'vendor-orders'\?/));
   });
 
   it('a client is visible only in its folder and below', async () => {
-    const out = await lint({ 'routes/a/clients.yaml': CLIENTS, 'routes/b/order.yaml': ROUTE });
+    const out = await lint({ 'routes/a/connector.yaml': CLIENTS, 'routes/b/order.yaml': ROUTE });
     expect(out).toContainEqual(expect.stringMatching(/^routes\/b\/order\.yaml:9:15 unknown client 'vendor-orders' \(no clients file/));
   });
 
   it('an unused profile is reported where it is defined', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS.replace('clients:\n', 'clients:\n  spare:\n    base-url: http://127.0.0.1:9\n'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toEqual([expect.stringMatching(/^routes\/o\/clients\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace('clients:\n', 'clients:\n  spare:\n    base-url: http://127.0.0.1:9\n'), 'routes/o/order.yaml': ROUTE });
+    expect(out).toEqual([expect.stringMatching(/^routes\/o\/connector\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
   });
 
   it('url with a client, path without one and a bad profile key are named', async () => {
     const out = await lint({
-      'routes/o/clients.yaml': CLIENTS.replace('forward-headers:', 'forward-header:'),
+      'routes/o/connector.yaml': CLIENTS.replace('forward-headers:', 'forward-header:'),
       'routes/o/order.yaml': ROUTE.replace('path: "{{vendor.ordersApiUri}}"', 'url: "http://127.0.0.1:9{{vendor.ordersApiUri}}"'),
       'routes/o/plain.yaml': 'id: plain\nfrom: { direct: {} }\nsteps:\n  - to-http: { path: /x }\n',
     });
-    expect(out).toContainEqual(expect.stringMatching(/clients\.yaml:\d+:\d+ unknown key 'forward-header' in clients file; did you mean 'forward-headers'\?/));
+    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:\d+:\d+ unknown key 'forward-header' in clients file; did you mean 'forward-headers'\?/));
     expect(out).toContainEqual(expect.stringMatching(/order\.yaml:\d+:\d+ a step with a client gives 'path'/));
     expect(out).toContainEqual(expect.stringMatching(/plain\.yaml:4:\d+ 'path' is relative to a client's base-url/));
   });
 
   it('a profile expression with a syntax error points into the clients file', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS.replace(`X-Channel: "'api'"`, 'X-Channel: "1 +"'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/clients\.yaml:7:18 JSONata: /));
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace(`X-Channel: "'api'"`, 'X-Channel: "1 +"'), 'routes/o/order.yaml': ROUTE });
+    expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/connector\.yaml:7:18 JSONata: /));
   });
 
   it('an unknown parent client is named with a suggestion', async () => {
-    const out = await lint({ 'routes/o/clients.yaml': CLIENTS.replace('extends: vendor', 'extends: vendro'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/clients\.yaml:\d+:\d+ unknown client 'vendro'; did you mean 'vendor'\?/));
+    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace('extends: vendor', 'extends: vendro'), 'routes/o/order.yaml': ROUTE });
+    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:\d+:\d+ unknown client 'vendro'; did you mean 'vendor'\?/));
   });
 });

@@ -20,8 +20,8 @@ function projectWithCheckOff(): string {
   const root = mkdtempSync(join(tmpdir(), 'fx-output-'));
   for (const d of ['values', 'schemas', 'transforms']) symlinkSync(resolve(d), join(root, d));
   mkdirSync(join(root, FX), { recursive: true });
-  copyFileSync('routes/clients.yaml', join(root, 'routes/clients.yaml'));
-  copyFileSync(join(FX, 'clients.yaml'), join(root, FX, 'clients.yaml'));
+  copyFileSync('routes/connector.yaml', join(root, 'routes/connector.yaml'));
+  copyFileSync(join(FX, 'connector.yaml'), join(root, FX, 'connector.yaml'));
   const route = readFileSync(join(FX, 'get-exchange-rate.yaml'), 'utf8').replace(/^output-schema: .*$/m, '$&\ncheck-output: false');
   expect(route).toContain('check-output: false');
   writeFileSync(join(root, FX, 'get-exchange-rate.yaml'), route);

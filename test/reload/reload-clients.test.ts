@@ -1,5 +1,5 @@
 // A reload names the routes a values edit reaches only through a client profile
-// (routes/<connector>/clients.yaml with its own `values:`), of the route's folder or a folder
+// (routes/<connector>/connector.yaml with its own `values:`), of the route's folder or a folder
 // above, and serves them the new value; routes the edit does not reach are not named.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,10 +20,10 @@ beforeAll(async () => {
   first = await startVendor();
   second = await startVendor();
   project = reloadProject(first.url, {
-    'routes/conn/clients.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{hub.url}}"\n',
+    'routes/conn/connector.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{hub.url}}"\n',
     'routes/conn/direct.yaml': viaClient('direct'),
     'routes/conn/deeper/nested.yaml': viaClient('nested'),
-    'routes/other/clients.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{vendor.url}}"\n    timeouts: { request: "{{hub.timeout}}" }\n',
+    'routes/other/connector.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{vendor.url}}"\n    timeouts: { request: "{{hub.timeout}}" }\n',
     'routes/other/elsewhere.yaml': viaClient('elsewhere'),
   });
   project.write('values/demo.values.yaml', values(first.url, 5000));

@@ -25,9 +25,9 @@ async function inFxCopy(fn: (dir: string) => Promise<void>): Promise<void> {
     for (const e of readdirSync(ROOT)) if (e !== 'routes') symlinkSync(join(ROOT, e), join(dir, e));
     cpSync(join(ROOT, 'routes/hubvendor-foreign-exchange'), join(dir, 'routes/hubvendor-foreign-exchange'), { recursive: true });
     // the client templates the FX connector extends (the others would be templates nobody extends)
-    const templates = parse(readFileSync(join(ROOT, 'routes/clients.yaml'), 'utf8')) as { clients: Record<string, unknown> };
+    const templates = parse(readFileSync(join(ROOT, 'routes/connector.yaml'), 'utf8')) as { clients: Record<string, unknown> };
     const { hubvendor, 'seed-http': seed } = templates.clients;
-    writeFileSync(join(dir, 'routes/clients.yaml'), stringify({ clients: { 'seed-http': seed, hubvendor } }));
+    writeFileSync(join(dir, 'routes/connector.yaml'), stringify({ clients: { 'seed-http': seed, hubvendor } }));
     await fn(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -44,7 +44,7 @@ clients: {}
 const OTHER = 'id: other\nfrom:\n  direct: {}\nsteps:\n  - log: { message: hello }\n';
 
 const lint = (route: string, template = TEMPLATE) => lintFiles({
-  ...VALUES, 'routes/demo/demo.yaml': route, 'routes/demo/other.yaml': OTHER, 'routes/demo/clients.yaml': CLIENTS, 'transforms/demo/vendor-errors.json': template,
+  ...VALUES, 'routes/demo/demo.yaml': route, 'routes/demo/other.yaml': OTHER, 'routes/demo/connector.yaml': CLIENTS, 'transforms/demo/vendor-errors.json': template,
 });
 
 describe('platform codes in routes and error templates', () => {
@@ -72,8 +72,8 @@ describe('platform codes in routes and error templates', () => {
   it("a misspelt code in an error template is said at its line in the template, naming who uses it", async () => {
     const out = await lint(ROUTE, TEMPLATE.replace('"code": "GC054"', '"code": "GC54"').replace('"code": "GC027"', '"code": "GC099"'));
     expect(out).toEqual([
-      "transforms/demo/vendor-errors.json:3:65 unknown platform code 'GC54' in the error template of connector document routes/demo/clients.yaml; did you mean 'GC054'? (see docs/errors.md) (at rules[0].code)",
-      expect.stringMatching(/^transforms\/demo\/vendor-errors\.json:5:39 unknown platform code 'GC099' in the error template of connector document routes\/demo\/clients\.yaml; the platform codes are .* \(at default\.code\)$/),
+      "transforms/demo/vendor-errors.json:3:65 unknown platform code 'GC54' in the error template of connector document routes/demo/connector.yaml; did you mean 'GC054'? (see docs/errors.md) (at rules[0].code)",
+      expect.stringMatching(/^transforms\/demo\/vendor-errors\.json:5:39 unknown platform code 'GC099' in the error template of connector document routes\/demo\/connector\.yaml; the platform codes are .* \(at default\.code\)$/),
     ]);
   });
 

@@ -12,7 +12,7 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 
 const FILES = {
   'values/demo-v1.values.yaml': 'greeting: hello\n',
-  'routes/o/clients.yaml': 'values: demo-v1\nclients:\n  spare:\n    base-url: http://127.0.0.1:9\n',
+  'routes/o/connector.yaml': 'values: demo-v1\nclients:\n  spare:\n    base-url: http://127.0.0.1:9\n',
   'routes/o/hello.yaml': 'id: hello\nfrom:\n  http: { method: GET, path: /hello }\nsteps:\n  - transform: { expression: "{ \'say\': \'{{greeting}}\' }" }\n',
 };
 
@@ -36,7 +36,7 @@ describe('lint warnings', () => {
     engines.push(e);
     expect(await (await fetch(`${e.url}/hello`)).json()).toEqual({ say: 'hello' });
     const started = logs.lines.find((l) => /lint warning\(s\); starting/.test(l.msg));
-    expect(started?.warnings).toEqual([expect.stringMatching(/clients\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
+    expect(started?.warnings).toEqual([expect.stringMatching(/connector\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
 
     writeFileSync(join(root, 'values/demo-v1.values.yaml'), 'greeting: bonjour\n');
     const ok = await e.reload('test');
@@ -54,7 +54,7 @@ describe('lint warnings', () => {
     const root = tmpProject(FILES);
     const warned = lintCli(root);
     expect(warned.status).toBe(0);
-    expect(warned.out).toMatch(/routes\/o\/clients\.yaml:3:3 warning: client 'spare' is not used by any route/);
+    expect(warned.out).toMatch(/routes\/o\/connector\.yaml:3:3 warning: client 'spare' is not used by any route/);
     expect(warned.out).toContain('1 problem(s) (0 error(s), 1 warning(s))');
     expect(lintCli(root, '--strict').status).toBe(1);
     writeFileSync(join(root, 'routes/o/hello.yaml'), FILES['routes/o/hello.yaml'].replace('transform:', 'transfrom:'));

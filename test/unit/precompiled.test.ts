@@ -63,7 +63,7 @@ const BROKEN: Record<string, string> = {
   'routes/enum.yaml': 'id: enum\nvalues: demo-v1\nfrom:\n  http: { method: PSOT, path: /b }\nsteps:\n  - log: { message: "\'hi\'", level: loud }\n',
   'routes/types.yaml': 'id: types\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /c }\nsteps:\n  - to-http:\n      method: GET\n      url: "{{base}}/y"\n      retry: { maximumRetries: many, enabled: 3 }\n',
   'routes/handler.yaml': 'id: handler\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /d }\nsteps:\n  - log: { message: "\'hi\'" }\non-exception:\n  - when: [oops]\n    status: nine\n',
-  'routes/clients.yaml': 'values: demo-v1\nclients:\n  vendor:\n    base-url: "{{base}}"\n    timeouts: { connect: soon }\n',
+  'routes/connector.yaml': 'values: demo-v1\nclients:\n  vendor:\n    base-url: "{{base}}"\n    timeouts: { connect: soon }\n',
   'routes/tests/typo.yaml': 'tests:\n  - name: a test\n    route: typo\n    requst: { body: {} }\n',
 };
 
