@@ -57,12 +57,18 @@ afterAll(async () => {
 
 it('a probe waits for the body or the key, not for both', async () => {
   await whileProbing(engine.url, '/send'); // warm-up (JIT)
-  const r = await whileProbing(engine.url, '/send');
-  expect(r.status, JSON.stringify(r.answer)).toBe(200);
-  expect(r.answer).toEqual({ ok: true, n: 42855 });
-  expect(received.at(-1)).toEqual({ key: 'k-42855', body: '{"n":42855}' });
   // two equal pieces: without a turn between body and key the probe waits for (nearly) the whole
   // request, with it for about half (0.4-0.57 measured at load average 9 on two cores; 0.77-0.93
-  // without the turn)
-  expect(r.worstProbeMs, `worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms`).toBeLessThan(r.requestMs * 0.7);
+  // without the turn). A garbage collection or the other core's test can land in one request, so
+  // the best of three requests is compared (without the turn none of them comes under 0.7)
+  const tries: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await whileProbing(engine.url, '/send');
+    expect(r.status, JSON.stringify(r.answer)).toBe(200);
+    expect(r.answer).toEqual({ ok: true, n: 42855 });
+    expect(received.at(-1)).toEqual({ key: 'k-42855', body: '{"n":42855}' });
+    tries.push(`worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms`);
+    if (r.worstProbeMs < r.requestMs * 0.7) return;
+  }
+  expect.fail(`the probe waited for 0.7 of the request or more in every try: ${tries.join('; ')}`);
 });
