@@ -5,7 +5,7 @@
 import { checkConfig } from '../dsl/config-check.ts';
 import type { Diagnostic } from '../dsl/diagnostics.ts';
 import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
-import { allowedHostError } from '../console/hosts.ts';
+import { allowedHostError } from './host-name.ts';
 import { parseProxy } from './proxy-entry.ts';
 
 export interface ServerSettings {
@@ -154,7 +154,7 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
     expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
     console: { ...ENGINE_DEFAULTS.console, ...v.console },
   };
-  // the console's own host names (console/hosts.ts): a URL or a pattern here would let nothing in, or too much
+  // the console's own host names (config/host-name.ts): a URL or a pattern here would let nothing in, or too much
   if (src && Array.isArray(v.console?.allowedHosts)) {
     v.console.allowedHosts.forEach((h, i) => {
       const why = typeof h === 'string' ? allowedHostError(h) : undefined;

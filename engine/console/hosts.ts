@@ -5,30 +5,12 @@
 // address the engine was told to listen on, `engine.console.allowedHosts`), and an `Origin`, when
 // sent, must be that same host (docs/console.md#protection).
 
-import { isIPv6 } from 'node:net';
+import { parseHost } from '../config/host-name.ts';
 
 /** Always allowed: a remote page cannot get a browser to send these names to another machine. */
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 /** Listen addresses that stand for every interface: not a name anyone browses to. */
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
-
-interface HostName { name: string; port?: number }
-
-/** `name`, `name:port`, `[v6]`, `[v6]:port` (or a bare IPv6 address), lower-cased; undefined when it is none of these. */
-export function parseHost(text: string): HostName | undefined {
-  const s = text.trim().toLowerCase();
-  if (isIPv6(s)) return { name: `[${s}]` };
-  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)(?::(\d{1,5}))?$/.exec(s);
-  if (!m || (m[1]!.startsWith('[') && !isIPv6(m[1]!.slice(1, -1)))) return undefined;
-  const port = m[2] === undefined ? undefined : Number(m[2]);
-  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
-  return { name: m[1]!, port };
-}
-
-/** The problem with one `engine.console.allowedHosts` entry, or undefined. */
-export function allowedHostError(entry: string): string | undefined {
-  return parseHost(entry) ? undefined : `'${entry.slice(0, 100)}' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path`;
-}
 
 /** Built once per load: whether a request's `Host` and `Origin` are the console's own. */
 export class ConsoleHosts {

@@ -56,20 +56,26 @@ function cli(root: string, cmd: string): { status: number; out: string } {
   }
 }
 
+/** Run (the folder, and a route given alone), a values edit reloaded and `engine test` all take the document's values. */
+async function runsReloadsAndTests(root: string) {
+  const e = await start(root);
+  expect(e.routes.map((r) => [r.id, r.valuesName])).toEqual([['hello', 'demo-v1']]);
+  // a route given alone finds the connector document beside it
+  const alone = await start(root, [join(root, 'routes/conn/hello.yaml')]);
+  expect(alone.routes.map((r) => r.valuesName)).toEqual(['demo-v1']);
+  writeFileSync(join(root, 'values/demo-v1.values.yaml'), 'vendor.baseUrl: http://127.0.0.1:8\ngreeting: hello\n');
+  expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['hello'] });
+  const t = cli(root, 'test');
+  expect(t.status).toBe(0);
+  expect(t.out).toContain('1 passed, 0 failed');
+  return e;
+}
+
 describe('the connector document is connector.yaml', () => {
   it('lint is clean; run, a reload and engine test take its values and profiles', async () => {
     expect(await lintFiles(files('connector.yaml'))).toEqual([]);
     const root = tmpProject(files('connector.yaml'));
-    const e = await start(root);
-    expect(e.routes.map((r) => [r.id, r.valuesName])).toEqual([['hello', 'demo-v1']]);
-    // a route given alone finds the connector.yaml beside it
-    const alone = await start(root, [join(root, 'routes/conn/hello.yaml')]);
-    expect(alone.routes.map((r) => r.valuesName)).toEqual(['demo-v1']);
-    writeFileSync(join(root, 'values/demo-v1.values.yaml'), 'vendor.baseUrl: http://127.0.0.1:8\ngreeting: hello\n');
-    expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['hello'] });
-    const t = cli(root, 'test');
-    expect(t.status).toBe(0);
-    expect(t.out).toContain('1 passed, 0 failed');
+    await runsReloadsAndTests(root);
   });
 });
 
@@ -81,15 +87,7 @@ describe('a folder that still has clients.yaml', () => {
     expect(lint.status).toBe(0);
     expect(lint.out).toContain(RENAME);
     // the warning stops no start, no reload and no test run
-    const e = await start(root);
-    expect(e.routes.map((r) => [r.id, r.valuesName])).toEqual([['hello', 'demo-v1']]);
-    const alone = await start(root, [join(root, 'routes/conn/hello.yaml')]);
-    expect(alone.routes.map((r) => r.valuesName)).toEqual(['demo-v1']);
-    writeFileSync(join(root, 'values/demo-v1.values.yaml'), 'vendor.baseUrl: http://127.0.0.1:8\ngreeting: hello\n');
-    expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['hello'] });
-    const t = cli(root, 'test');
-    expect(t.status).toBe(0);
-    expect(t.out).toContain('1 passed, 0 failed');
+    const e = await runsReloadsAndTests(root);
     // renamed, the warning is gone and a reload takes it
     renameSync(join(root, 'routes/conn/clients.yaml'), join(root, 'routes/conn/connector.yaml'));
     expect(await e.reload('test')).toMatchObject({ ok: true });
