@@ -18,6 +18,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY engine ./engine
+COPY packages ./packages
 COPY sandbox ./sandbox
 COPY console-ui ./console-ui
 COPY build ./build

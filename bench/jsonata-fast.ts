@@ -3,7 +3,7 @@
 // screening mappings over 100 entries.
 
 import jsonata from 'jsonata';
-import { compileFast } from '../engine/runtime/fast-jsonata.ts';
+import { compileFast } from '../packages/fast-jsonata/src/index.ts';
 import { FUNCTIONS } from '../engine/runtime/functions.ts';
 import { achBatch } from './batch/batches.ts';
 

@@ -39,7 +39,7 @@ export async function runOk(cmd: string, args: string[], opts: Parameters<typeof
 export function projectCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'engine-build-'));
   for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'Dockerfile', '.dockerignore']) cpSync(join(ROOT, f), join(dir, f));
-  for (const d of ['bin', 'build', 'engine', 'sandbox', 'console-ui', 'routes', 'values', 'transforms', 'schemas']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+  for (const d of ['bin', 'build', 'engine', 'packages', 'sandbox', 'console-ui', 'routes', 'values', 'transforms', 'schemas']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
 }

@@ -4,7 +4,7 @@
 
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileFast } from '../../engine/runtime/fast-jsonata.ts';
+import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
 import { FUNCTIONS } from '../../engine/runtime/functions.ts';
 
 const INPUT = { body: { x: 'text', n: 5, obj: { a: 1 }, items: [{ price: 'p' }] } };

@@ -6,7 +6,7 @@
 
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileFast } from '../../engine/runtime/fast-jsonata.ts';
+import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
 import { compileExpression, ExpressionLimitError } from '../../engine/runtime/expressions.ts';
 import { FUNCTIONS } from '../../engine/runtime/functions.ts';
 

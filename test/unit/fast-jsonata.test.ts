@@ -5,7 +5,7 @@
 
 import jsonata from 'jsonata';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { compileFast, type FastFn } from '../../engine/runtime/fast-jsonata.ts';
+import { compileFast, type FastFn } from '../../packages/fast-jsonata/src/index.ts';
 import { FUNCTIONS } from '../../engine/runtime/functions.ts';
 
 const EXCHANGE = {

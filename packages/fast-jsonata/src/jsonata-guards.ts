@@ -11,7 +11,7 @@
 
 import jsonata from 'jsonata';
 import { boundRanges, RANGE, rangeOf } from './jsonata-ranges.ts';
-import { isArrayOfNumbers, isDeepEqual, isSequence } from './fast-jsonata/values.ts';
+import { isArrayOfNumbers, isDeepEqual, isSequence } from './values.ts';
 
 /** What JSONata passes a built-in as `this`: the evaluation's frame (its base holds the limits). */
 interface Focus {

@@ -25,12 +25,12 @@
 // and the returned value is a promise, which the Expression interface already allows.
 
 import jsonata from 'jsonata';
-import { BAIL, Unsupported } from './fast-jsonata/errors.ts';
-import { compileProgram, type CustomFunctions, type Program } from './fast-jsonata/compile.ts';
-import { JSONATA_MAX_RANGE } from './fast-jsonata/budget.ts';
+import { BAIL, Unsupported } from './errors.ts';
+import { compileProgram, type CustomFunctions, type Program } from './compile.ts';
+import { JSONATA_MAX_RANGE } from './budget.ts';
 import { guardJsonata } from './jsonata-guards.ts';
 
-export { FastJsonataError } from './fast-jsonata/errors.ts';
+export { FastJsonataError } from './errors.ts';
 
 export type FastFn = (input: unknown, bindings?: Record<string, unknown>) => unknown;
 
