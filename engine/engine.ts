@@ -24,6 +24,7 @@ import { HttpServer } from './http/server.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './runtime/reload.ts';
 import { fingerprintRoutes } from './runtime/reload-diff.ts';
 import { startTracing, type TracingHandle } from './runtime/tracing-sdk.ts';
+import { EngineTracing } from './runtime/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {
@@ -166,6 +167,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     lintOnly,
     onClose: (fn) => { closers.push(fn); },
     readiness: new Map(),
+    tracing: new EngineTracing(),
   };
   try {
     const simulated = opts.simulated ?? values.environment.simulated;
@@ -243,7 +245,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
   if (p.diagnostics.length) services.logger.warn({ warnings: p.diagnostics.map(formatDiagnostic) }, `${p.diagnostics.length} lint warning(s); starting`);
   let tracing: TracingHandle | undefined;
   try {
-    tracing = await startTracing({ logger: services.logger, env: opts.processEnv, exporter: opts.tracing?.exporter });
+    tracing = await startTracing({ tracing: services.tracing, logger: services.logger, env: opts.processEnv, exporter: opts.tracing?.exporter });
   } catch (e) {
     await closeAll();
     throw e;

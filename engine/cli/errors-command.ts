@@ -13,6 +13,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { HttpClients } from '../runtime/http-client.ts';
 import { SchemaStore } from '../runtime/schemas.ts';
+import { EngineTracing } from '../runtime/tracing.ts';
 import type { EngineExtension } from '../engine.ts';
 
 /** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */
@@ -27,7 +28,7 @@ export async function errorTable(dirs: string[], root = process.cwd(), extension
     root, logger: createLogger('silent'), metrics: new Metrics(false), http: new HttpClients(),
     schemas: new SchemaStore(), callRoute: async () => { throw new Error('not running'); },
     settings: values.environment.engine, lintOnly: true,
-    onClose: () => {}, readiness: new Map(),
+    onClose: () => {}, readiness: new Map(), tracing: new EngineTracing(),
   };
   const docs = [routeTestDocuments(), ...extensions.flatMap((x) => x.documents?.({ values, services }) ?? [])];
   try {

@@ -7,6 +7,7 @@ import { formatDiagnostic } from '../dsl/diagnostics.ts';
 import { Metrics } from '../runtime/metrics.ts';
 import { HttpClients } from '../runtime/http-client.ts';
 import { SchemaStore } from '../runtime/schemas.ts';
+import { EngineTracing } from '../runtime/tracing.ts';
 import type { EngineOptions } from '../engine.ts';
 import { resolve } from 'node:path';
 
@@ -18,6 +19,7 @@ export function loadForListing(opts: EngineOptions): LoadResult & { values: Valu
   const services = {
     root, logger: opts.logger!, metrics: new Metrics(false), http: new HttpClients(), schemas: new SchemaStore(),
     callRoute: async () => { throw new Error('not running'); }, settings: values.environment.engine, lintOnly: true, onClose: () => {}, readiness: new Map(),
+    tracing: new EngineTracing(),
   };
   // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
   const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];

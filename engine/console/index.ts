@@ -1,13 +1,11 @@
 // The browser console as an engine extension (docs/console.md). When `engine.console.enabled`
 // (default: on in a simulated environment, off elsewhere; ENGINE_CONSOLE_ENABLED=true|false wins),
-// it subscribes its exchange recorder to the tracing layer's spans before tracing starts, asks
-// the spans for masked bodies (runtime/tracing-detail.ts), and serves /console/ on the engine's
+// it subscribes its exchange recorder to the engine's spans before tracing starts, asks them
+// for masked bodies (runtime/tracing-detail.ts), and serves /console/ on the engine's
 // listener once the routes are registered. Off, it does nothing at all: no tracer, no spans.
 
 import type { EngineExtension, RunningEngine } from '../engine.ts';
 import { compileSecrets, NO_SECRETS, valuesSecrets } from '../runtime/mask.ts';
-import { addSpanConsumer, removeSpanConsumer } from '../runtime/tracing-sdk.ts';
-import { installDetail } from '../runtime/tracing-detail.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { ExchangeRecorder } from './recorder.ts';
 import { mountConsole, type MountedConsole } from './http.ts';
@@ -37,18 +35,19 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       simulated = sim;
       const r = new ExchangeRecorder(services.settings.console.exchanges);
       recorder = r;
-      addSpanConsumer(r);
-      installDetail({ bodyLimit: services.settings.console.bodyLimit, secrets: NO_SECRETS });
+      const { tracing } = services;
+      tracing.consumers.add(r);
+      tracing.detail = { bodyLimit: services.settings.console.bodyLimit, secrets: NO_SECRETS };
       services.onClose(() => {
-        removeSpanConsumer(r);
-        installDetail(undefined);
+        tracing.consumers.delete(r);
+        tracing.detail = undefined;
       });
     },
 
     start(engine) {
       if (!recorder) return;
       current = engine;
-      installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
+      engine.services.tracing.detail = { bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) };
       const m = mountConsole({ engine: () => current!, recorder, extensions: others, simulated });
       mounted = m;
       engine.services.onClose(() => m.close());
@@ -62,7 +61,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
     reload(engine) {
       if (!recorder) return;
       current = engine;
-      installDetail({ bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) });
+      engine.services.tracing.detail = { bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) };
       mounted?.reload();
     },
   };

@@ -313,8 +313,9 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     valuesName: values?.name,
     source: source!,
     meta,
-    pipeline: pipeline(steps),
+    pipeline: pipeline(steps, services.tracing),
     handlers,
+    tracing: services.tracing,
     ...(output ? { output } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
     ...(raw.values === undefined && values ? { valuesFrom: connector!.src.file } : {}),
@@ -436,7 +437,7 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, ow
     }
     ctx.platformCode(h.problem?.code, [...path, 'problem', 'code']);
     if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `${owner}, on-exception[${i}].problem` });
-    if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']));
+    if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']), ctx.services.tracing);
     out.push(handler);
   });
   return out;

@@ -17,6 +17,7 @@ import type { Metrics } from './metrics.ts';
 import type { HttpClients } from './http-client.ts';
 import type { SchemaStore } from './schemas.ts';
 import type { Step } from '../steps/step-kind.ts';
+import type { EngineTracing } from './tracing.ts';
 
 /** Services shared by every route of an engine. */
 export interface EngineServices {
@@ -35,6 +36,8 @@ export interface EngineServices {
   onClose: (fn: () => Promise<void> | void) => void;
   /** readiness checks (AMQP connections, ...) */
   readiness: Map<string, () => boolean>;
+  /** this engine's tracer, span consumers and span detail (reloads keep it) */
+  tracing: EngineTracing;
 }
 
 export interface DirectCall {

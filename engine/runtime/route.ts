@@ -6,7 +6,7 @@ import type { Exchange } from './exchange.ts';
 import { PlatformError, toPlatformError } from './errors.ts';
 import { matches, type Match, type CompiledProblem, type CompiledTemplate } from './error-templates.ts';
 import type { Metrics } from './metrics.ts';
-import { tracer, startExchangeSpan, endExchangeSpan } from './tracing.ts';
+import { startExchangeSpan, endExchangeSpan, type EngineTracing } from './tracing.ts';
 import { errorMapped } from './tracing-detail.ts';
 import type { OutputCheck } from './output-check.ts';
 
@@ -46,6 +46,8 @@ export interface CompiledRoute {
   instance?: Record<string, string | number | boolean>;
   /** checks a successful answer against the output-schema (absent: no schema, or `check-output: false`) */
   output?: OutputCheck;
+  /** the engine's tracing (EngineServices.tracing; absent: never traced) */
+  tracing?: EngineTracing;
 }
 
 export interface Outcome {
@@ -61,7 +63,8 @@ export interface Outcome {
 export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome>;
 export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: Metrics, then: (out: Outcome) => T): Promise<T>;
 export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: Metrics, then?: (out: Outcome) => T): Promise<Outcome | T> {
-  const span = tracer ? startExchangeSpan(route, ex) : undefined;
+  const t = route.tracing;
+  const span = t?.tracer ? startExchangeSpan(t, route, ex) : undefined;
   let out: Outcome;
   try {
     const r = route.pipeline(ex);
@@ -75,12 +78,12 @@ export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: M
   } catch (err) {
     const raised = toPlatformError(err);
     const error = await handleError(route, ex, raised);
-    if (span) errorMapped(span, raised, error);
+    if (span) errorMapped(t!, span, raised, error);
     metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
     out = { error };
   }
   if (ex.completions) for (const done of ex.completions) done(out.error);
-  if (span) endExchangeSpan(route, span, ex, out.error);
+  if (span) endExchangeSpan(t!, route, span, ex, out.error);
   return then ? then(out) : out;
 }
 

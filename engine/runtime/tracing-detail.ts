@@ -2,8 +2,8 @@
 // it (the console's exchange recorder): the bodies each step received and produced, each vendor
 // call's request and answer, each event published and how an error was mapped, as span events.
 // Masked as logs are (secret fields by name, credentials by shape, configured secrets by value)
-// and bounded. Off (`detail` undefined) unless installed: every hook is called only where a span
-// exists, and then checks `detail` once. An OTLP exporter running beside the console gets these
+// and bounded. Off (the engine's `tracing.detail` undefined) unless installed: every hook is
+// called only where a span exists, and then checks it once. An OTLP exporter running beside the console gets these
 // events too: the same spans, one model of what happened.
 
 import type { Span } from '@opentelemetry/api';
@@ -11,23 +11,23 @@ import type { Exchange } from './exchange.ts';
 import type { PlatformError } from './errors.ts';
 import { isSecretHeader, maskSecret, maskText, type Secrets } from './mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
+import type { EngineTracing } from './tracing.ts';
 
 export interface SpanDetail {
   /** longest body text kept, characters */
   bodyLimit: number;
   /** literal secret values (configured secrets), compiled: masked wherever they appear, in any form */
   secrets: Secrets;
-}
-
-/** Installed while a consumer records bodies; undefined otherwise. */
-export let detail: SpanDetail | undefined;
-
-export function installDetail(d: SpanDetail | undefined): void {
-  detail = d;
+  /**
+   * The last body serialised, by identity: a step receives what the step before produced (or what
+   * the exchange started with), and nothing runs between that event and the next one, so the same
+   * object is still the same text. Never reused after a step ran: it may have changed the object.
+   */
+  last?: { body: unknown; text: string };
 }
 
 /** A value as masked JSON text, at most `bodyLimit` characters. */
-export function maskedJson(v: unknown, d: SpanDetail = detail!): string {
+export function maskedJson(v: unknown, d: SpanDetail): string {
   if (v === undefined) return '';
   let s: string;
   try {
@@ -40,7 +40,10 @@ export function maskedJson(v: unknown, d: SpanDetail = detail!): string {
   return maskText(s, d.secrets, d.bodyLimit);
 }
 
-/** Field names seen, and whether they name a credential (names repeat: checked once each). */
+/**
+ * Field names seen, and whether they name a credential (names repeat: checked once each). Process-wide
+ * on purpose: the answer depends on the name alone, never on an engine's settings.
+ */
 const secretNames = new Map<string, boolean>();
 
 function maskField(this: unknown, key: string, x: unknown): unknown {
@@ -53,87 +56,84 @@ function maskField(this: unknown, key: string, x: unknown): unknown {
   return secret ? maskSecret(x) : x;
 }
 
-const live = (span: Span | undefined): span is Span => span !== undefined && detail !== undefined && span.isRecording();
+const live = (t: EngineTracing, span: Span | undefined): span is Span => span !== undefined && t.detail !== undefined && span.isRecording();
 
-/**
- * The last body serialised, by identity: a step receives what the step before produced (or what
- * the exchange started with), and nothing runs between that event and the next one, so the same
- * object is still the same text. Never reused after a step ran: it may have changed the object.
- */
-let last: { body: unknown; text: string } | undefined;
-
-function bodyText(body: unknown, reuse: boolean): string {
+function bodyText(d: SpanDetail, body: unknown, reuse: boolean): string {
+  const last = d.last;
   if (reuse && last !== undefined && last.body === body && body !== null && typeof body === 'object') return last.text;
-  const text = maskedJson(body);
-  last = { body, text };
+  const text = maskedJson(body, d);
+  d.last = { body, text };
   return text;
 }
 
 /** The body (and query, path parameters) an exchange started with. */
-export function exchangeReceived(span: Span, ex: Exchange): void {
-  if (!live(span)) return;
+export function exchangeReceived(t: EngineTracing, span: Span, ex: Exchange): void {
+  if (!live(t, span)) return;
+  const d = t.detail!;
   span.addEvent('request', {
-    'engine.body': bodyText(ex.body, false),
-    ...(Object.keys(ex.query).length ? { 'engine.query': maskedJson(ex.query) } : {}),
-    ...(Object.keys(ex.params).length ? { 'engine.params': maskedJson(ex.params) } : {}),
+    'engine.body': bodyText(d, ex.body, false),
+    ...(Object.keys(ex.query).length ? { 'engine.query': maskedJson(ex.query, d) } : {}),
+    ...(Object.keys(ex.params).length ? { 'engine.params': maskedJson(ex.params, d) } : {}),
   });
 }
 
 /** The answer of a successful exchange: what its last step produced. */
-export function exchangeAnswered(span: Span, ex: Exchange): void {
-  if (!live(span)) return;
-  span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': bodyText(ex.body, true) });
+export function exchangeAnswered(t: EngineTracing, span: Span, ex: Exchange): void {
+  if (!live(t, span)) return;
+  span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': bodyText(t.detail!, ex.body, true) });
 }
 
 /** What a step received (`phase` 'received') or left (`produced`) as the exchange body. */
-export function stepBody(span: Span, phase: 'received' | 'produced', ex: Exchange): void {
-  if (!live(span)) return;
-  span.addEvent(phase, { 'engine.body': bodyText(ex.body, phase === 'received') });
+export function stepBody(t: EngineTracing, span: Span, phase: 'received' | 'produced', ex: Exchange): void {
+  if (!live(t, span)) return;
+  span.addEvent(phase, { 'engine.body': bodyText(t.detail!, ex.body, phase === 'received') });
 }
 
 /** A vendor call attempt as sent: path and query (no host), headers and body, masked. */
-export function callRequest(span: Span | undefined, url: string, headers: Record<string, string>, body: string | undefined): void {
-  if (!live(span)) return;
+export function callRequest(t: EngineTracing, span: Span | undefined, url: string, headers: Record<string, string>, body: string | undefined): void {
+  if (!live(t, span)) return;
+  const detail = t.detail!;
   let target = url;
   try { const u = new URL(url); target = u.pathname + u.search; } catch { /* shown as given */ }
   const shown: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) shown[k] = isSecretHeader(k) || isSecretKey(k) ? maskSecret(v) : v;
-  const secrets = detail!.secrets.with(secretValues(headers));
+  const secrets = detail.secrets.with(secretValues(headers));
   span.addEvent('request', {
-    'url.path': maskText(target, secrets, detail!.bodyLimit),
-    'engine.headers': maskedJson(shown),
-    'engine.body': body === undefined ? '' : maskedJson(parsed(body), { ...detail!, secrets }),
+    'url.path': maskText(target, secrets, detail.bodyLimit),
+    'engine.headers': maskedJson(shown, detail),
+    'engine.body': body === undefined ? '' : maskedJson(parsed(body), { bodyLimit: detail.bodyLimit, secrets }),
   });
 }
 
 /** A vendor's answer to one attempt. */
-export function callAnswer(span: Span | undefined, r: { status: number; body: unknown }): void {
-  if (!live(span)) return;
-  span.addEvent('answer', { 'http.response.status_code': r.status, 'engine.body': maskedJson(r.body) });
+export function callAnswer(t: EngineTracing, span: Span | undefined, r: { status: number; body: unknown }): void {
+  if (!live(t, span)) return;
+  span.addEvent('answer', { 'http.response.status_code': r.status, 'engine.body': maskedJson(r.body, t.detail!) });
 }
 
 /** A CloudEvent as published. */
-export function eventPublished(span: Span | undefined, event: unknown): void {
-  if (!live(span)) return;
-  span.addEvent('event', { 'engine.body': maskedJson(event) });
+export function eventPublished(t: EngineTracing, span: Span | undefined, event: unknown): void {
+  if (!live(t, span)) return;
+  span.addEvent('event', { 'engine.body': maskedJson(event, t.detail!) });
 }
 
 /** A failed step or call: the error's kind, code and masked detail. */
-export function spanFailed(span: Span, error: unknown): void {
-  if (!live(span)) return;
-  span.addEvent('error', errorAttributes(error as PlatformError, 'error'));
+export function spanFailed(t: EngineTracing, span: Span, error: unknown): void {
+  if (!live(t, span)) return;
+  span.addEvent('error', errorAttributes(t.detail!, error as PlatformError, 'error'));
 }
 
 /** How on-exception mapped an exchange's error (`from`: as raised; `to`: as answered). */
-export function errorMapped(span: Span | undefined, from: PlatformError, to: PlatformError): void {
-  if (!live(span)) return;
-  span.addEvent('error.mapped', { ...errorAttributes(from, 'from'), ...errorAttributes(to, 'to') });
+export function errorMapped(t: EngineTracing, span: Span | undefined, from: PlatformError, to: PlatformError): void {
+  if (!live(t, span)) return;
+  const d = t.detail!;
+  span.addEvent('error.mapped', { ...errorAttributes(d, from, 'from'), ...errorAttributes(d, to, 'to') });
 }
 
-function errorAttributes(e: PlatformError | undefined, prefix: string): Record<string, string | number> {
+function errorAttributes(d: SpanDetail, e: PlatformError | undefined, prefix: string): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   if (!e || typeof e !== 'object') return out;
-  const put = (k: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') out[`${prefix}.${k}`] = typeof v === 'number' ? v : maskText(String(v), detail!.secrets, detail!.bodyLimit); };
+  const put = (k: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') out[`${prefix}.${k}`] = typeof v === 'number' ? v : maskText(String(v), d.secrets, d.bodyLimit); };
   put('kind', e.kind);
   put('status', e.status);
   put('code', e.code);

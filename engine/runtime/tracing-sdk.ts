@@ -2,20 +2,23 @@
 // unless OTEL_TRACES_EXPORTER names an exporter or an OTLP endpoint is set; when off, the SDK is
 // never loaded. The OTLP exporter, batch processor, sampler and resource read their own variables
 // (OTEL_EXPORTER_OTLP_*, OTEL_BSP_*, OTEL_TRACES_SAMPLER*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES).
-// In-process consumers (the console's exchange recorder) subscribe with `addSpanConsumer`: they
-// switch tracing on too, and see the very spans the exporters get.
+// In-process consumers (the console's exchange recorder) join the engine's `tracing.consumers`:
+// they switch tracing on too, and see the very spans the exporters get. Each engine has its own
+// tracer provider: two engines in one process trace, and stop tracing, each on its own.
 
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
-import { installTracer, tracer } from './tracing.ts';
+import type { EngineTracing } from './tracing.ts';
 import { compileSecrets, maskText } from './mask.ts';
 
 export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
 
 export interface TracingOptions {
+  /** the engine's tracing: its consumers are read, its tracer installed */
+  tracing: EngineTracing;
   logger: Logger;
   /** the variables to read (default: process.env; the SDK's own parts always read process.env) */
   env?: NodeJS.ProcessEnv;
@@ -28,19 +31,21 @@ export interface TracingHandle {
   shutdown(): Promise<void>;
 }
 
-/** In-process span consumers, registered before the engine starts tracing (the console's recorder). */
-const consumers = new Set<SpanProcessor>();
+/**
+ * Engines tracing now. OpenTelemetry's diag logger is one per process (the API's own global): the
+ * first engine to trace sets it, the last to stop removes it, so closing one leaves the other's.
+ */
+let diagHolders = 0;
 
-export function addSpanConsumer(p: SpanProcessor): void { consumers.add(p); }
-export function removeSpanConsumer(p: SpanProcessor): void { consumers.delete(p); }
-
-/** One processor of the provider that hands each span to the consumers registered at that moment. */
-const fanOut: SpanProcessor = {
-  onStart(span: Span, ctx: Context) { for (const c of consumers) c.onStart(span, ctx); },
-  onEnd(span: ReadableSpan) { for (const c of consumers) c.onEnd(span); },
-  forceFlush: async () => { await Promise.all([...consumers].map((c) => c.forceFlush())); },
-  shutdown: async () => {},
-};
+/** One processor of the provider that hands each span to the engine's consumers registered at that moment. */
+function fanOut(consumers: Set<SpanProcessor>): SpanProcessor {
+  return {
+    onStart(span: Span, ctx: Context) { for (const c of consumers) c.onStart(span, ctx); },
+    onEnd(span: ReadableSpan) { for (const c of consumers) c.onEnd(span); },
+    forceFlush: async () => { await Promise.all([...consumers].map((c) => c.forceFlush())); },
+    shutdown: async () => {},
+  };
+}
 
 /** The exporters the environment asks for; empty when tracing is off. Throws on a value it cannot honour. */
 export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
@@ -60,16 +65,17 @@ export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Installs a tracer when the environment (or `exporter`) asks for one; undefined when tracing
- * stays off. A process traces once: a second engine in it shares the first one's tracer.
+ * Installs a tracer on the engine's `tracing` when the environment (or `exporter`) asks for one;
+ * undefined when tracing stays off.
  */
 export async function startTracing(opts: TracingOptions): Promise<TracingHandle | undefined> {
   const env = opts.env ?? process.env;
+  const { consumers } = opts.tracing;
   const exporters = opts.exporter ? [] : tracingExporters(env);
   if (!opts.exporter && exporters.length === 0 && consumers.size === 0) return undefined;
-  if (tracer) return { shutdown: async () => {} };
+  if (opts.tracing.tracer) return { shutdown: async () => {} };
   const sdk = await import('./tracing-sdk-parts.ts');
-  const processors: SpanProcessor[] = [fanOut];
+  const processors: SpanProcessor[] = [fanOut(consumers)];
   if (opts.exporter) processors.push(new sdk.SimpleSpanProcessor(opts.exporter));
   for (const x of exporters) {
     if (x === 'console') processors.push(new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter()));
@@ -86,19 +92,21 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
   // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
   const secrets = compileSecrets(headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS));
   const text = (args: unknown[]) => maskText(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '), secrets);
-  diag.setLogger({
-    error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),
-    info: () => {}, debug: () => {}, verbose: () => {},
-  }, DiagLogLevel.WARN);
-  installTracer(provider.getTracer(DEFAULT_SERVICE_NAME), new sdk.W3CTraceContextPropagator());
+  if (diagHolders++ === 0) {
+    diag.setLogger({
+      error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),
+      info: () => {}, debug: () => {}, verbose: () => {},
+    }, DiagLogLevel.WARN);
+  }
+  opts.tracing.install(provider.getTracer(DEFAULT_SERVICE_NAME), new sdk.W3CTraceContextPropagator());
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   log.info({ exporters: opts.exporter ? ['custom'] : exporters, consumers: consumers.size, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
   let done: Promise<void> | undefined;
   return {
     shutdown: () => (done ??= (async () => {
-      installTracer(undefined);
+      opts.tracing.install(undefined);
       try { await provider.shutdown(); } catch (err) { log.warn({ reason: text([err]) }, 'tracing: flushing spans at shutdown failed'); }
-      diag.disable();
+      if (--diagHolders === 0) diag.disable();
     })()),
   };
 }

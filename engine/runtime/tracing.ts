@@ -1,8 +1,8 @@
 // OpenTelemetry spans of an exchange: one per exchange (a server or consumer span continuing an
 // incoming W3C traceparent), one per step, one per vendor call attempt. Off unless
-// tracing-sdk.ts installed a tracer: the hot path then checks `tracer` once per exchange and per
-// call, and allocates nothing. Contexts travel on the exchange (`ex.trace`), not through
-// AsyncLocalStorage, so the off path pays no async-hooks cost either.
+// tracing-sdk.ts installed a tracer on the engine's EngineTracing: the hot path then checks
+// `tracing.tracer` once per exchange and per call, and allocates nothing. Contexts travel on the
+// exchange (`ex.trace`), not through AsyncLocalStorage, so the off path pays no async-hooks cost either.
 // Attributes name routes, steps, hosts and statuses only: never headers, bodies, URLs or details;
 // masked bodies are added as span events only while a consumer asks for them (tracing-detail.ts).
 
@@ -10,16 +10,27 @@ import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Co
 import type { Exchange } from './exchange.ts';
 import type { CompiledRoute } from './route.ts';
 import type { PlatformError } from './errors.ts';
-import { exchangeAnswered, exchangeReceived, spanFailed } from './tracing-detail.ts';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { exchangeAnswered, exchangeReceived, spanFailed, type SpanDetail } from './tracing-detail.ts';
 
-/** The installed tracer; undefined while tracing is off (the one check of the hot path). */
-export let tracer: Tracer | undefined;
-let propagator: TextMapPropagator | undefined;
+/**
+ * One engine's tracing (EngineServices.tracing; reloads keep it): two engines in a process trace,
+ * record bodies and mask them each by their own settings, and closing one leaves the other's on.
+ */
+export class EngineTracing {
+  /** the installed tracer; undefined while tracing is off (the one check of the hot path) */
+  tracer: Tracer | undefined;
+  propagator: TextMapPropagator | undefined;
+  /** set while an in-process consumer records bodies (tracing-detail.ts); undefined otherwise */
+  detail: SpanDetail | undefined;
+  /** in-process span consumers (the console's recorder), added before the engine starts tracing */
+  readonly consumers = new Set<SpanProcessor>();
 
-/** Installs (or, with undefined, removes) the tracer and the W3C propagator. */
-export function installTracer(t: Tracer | undefined, p?: TextMapPropagator): void {
-  tracer = t;
-  propagator = t ? p : undefined;
+  /** Installs (or, with undefined, removes) the tracer and the W3C propagator. */
+  install(t: Tracer | undefined, p?: TextMapPropagator): void {
+    this.tracer = t;
+    this.propagator = t ? p : undefined;
+  }
 }
 
 const headerGetter = {
@@ -30,6 +41,7 @@ const headerSetter = { set: (c: Record<string, string>, k: string, v: string) =>
 
 /** What a route's exchange span is called and tagged with: computed once per route. */
 interface RouteSpanInfo { name: string; kind: SpanKind; attributes: Attributes; http: boolean }
+// keyed by a route, which one engine compiled: per engine already (and derived from the route alone)
 const routeInfo = new WeakMap<CompiledRoute, RouteSpanInfo>();
 
 function infoOf(route: CompiledRoute): RouteSpanInfo {
@@ -58,21 +70,21 @@ function infoOf(route: CompiledRoute): RouteSpanInfo {
  * Starts the exchange span, continuing a W3C `traceparent`/`tracestate` of the incoming headers
  * (HTTP headers, AMQP application properties), and makes it the exchange's context.
  */
-export function startExchangeSpan(route: CompiledRoute, ex: Exchange): Span {
+export function startExchangeSpan(t: EngineTracing, route: CompiledRoute, ex: Exchange): Span {
   const info = infoOf(route);
-  const parent = ex.trace ?? propagator!.extract(ROOT_CONTEXT, ex.headers, headerGetter);
-  const span = tracer!.startSpan(info.name, { kind: info.kind, attributes: info.attributes }, parent);
+  const parent = ex.trace ?? t.propagator!.extract(ROOT_CONTEXT, ex.headers, headerGetter);
+  const span = t.tracer!.startSpan(info.name, { kind: info.kind, attributes: info.attributes }, parent);
   span.setAttribute('engine.correlation_id', ex.correlationId);
   const queue = ex.message?.queue;
   if (typeof queue === 'string') span.setAttribute('messaging.destination.name', queue);
   const messageId = ex.message?.messageId;
   if (typeof messageId === 'string') span.setAttribute('messaging.message.id', messageId);
   ex.trace = trace.setSpan(parent, span);
-  exchangeReceived(span, ex);
+  exchangeReceived(t, span, ex);
   return span;
 }
 
-export function endExchangeSpan(route: CompiledRoute, span: Span, ex: Exchange, error: PlatformError | undefined): void {
+export function endExchangeSpan(t: EngineTracing, route: CompiledRoute, span: Span, ex: Exchange, error: PlatformError | undefined): void {
   const http = infoOf(route).http;
   const status = error ? error.status : ex.status;
   if (http) span.setAttribute('http.response.status_code', status);
@@ -82,7 +94,7 @@ export function endExchangeSpan(route: CompiledRoute, span: Span, ex: Exchange, 
     // a refused request (4xx) is the caller's error, not the server's (OTel HTTP conventions)
     if (!http || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: error.kind });
   } else {
-    exchangeAnswered(span, ex);
+    exchangeAnswered(t, span, ex);
   }
   span.end();
 }
@@ -108,33 +120,33 @@ export function describeStep<S extends object>(step: S, kind: string, path: read
   return step;
 }
 
-export function startStepSpan(step: object, index: number, parent: Context): Span {
+export function startStepSpan(t: EngineTracing, step: object, index: number, parent: Context): Span {
   const s = step as NamedStep;
   const attributes: Attributes = { 'engine.step.index': index };
   if (s.tracePath) attributes['engine.step.path'] = s.tracePath;
-  return tracer!.startSpan(s.traceName ?? 'step', { attributes }, parent);
+  return t.tracer!.startSpan(s.traceName ?? 'step', { attributes }, parent);
 }
 
 /** Ends a step or call span, marking it failed when `error` is given. */
-export function endSpan(span: Span, error?: unknown): void {
+export function endSpan(t: EngineTracing, span: Span, error?: unknown): void {
   if (error !== undefined) {
     const kind = (error as PlatformError)?.kind;
     span.setAttribute('error.type', typeof kind === 'string' ? kind : 'error');
     span.setStatus({ code: SpanStatusCode.ERROR, message: typeof kind === 'string' ? kind : undefined });
-    spanFailed(span, error);
+    spanFailed(t, span, error);
   }
   span.end();
 }
 
 /** A client span (a vendor call attempt, an event publication) under `parent`. */
-export function startCallSpan(parent: Context, name: string, kind: SpanKind, attributes: Attributes): Span {
-  return tracer!.startSpan(name, { kind, attributes }, parent);
+export function startCallSpan(t: EngineTracing, parent: Context, name: string, kind: SpanKind, attributes: Attributes): Span {
+  return t.tracer!.startSpan(name, { kind, attributes }, parent);
 }
 
 /** The span of one vendor call attempt: method, target name, host and port; never the URL (paths carry IBANs). */
-export function startHttpCallSpan(parent: Context, method: string, target: string, url: string, attempt: number): Span {
+export function startHttpCallSpan(t: EngineTracing, parent: Context, method: string, target: string, url: string, attempt: number): Span {
   // an exchange the sampler left out: a non-recording span, only to pass the trace id on
-  if (!recording(parent)) return tracer!.startSpan(method, { kind: SpanKind.CLIENT }, parent);
+  if (!recording(parent)) return t.tracer!.startSpan(method, { kind: SpanKind.CLIENT }, parent);
   const attributes: Attributes = { 'http.request.method': method, 'engine.target': target };
   try {
     const u = new URL(url);
@@ -142,20 +154,20 @@ export function startHttpCallSpan(parent: Context, method: string, target: strin
     attributes['server.port'] = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
   } catch { /* an unparsable URL fails the call itself */ }
   if (attempt > 0) attributes['http.request.resend_count'] = attempt;
-  return tracer!.startSpan(`${method} ${target}`, { kind: SpanKind.CLIENT, attributes }, parent);
+  return t.tracer!.startSpan(`${method} ${target}`, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 
 /** `headers` plus the `traceparent` (and `tracestate`) of `span`, as a new object. */
-export function withTraceHeaders(headers: Record<string, string>, parent: Context, span: Span): Record<string, string> {
+export function withTraceHeaders(t: EngineTracing, headers: Record<string, string>, parent: Context, span: Span): Record<string, string> {
   const out = { ...headers };
-  propagator!.inject(trace.setSpan(parent, span), out, headerSetter);
+  t.propagator!.inject(trace.setSpan(parent, span), out, headerSetter);
   return out;
 }
 
 /** The W3C trace context of `ctx` (CloudEvents distributed-tracing extension attributes). */
-export function traceContextOf(ctx: Context): { traceparent?: string; tracestate?: string } {
+export function traceContextOf(t: EngineTracing, ctx: Context): { traceparent?: string; tracestate?: string } {
   const out: Record<string, string> = {};
-  propagator!.inject(ctx, out, headerSetter);
+  t.propagator!.inject(ctx, out, headerSetter);
   return out;
 }
 

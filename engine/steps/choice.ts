@@ -41,10 +41,10 @@ export default defineStep<ChoiceConfig>({
   compile(cfg, ctx) {
     const branches: [Expression, Pipeline, boolean][] = cfg.when.map((b, i) => [
       ctx.expr(b.condition, ['when', i, 'condition']),
-      pipeline(ctx.steps(b.steps, ['when', i, 'steps'])),
+      pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing),
       b.stop === true,
     ]);
-    const otherwise: Pipeline | undefined = cfg.otherwise ? pipeline(ctx.steps(cfg.otherwise, ['otherwise'])) : undefined;
+    const otherwise: Pipeline | undefined = cfg.otherwise ? pipeline(ctx.steps(cfg.otherwise, ['otherwise']), ctx.services.tracing) : undefined;
     const runBranch = (ex: Exchange, p: Pipeline, stop: boolean): void | Promise<void> => {
       const r = p(ex);
       if (!stop) return r;

@@ -38,7 +38,7 @@ export default defineStep<LoopConfig>({
   },
   compile(cfg, ctx) {
     const cond = ctx.expr(cfg.while, ['while']);
-    const body = pipeline(ctx.steps(cfg.steps, ['steps']));
+    const body = pipeline(ctx.steps(cfg.steps, ['steps']), ctx.services.tracing);
     const max = Number(cfg['max-iterations'] ?? 100);
     if (!Number.isInteger(max) || max < 1) ctx.fail(`max-iterations must be a positive integer, got '${cfg['max-iterations']}'`, ['max-iterations']);
     const onLimit = cfg['on-limit'] ?? 'fail';

@@ -25,7 +25,7 @@ export default defineStep<SplitConfig>({
   },
   compile(cfg, ctx) {
     const items = ctx.expr(cfg.items, ['items']);
-    const body = pipeline(ctx.steps(cfg.steps, ['steps']));
+    const body = pipeline(ctx.steps(cfg.steps, ['steps']), ctx.services.tracing);
     const set = compileTarget(cfg.into);
     const parallel = cfg.parallel ?? 1;
     return async (ex) => {

@@ -15,7 +15,7 @@ import { retryPolicy } from '../runtime/retry.ts';
 import { stableId } from '../runtime/functions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import { tracer, describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
+import { describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
 import { eventPublished } from '../runtime/tracing-detail.ts';
 import type { Exchange } from '../runtime/exchange.ts';
 import { ConfigError } from '../dsl/diagnostics.ts';
@@ -94,13 +94,13 @@ export default defineStep<ToEventHubConfig>({
     const retry = checkedRetrySettings(cfg.retry, (m, path) => ctx.fail(m, path));
     const policy = retryPolicy(retry, true);
     const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
-    const { metrics } = ctx.services;
+    const { metrics, tracing } = ctx.services;
     const routeId = ctx.route.id;
     const keep = cfg.into ? compileTarget(cfg.into) : undefined;
     const dataschema = cfg.version ? `urn:${source}:${cfg.type}:${cfg.version}` : undefined;
 
     return describeStep(async (ex: Exchange) => {
-      const tctx = tracer ? ex.trace : undefined;
+      const tctx = tracing.tracer ? ex.trace : undefined;
       const [id, subject, data] = await Promise.all([ev(idExpr, ex), ev(subjectExpr, ex), dataExpr ? ev(dataExpr, ex) : ex.body]);
       const msgId = ex.message?.messageId;
       const event: CloudEvent = {
@@ -114,7 +114,7 @@ export default defineStep<ToEventHubConfig>({
         ...(cfg.topic ? { topic: cfg.topic } : {}),
         ...(subject !== undefined && subject !== null ? { subject: String(subject) } : {}),
         correlationid: ex.correlationId,
-        ...(tctx ? traceContextOf(tctx) : {}),
+        ...(tctx ? traceContextOf(tracing, tctx) : {}),
         data,
       };
       const body = JSON.stringify(event);
@@ -124,22 +124,22 @@ export default defineStep<ToEventHubConfig>({
           ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
         }
         let status: number;
-        const span = tctx ? startCallSpan(tctx, `publish ${event.topic ?? event.type}`, SpanKind.PRODUCER, spanAttributes(event, attempt)) : undefined;
-        if (span) eventPublished(span, event);
+        const span = tctx ? startCallSpan(tracing, tctx, `publish ${event.topic ?? event.type}`, SpanKind.PRODUCER, spanAttributes(event, attempt)) : undefined;
+        if (span) eventPublished(tracing, span, event);
         try {
           const headers = { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId };
-          const r = await httpCall({ method: 'POST', url, headers: span ? withTraceHeaders(headers, tctx!, span) : headers, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+          const r = await httpCall({ method: 'POST', url, headers: span ? withTraceHeaders(tracing, headers, tctx!, span) : headers, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
           status = r.status;
         } catch (e) {
           metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
           const pe = e as PlatformError;
-          if (span) endSpan(span, e);
+          if (span) endSpan(tracing, span, e);
           throw new PlatformError({ kind: 'eventhub', detail: `event hub: ${pe.detail ?? pe.message}`, transient: true, cause: e });
         }
         span?.setAttribute('http.response.status_code', status);
-        if (status >= 200 && status < 300) { if (span) endSpan(span); return; }
+        if (status >= 200 && status < 300) { if (span) endSpan(tracing, span); return; }
         metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
-        if (span) endSpan(span, { kind: 'eventhub' });
+        if (span) endSpan(tracing, span, { kind: 'eventhub' });
         throw new PlatformError({
           kind: 'eventhub',
           vendorStatus: status,

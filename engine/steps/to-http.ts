@@ -16,7 +16,7 @@ import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtim
 import { compileSecrets, configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText, type Secrets } from '../runtime/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
 import { clock, yieldAfter } from '../runtime/slices.ts';
-import { tracer, describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
+import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
 import { callAnswer, callRequest } from '../runtime/tracing-detail.ts';
 import { VendorAnswer } from '../runtime/output-check.ts';
 import type { Exchange } from '../runtime/exchange.ts';
@@ -170,6 +170,7 @@ export default defineStep<ToHttpConfig>({
     const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: cfg.connections ?? 200, connectTimeout: timeouts.connect, proxy: cfg.proxy === true });
     const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfgUrl));
     const clients = ctx.services.http;
+    const tracing = ctx.services.tracing;
     const set = compileTarget(cfg.into);
     const tm = ctx.services.metrics.target(ctx.route.id, target);
     // secrets known at load time (secret environmental keys of the values file, secret static
@@ -231,10 +232,10 @@ export default defineStep<ToHttpConfig>({
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
       }
-      const span = tctx ? startHttpCallSpan(tctx, method, target, url, attempt) : undefined;
-      if (span) callRequest(span, url, h, body);
+      const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
+      if (span) callRequest(tracing, span, url, h, body);
       const started = performance.now();
-      const answer = httpCall({ method, url, target: split, headers: span ? withTraceHeaders(h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+      const answer = httpCall({ method, url, target: split, headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
       return { answer, span, started };
     };
 
@@ -242,7 +243,7 @@ export default defineStep<ToHttpConfig>({
     const failed = (sent: Sent, e: unknown, call?: CallState): never => {
       tm.call(0, (performance.now() - sent.started) / 1000);
       if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
-      if (sent.span) endSpan(sent.span, e);
+      if (sent.span) endSpan(tracing, sent.span, e);
       throw e;
     };
 
@@ -251,8 +252,8 @@ export default defineStep<ToHttpConfig>({
       const { span } = sent;
       tm.call(r.status, (performance.now() - sent.started) / 1000);
       span?.setAttribute('http.response.status_code', r.status);
-      if (span) callAnswer(span, r);
-      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(span); return { r, alreadyDone: false }; }
+      if (span) callAnswer(tracing, span, r);
+      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(tracing, span); return { r, alreadyDone: false }; }
       return refused(sent, r, ex, h, attempt, call);
     };
 
@@ -260,12 +261,12 @@ export default defineStep<ToHttpConfig>({
       const { span } = sent;
       if (await isAlreadyDone(r, call)) {
         ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');
-        if (span) endSpan(span);
+        if (span) endSpan(tracing, span);
         return { r, alreadyDone: true };
       }
       const err = await vendorError(r, h);
       if (call && mayHaveBeenProcessed(err)) call.ambiguous = true;
-      if (span) endSpan(span, err);
+      if (span) endSpan(tracing, span, err);
       throw err;
     };
 
@@ -281,7 +282,7 @@ export default defineStep<ToHttpConfig>({
     };
 
     return describeStep(async (ex: Exchange) => {
-      const tctx = tracer ? ex.trace : undefined;
+      const tctx = tracing.tracer ? ex.trace : undefined;
       const params = evalPairsSync(pp, ex) ?? await evalPairs(pp, ex);
       const query = evalPairsSync(qp, ex) ?? await evalPairs(qp, ex);
       const headers = evalPairsSync(hp, ex) ?? await evalPairs(hp, ex);

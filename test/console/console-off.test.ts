@@ -1,4 +1,4 @@
-// The console off: no span consumer, so no tracer (the hot path keeps its one `tracer` check and
+// The console off: no span consumer, so no tracer (the hot path keeps its one `tracing.tracer` check and
 // allocates nothing), no /console/ and no / redirect. ENGINE_CONSOLE_ENABLED wins over the
 // environment's default (on in the sandbox).
 
@@ -7,8 +7,6 @@ import { startEngine, type EngineExtension, type RunningEngine } from '../../eng
 import { createLogger } from '../../engine/runtime/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import { consoleEnabled, consoleExtension, CONSOLE_ENV } from '../../engine/console/index.ts';
-import { tracer } from '../../engine/runtime/tracing.ts';
-import { detail } from '../../engine/runtime/tracing-detail.ts';
 
 describe('console switched off', () => {
   let engine: RunningEngine;
@@ -24,8 +22,8 @@ describe('console switched off', () => {
   });
 
   it('installs no tracer and no span detail, and serves neither /console/ nor /', async () => {
-    expect(tracer).toBeUndefined();
-    expect(detail).toBeUndefined();
+    expect(engine.services.tracing.tracer).toBeUndefined();
+    expect(engine.services.tracing.detail).toBeUndefined();
     expect((await fetch(`${engine.url}/console/`)).status).toBe(404);
     expect((await fetch(`${engine.url}/`, { redirect: 'manual' })).status).toBe(404);
     const fx = await fetch(`${engine.url}/foreign-exchange/exchange-rates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }) });

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { SANDBOX_WEBHOOK_SECRET } from '../../sandbox/achvendor/index.ts';
 import { sign } from '../../engine/runtime/webhook-signature.ts';
-import { tracer } from '../../engine/runtime/tracing.ts';
 
 const incoming = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 let e: TestEngine;
@@ -20,7 +19,7 @@ afterAll(async () => { await e?.close(); });
 
 describe('tracing off', () => {
   it('is off unless an exporter or endpoint is configured', () => {
-    expect(tracer).toBeUndefined();
+    expect(e.services.tracing.tracer).toBeUndefined();
   });
 
   it('sends no traceparent to the vendor', async () => {

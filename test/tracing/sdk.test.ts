@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tracingExporters } from '../../engine/runtime/tracing-sdk.ts';
-import { tracer } from '../../engine/runtime/tracing.ts';
+import type { EngineServices } from '../../engine/runtime/compile-context.ts';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { startTestEngine } from '../helpers/engine.ts';
 
@@ -52,14 +52,14 @@ describe('OTLP export', () => {
       process.env.OTEL_EXPORTER_OTLP_HEADERS = 'x-collector-key=collector-secret-123';
       process.env.OTEL_SERVICE_NAME = 'engine-under-test';
       const e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] });
-      expect(tracer).toBeDefined();
+      expect(e.services.tracing.tracer).toBeDefined();
       try {
         const r = await e.request('POST', '/foreign-exchange/exchange-rates', { buyCurrency: 'EUR', sellCurrency: 'USD' });
         expect(r.status).toBe(200);
       } finally {
         await e.close(); // flushes the batch
       }
-      expect(tracer).toBeUndefined();
+      expect(e.services.tracing.tracer).toBeUndefined();
       const exports = received.filter((x) => x.path === '/v1/traces');
       expect(exports.length).toBeGreaterThan(0);
       expect(exports[0].headers['x-collector-key']).toBe('collector-secret-123');
@@ -91,7 +91,11 @@ describe('OTLP export', () => {
 
   it('an invalid OTEL_TRACES_EXPORTER stops the start with a message naming it', async () => {
     process.env.OTEL_TRACES_EXPORTER = 'jaeger';
-    await expect(startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] })).rejects.toThrow(/OTEL_TRACES_EXPORTER: unknown exporter 'jaeger'/);
-    expect(tracer).toBeUndefined();
+    // the services of the engine that failed to start, as an extension sees them
+    let services: EngineServices | undefined;
+    const seen = { name: 'seen', prepare: (c: { services: EngineServices }) => { services = c.services; } };
+    await expect(startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], extensions: [seen] })).rejects.toThrow(/OTEL_TRACES_EXPORTER: unknown exporter 'jaeger'/);
+    expect(services).toBeDefined();
+    expect(services!.tracing.tracer).toBeUndefined();
   });
 });
