@@ -25,6 +25,7 @@ const built = join(packageRoot, 'dist', 'console');
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 const typeOf = (name: string) => TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
 
+// process-wide on purpose: the page is the package's own files, the same for every engine
 let loading: Promise<ConsoleAssets> | undefined;
 
 /** The assets, loaded or bundled once per process. */

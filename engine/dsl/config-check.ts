@@ -11,6 +11,7 @@ import { configValidators } from '../runtime/precompiled.ts';
 
 interface Checker { validate: ValidateFunction; schema: Record<string, unknown> }
 
+// process-wide on purpose: validators of the step kinds' own schemas (code), by schema object, for any engine
 let ajv: Ajv2020 | undefined;
 const cache = new Map<Record<string, unknown>, Checker>();
 

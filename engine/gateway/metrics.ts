@@ -84,6 +84,7 @@ export class GatewayMetrics {
 }
 
 // one set per registry: the gateway of a reload, or a second start on the same engine, keeps counting
+// (a registry is one engine's Metrics: per engine already)
 const perRegistry = new WeakMap<Registry, GatewayMetrics>();
 
 export function gatewayMetrics(registry: Registry): GatewayMetrics {

@@ -36,6 +36,7 @@ const FIELD_REF = /(?<![\w])\/(query|params|headers)\/([A-Za-z0-9_.-]+)/g;
 /** headers HTTP and OpenAPI describe themselves (content negotiation, credentials) */
 const NOT_PARAMS = new Set(['content-type', 'accept', 'authorization', 'content-length']);
 
+// keyed by a route one engine compiled: per engine already
 const cache = new WeakMap<CompiledRoute, RouteInputs>();
 
 export function routeInputs(route: CompiledRoute): RouteInputs {

@@ -93,7 +93,7 @@ interface Parsed { expr: jsonata.Expression; fast: ReturnType<typeof compileFast
  * rules appear in several routes (262 distinct of 510 when every shipped route starts); both forms are
  * stateless between evaluations (bindings come per call; functions are registered once here), so
  * one copy serves every use. Bounded, so reloads of a long `--dev` session do not keep every
- * version of every expression.
+ * version of every expression. Process-wide on purpose: keyed by text and limits, the same for any engine.
  */
 const PARSED = new Map<string, Parsed>();
 const PARSED_MAX = 4096;

@@ -38,7 +38,10 @@ function maskError(e: unknown, secrets: Secrets): unknown {
   return o;
 }
 
-/** The secrets each logger made by createLogger masks by value; its child loggers share them. */
+/**
+ * The secrets each logger made by createLogger masks by value; its child loggers share them. Keyed
+ * by the logger: per engine already, as each engine makes its own (engines handed one logger share it).
+ */
 const registered = new WeakMap<Logger, { secrets: Secrets }>();
 
 /**

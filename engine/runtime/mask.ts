@@ -70,7 +70,8 @@ export class Secrets {
 /** Credential shapes only. */
 export const NO_SECRETS = new Secrets([]);
 
-// compiled sets by their values: the steps of a route share one, a call's credentials recur
+// compiled sets by their values: the steps of a route share one, a call's credentials recur.
+// Process-wide on purpose: keyed by the values themselves and immutable, so engines share only equal sets
 const compiled = new Map<string, Secrets>();
 function cached(key: string, make: () => Secrets): Secrets {
   let s = compiled.get(key);

@@ -9,7 +9,7 @@
 
 import type { SecretForm } from './secret-forms.ts';
 
-/** Each UTF-16 code unit folded to lower case where that is one code unit, and the other way round; built once. */
+/** Each UTF-16 code unit folded to lower case where that is one code unit, and the other way round; built once (a constant: one per process). */
 let tables: { fold: Uint16Array; unfold: Map<number, number[]> } | undefined;
 function folding(): { fold: Uint16Array; unfold: Map<number, number[]> } {
   if (tables) return tables;

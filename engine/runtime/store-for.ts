@@ -18,7 +18,8 @@ export function effectiveStoreSettings(settings: StoreSettings | undefined, env:
   };
 }
 
-// one store per engine: reloads copy the services object but keep its onClose hook
+// one store per engine: reloads copy the services object but keep its onClose hook (each engine's
+// own, so the key is per engine and the store goes with it)
 const stores = new WeakMap<EngineServices['onClose'], SharedStore>();
 
 /** The engine's store, made on first use and closed with the engine. Lint never connects. */

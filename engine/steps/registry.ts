@@ -16,6 +16,7 @@ import verifySignature from './verify-signature.ts';
 import dedupe from './dedupe.ts';
 import loop from './loop.ts';
 
+// process-wide on purpose: step kinds are code (registerStepKind adds one), not an engine's settings
 const kinds = new Map(
   [
     validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe, loop,
