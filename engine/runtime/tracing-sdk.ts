@@ -33,7 +33,8 @@ export interface TracingHandle {
 
 /**
  * Engines tracing now. OpenTelemetry's diag logger is one per process (the API's own global): the
- * first engine to trace sets it, the last to stop removes it, so closing one leaves the other's.
+ * first engine to trace sets it (its log gets the SDK's warnings), the last to stop removes it, so
+ * closing one engine leaves the others' export failures reported.
  */
 let diagHolders = 0;
 
