@@ -4,7 +4,7 @@
 
 import jsonata from 'jsonata';
 import { compileFast } from '../packages/fast-jsonata/src/index.ts';
-import { FUNCTIONS } from '../engine/runtime/functions.ts';
+import { FUNCTIONS } from '../engine/core/functions.ts';
 import { achBatch } from './batch/batches.ts';
 
 const INPUT: Record<string, unknown> = {

@@ -2,8 +2,8 @@
 // project (every form of each: secret-forms.ts). Run with `node --import tsx bench/mask.ts`; the
 // numbers before and after every form was masked are in docs/benchmarks.md.
 
-import { compileSecrets, maskText, NO_SECRETS } from '../engine/runtime/mask.ts';
-import { createLogger, setLogSecrets } from '../engine/runtime/logger.ts';
+import { compileSecrets, maskText, NO_SECRETS } from '../engine/observability/mask.ts';
+import { createLogger, setLogSecrets } from '../engine/observability/logger.ts';
 
 // the secrets of the six connectors' values files, as long as real ones
 const SECRETS = compileSecrets([

@@ -26,15 +26,15 @@ const lazyPackages = {
 };
 
 /**
- * engine/runtime/precompiled.ts becomes ajv's standalone code of the engine's config schemas and
- * of the JSON Schema meta-schema (written by engine/dsl/precompile.ts): a start loads these
+ * engine/schemas/precompiled.ts becomes ajv's standalone code of the engine's config schemas and
+ * of the JSON Schema meta-schema (written by engine/cli/precompile.ts): a start loads these
  * validators as code instead of compiling them.
  */
 async function precompiledValidators() {
   const { tsImport } = await import('tsx/esm/api');
-  const { standaloneModule } = await tsImport('../engine/dsl/precompile.ts', import.meta.url);
+  const { standaloneModule } = await tsImport('../engine/cli/precompile.ts', import.meta.url);
   const contents = standaloneModule();
-  const target = join(root, 'engine', 'runtime', 'precompiled.ts');
+  const target = join(root, 'engine', 'schemas', 'precompiled.ts');
   return {
     name: 'precompiled-validators',
     setup(b) {

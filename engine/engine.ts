@@ -1,30 +1,30 @@
 // The engine: values, routes, services and the HTTP listener wired together. `lintProject`
 // compiles everything and starts nothing; `startEngine` refuses to start on any diagnostic;
-// `RunningEngine.reload` serves an edited project without a restart (runtime/reload.ts).
+// `RunningEngine.reload` serves an edited project without a restart (reload/reload.ts).
 
-import { routeTestDocuments } from './testing/documents.ts';
+import { routeTestDocuments } from './dsl/route-test-documents.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
-import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from './dsl/diagnostics.ts';
-import { shareYamlParses } from './dsl/yaml-source.ts';
-import { createLogger, setLogSecrets } from './runtime/logger.ts';
-import { compileSecrets, valuesSecrets } from './runtime/mask.ts';
-import { Metrics } from './runtime/metrics.ts';
-import { HttpClients } from './runtime/http-client.ts';
-import { SchemaStore } from './runtime/schemas.ts';
-import { createExchange } from './runtime/exchange.ts';
-import { runRoute, type CompiledRoute } from './runtime/route.ts';
-import { PlatformError } from './runtime/errors.ts';
-import type { DirectCall, DirectResult, EngineServices } from './runtime/compile-context.ts';
+import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from './core/diagnostics.ts';
+import { shareYamlParses } from './core/yaml-source.ts';
+import { createLogger, setLogSecrets } from './observability/logger.ts';
+import { compileSecrets, valuesSecrets } from './observability/mask.ts';
+import { Metrics } from './observability/metrics.ts';
+import { HttpClients } from './outbound/http-client.ts';
+import { SchemaStore } from './schemas/schemas.ts';
+import { createExchange } from './pipeline/exchange.ts';
+import { runRoute, type CompiledRoute } from './pipeline/route.ts';
+import { PlatformError } from './core/errors.ts';
+import type { DirectCall, DirectResult, EngineServices } from './pipeline/compile-context.ts';
 import { HttpServer } from './http/server.ts';
-import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './runtime/reload.ts';
-import { fingerprintRoutes } from './runtime/reload-diff.ts';
-import { startTracing, type TracingHandle } from './runtime/tracing-sdk.ts';
-import { EngineTracing } from './runtime/tracing.ts';
+import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './reload/reload.ts';
+import { fingerprintRoutes } from './reload/reload-diff.ts';
+import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
+import { EngineTracing } from './pipeline/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {

@@ -5,7 +5,7 @@
 // through the same objects their control APIs (lib/control-api.ts) use.
 
 import type { ConsolePanel, PanelAnswer } from '../engine/console/panel.ts';
-import { isSecretHeader, maskSecret } from '../engine/runtime/mask.ts';
+import { isSecretHeader, maskSecret } from '../engine/observability/mask.ts';
 import { isSecretKey } from '../engine/config/env-keys.ts';
 import type { Sandbox } from './index.ts';
 import type { SimServer } from './lib/sim-server.ts';

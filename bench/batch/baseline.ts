@@ -5,8 +5,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { createAjv } from '../../engine/runtime/schemas.ts';
-import { abaValid, notPast, stableId } from '../../engine/runtime/functions.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
+import { abaValid, notPast, stableId } from '../../engine/core/functions.ts';
 
 const vendor = process.argv[2];
 const MAX_ENTRIES = 5000;

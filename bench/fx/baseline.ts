@@ -4,8 +4,8 @@
 // Prints its URL.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { createAjv } from '../../engine/runtime/schemas.ts';
-import { amountValid } from '../../engine/runtime/functions.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
+import { amountValid } from '../../engine/core/functions.ts';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
 const pool = vendorPool(process.argv[2]);

@@ -9,8 +9,8 @@ import { createServer } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { importJWK, jwtVerify } from 'jose';
-import { createAjv } from '../../engine/runtime/schemas.ts';
-import { amountValid } from '../../engine/runtime/functions.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
+import { amountValid } from '../../engine/core/functions.ts';
 import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_PRIVATE_JWK } from '../../sandbox/idp/sandbox-key.ts';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 

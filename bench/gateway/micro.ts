@@ -4,7 +4,7 @@
 // than the load benchmark on a shared machine, for comparing changes.
 //   node --import tsx bench/gateway/micro.ts
 import { startEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import { McpGateway } from '../../engine/gateway/mcp.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';

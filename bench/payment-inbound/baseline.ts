@@ -6,7 +6,7 @@
 
 import rhea from 'rhea';
 import { Pool } from 'undici';
-import { stableId } from '../../engine/runtime/functions.ts';
+import { stableId } from '../../engine/core/functions.ts';
 
 const [url, queue, hubUrl, consumersArg] = process.argv.slice(2) as [string, string, string, string];
 const u = new URL(url);

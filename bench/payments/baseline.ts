@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { createAjv } from '../../engine/runtime/schemas.ts';
-import { amountValid, currencyValid, minorUnits } from '../../engine/runtime/functions.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
+import { amountValid, currencyValid, minorUnits } from '../../engine/core/functions.ts';
 import { electronicFormatIBAN } from 'ibantools';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 

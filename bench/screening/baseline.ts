@@ -6,7 +6,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { createAjv } from '../../engine/runtime/schemas.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
 
 const [vendor, apiKey] = process.argv.slice(2);
 const PAGE_SIZE = 50;

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineOptions, RunningEngine } from '../engine.ts';
-import { formatDiagnostic } from '../dsl/diagnostics.ts';
+import { formatDiagnostic } from '../core/diagnostics.ts';
 import { watchProject } from '../dev/watch.ts';
 
 export interface ReloadTriggers {

@@ -4,16 +4,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { routeTestDocuments } from '../testing/documents.ts';
+import { routeTestDocuments } from '../dsl/route-test-documents.ts';
 import { loadValues } from '../config/values.ts';
 import { loadRoutes } from '../dsl/route-loader.ts';
 import { codesByConnector, renderErrorTable, updateErrorsDoc } from '../dsl/error-reference.ts';
-import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../runtime/error-catalog.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { Metrics } from '../runtime/metrics.ts';
-import { HttpClients } from '../runtime/http-client.ts';
-import { SchemaStore } from '../runtime/schemas.ts';
-import { EngineTracing } from '../runtime/tracing.ts';
+import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../core/error-catalog.ts';
+import { createLogger } from '../observability/logger.ts';
+import { Metrics } from '../observability/metrics.ts';
+import { HttpClients } from '../outbound/http-client.ts';
+import { SchemaStore } from '../schemas/schemas.ts';
+import { EngineTracing } from '../pipeline/tracing.ts';
 import type { EngineExtension } from '../engine.ts';
 
 /** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */

@@ -5,9 +5,9 @@
 
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { compileExpression } from '../runtime/expressions.ts';
+import { compileExpression } from '../expressions/expressions.ts';
 import { resolve } from 'node:path';
-import { ConfigError, DiagnosticError, formatDiagnostic, textPosition } from '../dsl/diagnostics.ts';
+import { ConfigError, DiagnosticError, formatDiagnostic, textPosition } from '../core/diagnostics.ts';
 import { loadValues } from '../config/values.ts';
 import { resolveTextPlaceholders, PLACEHOLDER } from '../config/placeholders.ts';
 

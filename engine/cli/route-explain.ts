@@ -5,8 +5,8 @@
 
 import { stringify } from 'yaml';
 import { routeGraph } from '../console/route-graph.ts';
-import { isError } from '../dsl/diagnostics.ts';
-import { compileSecrets, isSecretHeader, maskDeep, maskSecret, valuesSecrets } from '../runtime/mask.ts';
+import { isError } from '../core/diagnostics.ts';
+import { compileSecrets, isSecretHeader, maskDeep, maskSecret, valuesSecrets } from '../observability/mask.ts';
 import type { EngineOptions } from '../engine.ts';
 import { loadForListing } from './routes-table.ts';
 

@@ -1,13 +1,13 @@
 // `engine routes`: a table of the loaded routes (route-explain.ts: `--explain ID`, one route's inheritance).
 
-import { routeTestDocuments } from '../testing/documents.ts';
+import { routeTestDocuments } from '../dsl/route-test-documents.ts';
 import { loadValues, type ValuesSet } from '../config/values.ts';
 import { loadRoutes, type LoadResult } from '../dsl/route-loader.ts';
-import { formatDiagnostic } from '../dsl/diagnostics.ts';
-import { Metrics } from '../runtime/metrics.ts';
-import { HttpClients } from '../runtime/http-client.ts';
-import { SchemaStore } from '../runtime/schemas.ts';
-import { EngineTracing } from '../runtime/tracing.ts';
+import { formatDiagnostic } from '../core/diagnostics.ts';
+import { Metrics } from '../observability/metrics.ts';
+import { HttpClients } from '../outbound/http-client.ts';
+import { SchemaStore } from '../schemas/schemas.ts';
+import { EngineTracing } from '../pipeline/tracing.ts';
 import type { EngineOptions } from '../engine.ts';
 import { resolve } from 'node:path';
 

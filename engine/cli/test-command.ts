@@ -38,7 +38,7 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
     .description('write the JSON Schema of route test files (for editors)')
     .option('--out <file>', 'output file', 'schemas/route-test.schema.json')
     .action(async (o: { out: string }) => {
-      const { routeTestJsonSchema } = await import('../testing/schema.ts');
+      const { routeTestJsonSchema } = await import('../dsl/route-test-schema.ts');
       mkdirSync(dirname(o.out), { recursive: true });
       writeFileSync(o.out, JSON.stringify(routeTestJsonSchema(), null, 2) + '\n');
       process.stdout.write(`wrote ${o.out}\n`);

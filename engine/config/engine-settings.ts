@@ -2,9 +2,9 @@
 // schema (lint names unknown keys with a suggestion, like everywhere else) and a type, so a typo
 // such as `server: {prot: 8080}` is an error instead of a setting silently ignored.
 
-import { checkConfig } from '../dsl/config-check.ts';
-import type { Diagnostic } from '../dsl/diagnostics.ts';
-import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
+import { checkConfig } from '../schemas/config-check.ts';
+import type { Diagnostic } from '../core/diagnostics.ts';
+import { diagAt, type YamlSource } from '../core/yaml-source.ts';
 import { allowedHostError } from './host-name.ts';
 import { parseProxy } from './proxy-entry.ts';
 
@@ -38,7 +38,7 @@ export interface ExpressionSettings {
   maxRange: number;
 }
 
-/** Where a replica keeps what it remembers across requests (engine/runtime/store.ts). */
+/** Where a replica keeps what it remembers across requests (engine/store/store.ts). */
 export interface StoreSettings {
   /** Redis shared by the replicas; without it, memory (one process) */
   redis?: { url: string; prefix: string; commandTimeout: number };

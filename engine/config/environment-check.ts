@@ -7,8 +7,8 @@
 
 import { flatten, type ValuesFile, type ValuesSet } from './values.ts';
 import { scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
-import { diagAt, type YamlPath } from '../dsl/yaml-source.ts';
-import { suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
+import { diagAt, type YamlPath } from '../core/yaml-source.ts';
+import { suggestion, type Diagnostic } from '../core/diagnostics.ts';
 
 const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -3,8 +3,8 @@
 // list); inside a longer string the value is interpolated as text.
 
 import type { ValuesFile } from './values.ts';
-import { diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
-import { DiagnosticError, suggestion, textPosition, type Diagnostic } from '../dsl/diagnostics.ts';
+import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { DiagnosticError, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
 
 /** a `{{key}}` anywhere (global: for replace and matchAll), and a string that is exactly one */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;

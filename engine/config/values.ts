@@ -4,8 +4,8 @@
 
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../dsl/yaml-source.ts';
-import { DiagnosticError, suggestion, type Diagnostic } from '../dsl/diagnostics.ts';
+import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { DiagnosticError, suggestion, type Diagnostic } from '../core/diagnostics.ts';
 import { EnvKeys, isSecretKey, SIMULATOR_PREFIX } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
 import { routePlaceholders, scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';

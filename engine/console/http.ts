@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineExtension, RunningEngine } from '../engine.ts';
 import { writeBody, writeProblem } from '../http/answers.ts';
-import { PlatformError } from '../runtime/errors.ts';
+import { PlatformError } from '../core/errors.ts';
 import { consoleAssets } from './assets.ts';
 import type { ExchangeRecorder, ExchangeSummary } from './recorder.ts';
 import { RouteMetricsSampler } from './route-metrics.ts';

@@ -1,11 +1,11 @@
 // The browser console as an engine extension (docs/console.md). When `engine.console.enabled`
 // (default: on in a simulated environment, off elsewhere; ENGINE_CONSOLE_ENABLED=true|false wins),
 // it subscribes its exchange recorder to the engine's spans before tracing starts, asks them
-// for masked bodies (runtime/tracing-detail.ts), and serves /console/ on the engine's
+// for masked bodies (pipeline/tracing-detail.ts), and serves /console/ on the engine's
 // listener once the routes are registered. Off, it does nothing at all: no tracer, no spans.
 
 import type { EngineExtension, RunningEngine } from '../engine.ts';
-import { compileSecrets, NO_SECRETS, valuesSecrets } from '../runtime/mask.ts';
+import { compileSecrets, NO_SECRETS, valuesSecrets } from '../observability/mask.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { ExchangeRecorder } from './recorder.ts';
 import { mountConsole, type MountedConsole } from './http.ts';

@@ -1,5 +1,5 @@
 // The console's exchange recorder: an in-process consumer of the tracing layer's spans
-// (runtime/tracing.ts). It groups the spans of one exchange (the exchange span, its step spans,
+// (pipeline/tracing.ts). It groups the spans of one exchange (the exchange span, its step spans,
 // vendor call and publish spans, and exchanges it called in-process) into one record, and keeps
 // the last N finished records in a ring. What the console shows of an exchange is exactly what
 // its spans carry: one model of what happened, whether or not an exporter also ships them.

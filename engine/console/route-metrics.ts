@@ -2,7 +2,7 @@
 // /metrics exposes): exchanges per second and errors over the last sampling window, p50 and p99
 // of the duration histogram (its buckets over the window, else since start), retries, in flight.
 
-import type { Metrics } from '../runtime/metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 export interface RouteMetricsView {
   requests: number;

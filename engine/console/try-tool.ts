@@ -3,7 +3,7 @@
 // JSON-RPC exchange for the page to show, with the subscription key and token masked. The page
 // cannot call /mcp itself: the gateway refuses browser origins it was not told to allow.
 
-import { compileSecrets, maskSecret, maskText, type Secrets } from '../runtime/mask.ts';
+import { compileSecrets, maskSecret, maskText, type Secrets } from '../observability/mask.ts';
 
 export const TRY_PROTOCOL_VERSION = '2025-11-25';
 

@@ -18,11 +18,11 @@
 
 import { dirname, sep } from 'node:path';
 import { isMap, isScalar } from 'yaml';
-import { diagAt, locate, type YamlSource, type YamlPath } from './yaml-source.ts';
-import { checkConfig } from './config-check.ts';
-import { ConfigError, didYouMean, type Diagnostic } from './diagnostics.ts';
+import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { checkConfig } from '../schemas/config-check.ts';
+import { ConfigError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
-import { compileExpression } from '../runtime/expressions.ts';
+import { compileExpression } from '../expressions/expressions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, BASE_URL_PROPERTIES } from '../steps/shared-schemas.ts';
 import { mergeSettings, type ClientProfile, type Settings } from '../steps/client-profile.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';

@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Diagnostic } from './diagnostics.ts';
+import type { Diagnostic } from '../core/diagnostics.ts';
 
 export const CONNECTOR_FILE = 'connector.yaml';
 /** the former name, still read */

@@ -3,8 +3,8 @@
 // engine or the connectors (test/docs/errors-doc.test.ts). `engine errors --docs docs/errors.md` writes it.
 
 import { resolve, relative, sep } from 'node:path';
-import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../runtime/error-catalog.ts';
-import type { CompiledRoute } from '../runtime/route.ts';
+import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../core/error-catalog.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 
 export const BEGIN = '<!-- BEGIN GENERATED ERROR CODES (engine errors --docs docs/errors.md) -->';
 export const END = '<!-- END GENERATED ERROR CODES -->';

@@ -11,8 +11,8 @@
 // A parameter may build a property's name: "{{acme.api_path.submit_{{direction}}_batch}}"
 // reads acme.api_path.submit_credit_batch for the credit instance.
 
-import { diagAt, type YamlSource } from './yaml-source.ts';
-import type { Diagnostic } from './diagnostics.ts';
+import { diagAt, type YamlSource } from '../core/yaml-source.ts';
+import type { Diagnostic } from '../core/diagnostics.ts';
 import { PLACEHOLDER as ANY, WHOLE } from '../config/placeholders.ts';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;

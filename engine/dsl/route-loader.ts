@@ -10,26 +10,26 @@
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
-import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
-import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from './diagnostics.ts';
-import { checkConfig } from './config-check.ts';
+import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { checkConfig } from '../schemas/config-check.ts';
 import { ClientRegistry, type ConnectorDoc } from './clients.ts';
 import { connectorFilesIn, connectorFileDiagnostics } from './connector-file.ts';
 import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import { routeInstances } from './route-instances.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
-import { CompileContext, type EngineServices, type RouteInfo } from '../runtime/compile-context.ts';
-import { compileOutputCheck, type OutputCheck } from '../runtime/output-check.ts';
+import { CompileContext, type EngineServices, type RouteInfo } from '../pipeline/compile-context.ts';
+import { compileOutputCheck, type OutputCheck } from '../pipeline/output-check.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
-import { pipeline } from '../runtime/pipeline.ts';
+import { pipeline } from '../pipeline/pipeline.ts';
 import type { Step } from '../steps/step-kind.ts';
-import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../runtime/route.ts';
-import { describeStep } from '../runtime/tracing.ts';
-import type { Expression } from '../runtime/expressions.ts';
+import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../pipeline/route.ts';
+import { describeStep } from '../pipeline/tracing.ts';
+import type { Expression } from '../expressions/expressions.ts';
 import { guarded } from '../steps/guard.ts';
-import { compileTemplate, compileProblem, unknownTemplateCodes, TEMPLATE_SCHEMA, type TemplateFile } from '../runtime/error-templates.ts';
+import { compileTemplate, compileProblem, unknownTemplateCodes, TEMPLATE_SCHEMA, type TemplateFile } from '../pipeline/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
 export interface DocumentHandler {

@@ -5,7 +5,7 @@
 import { INSTANCES_SCHEMA } from './route-instances.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
-import { MATCH_SCHEMA, PROBLEM_SCHEMA } from '../runtime/error-templates.ts';
+import { MATCH_SCHEMA, PROBLEM_SCHEMA } from '../pipeline/error-templates.ts';
 import { configWithPlaceholders } from './placeholder-schema.ts';
 
 export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {

@@ -2,7 +2,7 @@
 // subscriptions of the current environment, JWT settings, rate limits, proxies, Redis.
 
 import type { ValuesFile, ValuesSet } from '../config/values.ts';
-import { DiagnosticError, type Diagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, type Diagnostic } from '../core/diagnostics.ts';
 import { parseProxy } from '../config/proxy-entry.ts';
 
 export interface Subscription {

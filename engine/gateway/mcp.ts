@@ -17,7 +17,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
+import type { DirectCall, DirectResult } from '../pipeline/compile-context.ts';
 import type { GatewaySettings, Subscription } from './config.ts';
 import { KEY_HEADER, KeyRing } from './keys.ts';
 import { TokenError, type TokenVerifier } from './jwt.ts';

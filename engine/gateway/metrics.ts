@@ -4,7 +4,7 @@
 // names only, so no client input can create a series.
 
 import type { Registry } from 'prom-client';
-import { FastCounter, FastHistogram, type CounterChild, type HistogramChild } from '../runtime/metric-types.ts';
+import { FastCounter, FastHistogram, type CounterChild, type HistogramChild } from '../observability/metric-types.ts';
 import { TOKEN_CHECKS } from './jwt.ts';
 
 /** The tool label of a name that is no served tool (tool names start with a letter: no clash). */

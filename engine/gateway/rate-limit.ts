@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { StoreSettings } from '../config/engine-settings.ts';
-import { effectiveStoreSettings } from '../runtime/store-for.ts';
+import { effectiveStoreSettings } from '../store/store-for.ts';
 
 export interface LimitCheck {
   key: string;

@@ -6,7 +6,7 @@
 // named here are logged.
 
 import type { Logger } from 'pino';
-import { maskSecret } from '../runtime/mask.ts';
+import { maskSecret } from '../observability/mask.ts';
 import type { ClientIp } from './client-ip.ts';
 import type { Subscription } from './config.ts';
 import { ANONYMOUS } from './jwt.ts';

@@ -1,7 +1,7 @@
 // The gateway's answers: JSON-RPC results and errors, problem documents, and the request id read
 // from a body that was not parsed (refusals decided on headers answer without a JSON parse).
 
-import { PlatformError, problemOf } from '../runtime/errors.ts';
+import { PlatformError, problemOf } from '../core/errors.ts';
 
 export type Id = string | number | null;
 

@@ -6,9 +6,9 @@
 
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import type { DirectCall, DirectResult } from '../runtime/compile-context.ts';
+import { PlatformError, problemOf, toPlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import type { DirectCall, DirectResult } from '../pipeline/compile-context.ts';
 import type { ToolMetrics } from './metrics.ts';
 import type { Tool } from './tools.ts';
 

@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Document, parseDocument } from 'yaml';
-import { checkConfig } from '../dsl/config-check.ts';
-import { didYouMean, type Diagnostic } from '../dsl/diagnostics.ts';
-import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
-import type { CompiledRoute } from '../runtime/route.ts';
+import { checkConfig } from '../schemas/config-check.ts';
+import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { diagAt, type YamlSource } from '../core/yaml-source.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 import type { ParamHeader } from './mcp-headers.ts';
 import { resolveParamHeaders } from './tool-headers.ts';
 

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { problemOf, type PlatformError } from '../runtime/errors.ts';
+import { problemOf, type PlatformError } from '../core/errors.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -2,7 +2,7 @@
 // error responses built on it, the correlation id, the webhook signature headers, and the
 // operations endpoints the listener always serves.
 
-import { CODE } from '../runtime/error-catalog.ts';
+import { CODE } from '../core/error-catalog.ts';
 
 type Json = Record<string, unknown>;
 

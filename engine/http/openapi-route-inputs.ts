@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { CompiledRoute } from '../runtime/route.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import type { RequestFacts } from '../steps/step-kind.ts';
 

@@ -2,7 +2,7 @@
 // components), parameters, webhook signature headers and problem responses, the operations
 // endpoints and, when the gateway serves it, POST /mcp.
 
-import type { CompiledRoute } from '../runtime/route.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 import { SchemaComponents } from './openapi-schemas.ts';
 import { routeInputs, type ParamInfo } from './openapi-route-inputs.ts';
 import {

@@ -1,7 +1,7 @@
 // The operations endpoints (GET and HEAD): liveness, readiness, Prometheus metrics, OpenAPI.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Metrics } from '../runtime/metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 export interface OperationsOptions {
   metrics: Metrics;

@@ -3,11 +3,11 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { PlatformError, toPlatformError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { createExchange } from '../runtime/exchange.ts';
-import { runRoute, type CompiledRoute } from '../runtime/route.ts';
-import type { Metrics } from '../runtime/metrics.ts';
+import { PlatformError, toPlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { createExchange } from '../pipeline/exchange.ts';
+import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { correlationIdFrom, writeProblem } from './answers.ts';
 import { jsonDeeperThan } from './json-depth.ts';
 

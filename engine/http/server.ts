@@ -10,10 +10,10 @@ import type { Logger } from 'pino';
 import { routeHandler, readBody, type RouteHandlerConfig } from './route-handler.ts';
 import { correlationIdFrom, shownPath, writeBody, writeProblem } from './answers.ts';
 import { operations, type OperationsOptions } from './operations.ts';
-import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
+import { PlatformError, problemOf, toPlatformError } from '../core/errors.ts';
 import { ENGINE_DEFAULTS } from '../config/engine-settings.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import type { CompiledRoute } from '../runtime/route.ts';
+import { CODE } from '../core/error-catalog.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 
 export interface HttpServerOptions extends OperationsOptions {
   logger: Logger;

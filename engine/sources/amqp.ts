@@ -20,10 +20,10 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
 import type { Logger } from 'pino';
 import { defineSource, type SourceHost } from './source-kind.ts';
-import type { CompileContext } from '../runtime/compile-context.ts';
-import { createExchange } from '../runtime/exchange.ts';
-import { runRoute, type CompiledRoute } from '../runtime/route.ts';
-import { PlatformError } from '../runtime/errors.ts';
+import type { CompileContext } from '../pipeline/compile-context.ts';
+import { createExchange } from '../pipeline/exchange.ts';
+import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
+import { PlatformError } from '../core/errors.ts';
 import { parseAmqpUrl, redactUrl, messageIdString, bodyOf, contentId, settle, type AmqpAddress, type Outcome } from '../amqp/rhea-util.ts';
 
 type Num = number | string;

@@ -5,8 +5,8 @@
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { defineSource } from './source-kind.ts';
-import { createExchange } from '../runtime/exchange.ts';
-import { runRoute } from '../runtime/route.ts';
+import { createExchange } from '../pipeline/exchange.ts';
+import { runRoute } from '../pipeline/route.ts';
 
 /** node-cron, loaded by the first cron route rather than by every engine start. */
 const nodeCron = (): typeof import('node-cron').default => createRequire(import.meta.url)('node-cron');

@@ -1,8 +1,8 @@
 // The contract of a `from` kind: its config schema beside a bind function that connects a
 // compiled route to its trigger (an HTTP path, a queue, a schedule, in-process calls).
 
-import type { CompileContext } from '../runtime/compile-context.ts';
-import type { CompiledRoute } from '../runtime/route.ts';
+import type { CompileContext } from '../pipeline/compile-context.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 
 export interface SourceKind<C = any> {
   kind: string;
@@ -33,7 +33,7 @@ export interface SourceHandle {
 export interface SourceHost {
   /** registers an HTTP route on the engine's listener (or on the router a reload is building) */
   http: import('../http/server.ts').RouteRegistrar;
-  services: import('../runtime/compile-context.ts').EngineServices;
+  services: import('../pipeline/compile-context.ts').EngineServices;
 }
 
 export function defineSource<C>(kind: SourceKind<C>): SourceKind<C> {

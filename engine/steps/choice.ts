@@ -2,9 +2,9 @@
 // A branch may `stop` the route after its steps (the exchange answers with what it has).
 
 import { defineStep, type Step } from './step-kind.ts';
-import { pipeline, type Pipeline } from '../runtime/pipeline.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { pipeline, type Pipeline } from '../pipeline/pipeline.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 import { truthy } from './truthy.ts';
 
 interface Branch { condition: string; steps: unknown[]; stop?: boolean }

@@ -6,12 +6,12 @@
 // fails closed with 503 and Retry-After: the sender retries, nothing is published twice or lost.
 
 import { defineStep } from './step-kind.ts';
-import { PlatformError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { isPromise } from '../runtime/expressions.ts';
-import { storeFor } from '../runtime/store-for.ts';
-import type { Claim } from '../runtime/store.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { PlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { isPromise } from '../expressions/expressions.ts';
+import { storeFor } from '../store/store-for.ts';
+import type { Claim } from '../store/store.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 
 interface DedupeConfig { key: string; ttl?: number | string; 'max-keys'?: number; reply?: unknown }
 

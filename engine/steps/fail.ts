@@ -2,12 +2,12 @@
 // schema cannot say, e.g. "KYB screening is unsupported").
 
 import { defineStep } from './step-kind.ts';
-import { PlatformError, type ErrorKind } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { isPromise } from '../runtime/expressions.ts';
+import { PlatformError, type ErrorKind } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { isPromise } from '../expressions/expressions.ts';
 import { truthy } from './truthy.ts';
-import { compileSecrets, configuredSecrets, maskText } from '../runtime/mask.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { compileSecrets, configuredSecrets, maskText } from '../observability/mask.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 
 interface FailConfig { when?: string; at?: 'exchange' | 'load'; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
 

@@ -3,7 +3,7 @@
 
 import choice from './choice.ts';
 import { truthy } from './truthy.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
 import type { GraphNode, Step } from './step-kind.ts';
 
 /** `step` run only when `guard` is truthy. */

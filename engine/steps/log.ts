@@ -1,9 +1,9 @@
 // log: writes a structured log line with the exchange's correlation id.
 
 import { defineStep } from './step-kind.ts';
-import { isPromise } from '../runtime/expressions.ts';
-import { compileSecrets, configuredSecrets, maskDeep } from '../runtime/mask.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { isPromise } from '../expressions/expressions.ts';
+import { compileSecrets, configuredSecrets, maskDeep } from '../observability/mask.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 
 interface LogConfig { level?: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: string }
 

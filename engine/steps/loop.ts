@@ -4,9 +4,9 @@
 // `while` looking at the vendor's `next` link.
 
 import { defineStep } from './step-kind.ts';
-import { pipeline } from '../runtime/pipeline.ts';
-import { PlatformError } from '../runtime/errors.ts';
-import { isPromise } from '../runtime/expressions.ts';
+import { pipeline } from '../pipeline/pipeline.ts';
+import { PlatformError } from '../core/errors.ts';
+import { isPromise } from '../expressions/expressions.ts';
 import { truthy } from './truthy.ts';
 
 interface LoopConfig {

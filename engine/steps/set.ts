@@ -1,9 +1,9 @@
 // set: assigns several targets at once (vars, the response status, response headers).
 
 import { defineStep } from './step-kind.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import { compileTarget, TARGET_PATTERN, type Setter } from '../runtime/targets.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
+import { compileTarget, TARGET_PATTERN, type Setter } from '../pipeline/targets.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 
 interface SetConfig {
   values?: Record<string, string>;

@@ -1,8 +1,8 @@
 // Config pieces shared by the steps that call out (to-http, to-eventhub): timeouts and retries.
 // Values may come in as strings (`--set`, environment), so numbers and flags are coerced here.
 
-import { parseStatuses, type RetrySettings } from '../runtime/retry.ts';
-import type { Timeouts } from '../runtime/http-client.ts';
+import { parseStatuses, type RetrySettings } from '../outbound/retry.ts';
+import type { Timeouts } from '../outbound/http-client.ts';
 
 /** On a to-http config merged from a client profile: the properties its base-url came from (for messages). */
 export const BASE_URL_PROPERTIES = Symbol('base-url properties');

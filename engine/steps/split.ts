@@ -2,10 +2,10 @@
 // each on its own copy of the exchange with the item as body; results are collected in order.
 
 import { defineStep } from './step-kind.ts';
-import { pipeline } from '../runtime/pipeline.ts';
-import { isPromise } from '../runtime/expressions.ts';
-import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import { deriveExchange } from '../runtime/exchange.ts';
+import { pipeline } from '../pipeline/pipeline.ts';
+import { isPromise } from '../expressions/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
+import { deriveExchange } from '../pipeline/exchange.ts';
 
 interface SplitConfig { items: string; steps: unknown[]; into?: string; parallel?: number }
 

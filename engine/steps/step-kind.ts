@@ -3,8 +3,8 @@
 // which the loader, the console and OpenAPI learn what they need of the step without naming it:
 // a step kind is one file and one line of registry.ts.
 
-import type { Exchange } from '../runtime/exchange.ts';
-import type { CompileContext } from '../runtime/compile-context.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
+import type { CompileContext } from '../pipeline/compile-context.ts';
 import type { ClientProfile, Settings } from './client-profile.ts';
 
 /** A compiled step. Returns nothing, or a promise when it has to wait. */

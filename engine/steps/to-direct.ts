@@ -2,8 +2,8 @@
 // and user; its answer becomes the body (or `into`), its error propagates.
 
 import { defineStep } from './step-kind.ts';
-import { isPromise } from '../runtime/expressions.ts';
-import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
+import { isPromise } from '../expressions/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
 
 interface ToDirectConfig { route: string; body?: string; into?: string }
 

@@ -8,17 +8,17 @@
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';
-import { PlatformError } from '../runtime/errors.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import { httpCall, DEFAULT_TIMEOUTS } from '../runtime/http-client.ts';
-import { retryPolicy } from '../runtime/retry.ts';
-import { stableId } from '../runtime/functions.ts';
+import { PlatformError } from '../core/errors.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
+import { httpCall, DEFAULT_TIMEOUTS } from '../outbound/http-client.ts';
+import { retryPolicy } from '../outbound/retry.ts';
+import { stableId } from '../core/functions.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
-import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import { describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../runtime/tracing.ts';
-import { eventPublished } from '../runtime/tracing-detail.ts';
-import type { Exchange } from '../runtime/exchange.ts';
-import { ConfigError } from '../dsl/diagnostics.ts';
+import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
+import { describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../pipeline/tracing.ts';
+import { eventPublished } from '../pipeline/tracing-detail.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
+import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings, HTTP_ONLY } from './client-profile.ts';
 
 interface ToEventHubConfig {

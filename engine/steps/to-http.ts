@@ -6,23 +6,23 @@
 
 import { defineStep } from './step-kind.ts';
 import { truthy } from './truthy.ts';
-import { PlatformError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import { compileUrlTemplate } from '../runtime/url-template.ts';
-import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../runtime/http-client.ts';
-import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../runtime/retry.ts';
-import { compileSecrets, configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText, type Secrets } from '../runtime/mask.ts';
+import { PlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
+import { compileUrlTemplate } from '../outbound/url-template.ts';
+import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../outbound/http-client.ts';
+import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../outbound/retry.ts';
+import { compileSecrets, configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText, type Secrets } from '../observability/mask.ts';
 import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
-import { clock, yieldAfter } from '../runtime/slices.ts';
-import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../runtime/tracing.ts';
-import { callAnswer, callRequest } from '../runtime/tracing-detail.ts';
-import { VendorAnswer } from '../runtime/output-check.ts';
-import type { Exchange } from '../runtime/exchange.ts';
+import { clock, yieldAfter } from '../pipeline/slices.ts';
+import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../pipeline/tracing.ts';
+import { callAnswer, callRequest } from '../pipeline/tracing-detail.ts';
+import { VendorAnswer } from '../pipeline/output-check.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
 import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';
-import { ConfigError } from '../dsl/diagnostics.ts';
+import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings } from './client-profile.ts';
 
 interface ToHttpConfig {
@@ -176,7 +176,7 @@ export default defineStep<ToHttpConfig>({
     // secrets known at load time (secret environmental keys of the values file, secret static
     // headers) are masked in vendor text, in every form, beside the shapes mask.ts recognises
     const loadSecrets = compileSecrets([...configuredSecrets(ctx.values), ...fixed.filter(([k]) => isSecretHeader(k)).map(([, v]) => v)]);
-    // kept for the log line of an answer that breaks the route's output schema (runtime/output-check.ts)
+    // kept for the log line of an answer that breaks the route's output schema (pipeline/output-check.ts)
     const keepAnswer = ctx.route.checksOutput === true;
     const done = cfg['already-done'];
     const doneStatuses = new Set(done?.statuses ?? []);
@@ -305,7 +305,7 @@ export default defineStep<ToHttpConfig>({
       }
       let body: string | undefined;
       // a big body (a 5,000-entry batch: about 1.3 MB to build, serialise and hash for its key)
-      // lets other exchanges through between its pieces of work (runtime/slices.ts)
+      // lets other exchanges through between its pieces of work (pipeline/slices.ts)
       let started = sendsBody || idemExpr ? clock() : 0;
       if (sendsBody) {
         let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;

@@ -3,9 +3,9 @@
 // `transform: <file>` is short for `transform: { file: <file> }`.
 
 import { defineStep } from './step-kind.ts';
-import { isPromise } from '../runtime/expressions.ts';
-import { compileTarget, TARGET_PATTERN } from '../runtime/targets.ts';
-import { clock, yieldAfter } from '../runtime/slices.ts';
+import { isPromise } from '../expressions/expressions.ts';
+import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
+import { clock, yieldAfter } from '../pipeline/slices.ts';
 
 interface TransformConfig {
   expression?: string;

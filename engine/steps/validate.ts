@@ -1,14 +1,14 @@
 // validate: checks a part of the exchange against a JSON Schema (2020-12) and JSONata rules
 // before anything reaches a vendor. Every violation is reported at once, each naming its field.
-// With a schema, the engine's text rule also holds for every string (engine/runtime/schemas.ts).
+// With a schema, the engine's text rule also holds for every string (engine/schemas/schemas.ts).
 
 import type { ErrorObject } from 'ajv';
 import { defineStep } from './step-kind.ts';
-import { PlatformError, type FieldError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { isPromise, type Expression } from '../runtime/expressions.ts';
-import type { Exchange } from '../runtime/exchange.ts';
-import { clock, nextSlice, SLICE_MS, yieldAfter } from '../runtime/slices.ts';
+import { PlatformError, type FieldError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { isPromise, type Expression } from '../expressions/expressions.ts';
+import type { Exchange } from '../pipeline/exchange.ts';
+import { clock, nextSlice, SLICE_MS, yieldAfter } from '../pipeline/slices.ts';
 
 interface Rule {
   assert?: string;

@@ -3,9 +3,9 @@
 // publishes nothing. The route's http source needs `raw-body: true`.
 
 import { defineStep } from './step-kind.ts';
-import { PlatformError } from '../runtime/errors.ts';
-import { CODE } from '../runtime/error-catalog.ts';
-import { verifySignature } from '../runtime/webhook-signature.ts';
+import { PlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { verifySignature } from '../outbound/webhook-signature.ts';
 
 interface VerifyConfig { secret: string; 'previous-secret'?: string; tolerance?: number | string; code?: string }
 

@@ -3,11 +3,11 @@
 
 import { randomUUID } from 'node:crypto';
 import type { RunningEngine } from '../engine.ts';
-import { createExchange } from '../runtime/exchange.ts';
-import { runRoute } from '../runtime/route.ts';
-import { PlatformError, problemOf, toPlatformError } from '../runtime/errors.ts';
-import { sign } from '../runtime/webhook-signature.ts';
-import type { TestCase } from './schema.ts';
+import { createExchange } from '../pipeline/exchange.ts';
+import { runRoute } from '../pipeline/route.ts';
+import { PlatformError, problemOf, toPlatformError } from '../core/errors.ts';
+import { sign } from '../outbound/webhook-signature.ts';
+import type { TestCase } from '../dsl/route-test-schema.ts';
 
 export interface CaseAnswer {
   status: number;

@@ -2,12 +2,12 @@
 // recorded, the events the event hub accepted, the log lines. Each failure carries the YAML path
 // of the expectation it breaks, so the report can say file:line.
 
-import { compileExpression, isPromise } from '../runtime/expressions.ts';
+import { compileExpression, isPromise } from '../expressions/expressions.ts';
 import { truthy } from '../steps/truthy.ts';
 import { compare, diffLines, type Path } from './match.ts';
 import type { CaseAnswer } from './case-input.ts';
 import type { RecordedRequest, StubSet } from './stubs.ts';
-import type { CaseExpect, VendorRequestExpect } from './schema.ts';
+import type { CaseExpect, VendorRequestExpect } from '../dsl/route-test-schema.ts';
 
 export interface Failure {
   /** YAML path inside the case's `expect` (or the case itself: []) */

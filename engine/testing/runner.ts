@@ -8,17 +8,17 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { startEngine, type EngineExtension, type RunningEngine, type Simulation } from '../engine.ts';
 import { findYamlFiles } from '../dsl/route-loader.ts';
-import { DiagnosticError, formatDiagnostic } from '../dsl/diagnostics.ts';
-import { parseYamlFile, locate, type YamlSource } from '../dsl/yaml-source.ts';
-import type { HttpClients } from '../runtime/http-client.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { DiagnosticError, formatDiagnostic } from '../core/diagnostics.ts';
+import { parseYamlFile, locate, type YamlSource } from '../core/yaml-source.ts';
+import type { HttpClients } from '../outbound/http-client.ts';
+import { createLogger } from '../observability/logger.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { SIMULATOR_PREFIX } from '../config/env-keys.ts';
-import { checkTestFile, isTestFile, routeTestsExtension } from './documents.ts';
+import { checkTestFile, isTestFile, routeTestsExtension } from '../dsl/route-test-documents.ts';
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
 import { checkExpectations, type Failure } from './expectations.ts';
-import type { Answer, Scalar, TestCase, TestFile } from './schema.ts';
+import type { Answer, Scalar, TestCase, TestFile } from '../dsl/route-test-schema.ts';
 
 export interface RunOptions {
   /** test files or folders to search (default: routes) */

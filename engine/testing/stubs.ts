@@ -3,7 +3,7 @@
 
 import { createServer, type Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Answer } from './schema.ts';
+import type { Answer } from '../dsl/route-test-schema.ts';
 
 export interface RecordedRequest {
   method: string;

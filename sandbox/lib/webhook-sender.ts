@@ -7,7 +7,7 @@
 // in flight and sends nothing more.
 
 import { randomUUID } from 'node:crypto';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
+import { sign } from '../../engine/outbound/webhook-signature.ts';
 
 export interface WebhookAttempt {
   /** 1-based */

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { startEngine, lintProject } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { SUBMIT_CREDIT_BATCH_PATH, SUBMIT_DEBIT_BATCH_PATH, BATCH_CANCEL_PATH, type Achvendor } from '../../sandbox/achvendor/index.ts';
 import { achvendorOf, batch, entry } from './fixtures.ts';
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { routeViews } from '../../engine/console/views.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { lintFiles } from '../helpers/lint-files.ts';

@@ -7,7 +7,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { loadValues } from '../../engine/config/values.ts';
 import { routeViews } from '../../engine/console/views.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';

@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { lintProject } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const CLIENTS = `values: hub

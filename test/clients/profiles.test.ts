@@ -6,8 +6,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startEngine, lintProject, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }

@@ -1,7 +1,7 @@
 // HttpClients.redirect, the hook route tests use to send a target's calls to its stub: the
 // origin is replaced, the path and query are kept, and an unanswered target goes where it went.
 import { describe, it, expect } from 'vitest';
-import { HttpClients, redirectUrl } from '../../engine/runtime/http-client.ts';
+import { HttpClients, redirectUrl } from '../../engine/outbound/http-client.ts';
 
 describe('redirectUrl', () => {
   const to = (target: string) => (target === 'hub' ? 'http://127.0.0.1:4000/' : undefined);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { explainRoute } from '../../engine/cli/route-explain.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const call = (id: string, extra = '') => `id: ${id}

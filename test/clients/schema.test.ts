@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { createAjv } from '../../engine/runtime/schemas.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
 import { clientsJsonSchema } from '../../engine/dsl/clients.ts';
 
 describe('schemas/clients.schema.json', () => {

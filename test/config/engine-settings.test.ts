@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import { loadValues } from '../../engine/config/values.ts';
 import { ENGINE_DEFAULTS } from '../../engine/config/engine-settings.ts';
-import { DiagnosticError } from '../../engine/dsl/diagnostics.ts';
+import { DiagnosticError } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const run = promisify(execFile);

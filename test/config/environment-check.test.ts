@@ -10,8 +10,8 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { lintProject } from '../../engine/engine.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { join, relative } from 'node:path';
 import { loadValues } from '../../engine/config/values.ts';
-import { DiagnosticError } from '../../engine/dsl/diagnostics.ts';
+import { DiagnosticError } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const VALUES = `hub:

@@ -9,10 +9,10 @@ import { loadValues, type ValuesSet } from '../../engine/config/values.ts';
 import { readSettings } from '../../engine/gateway/config.ts';
 import { lintProject } from '../../engine/engine.ts';
 import { STEP_KINDS } from '../../engine/steps/registry.ts';
-import { CompileContext } from '../../engine/runtime/compile-context.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import type { Timeouts } from '../../engine/runtime/http-client.ts';
-import type { RetrySettings } from '../../engine/runtime/retry.ts';
+import { CompileContext } from '../../engine/pipeline/compile-context.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import type { Timeouts } from '../../engine/outbound/http-client.ts';
+import type { RetrySettings } from '../../engine/outbound/retry.ts';
 
 interface Compiled { kind: string; route: string; file: string; cfg: Record<string, any>; timeouts?: Timeouts; retry?: RetrySettings; expressions?: string[] }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import { consoleExtension, type ConsoleExtension } from '../../engine/console/index.ts';

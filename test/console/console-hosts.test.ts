@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import { consoleExtension } from '../../engine/console/index.ts';

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import { consoleEnabled, consoleExtension, CONSOLE_ENV } from '../../engine/console/index.ts';
 

@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { SchemaComponents } from '../../engine/http/openapi-schemas.ts';
-import { createAjv } from '../../engine/runtime/schemas.ts';
+import { createAjv } from '../../engine/schemas/schemas.ts';
 import { batch, entry } from '../batch-payments/fixtures.ts';
 
 // The outside contract (the endpoints docs/connectors/ documents): method and path of every endpoint

@@ -3,7 +3,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { createLogger, mask } from '../../engine/runtime/logger.ts';
+import { createLogger, mask } from '../../engine/observability/logger.ts';
 
 const FX = '/foreign-exchange/exchange-rates';
 let e: TestEngine;

@@ -3,7 +3,7 @@
 import { it, expect } from 'vitest';
 import { startTestEngine } from '../helpers/engine.ts';
 import { startEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 import type { Screenvendor } from '../../sandbox/screenvendor/index.ts';

@@ -1,7 +1,7 @@
 // cron and direct sources, and the choice/split/fail/set steps, on a small project of their own.
 import { describe, it, expect, afterAll } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const root = tmpProject({

@@ -6,7 +6,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
 import { routeGraph } from '../../engine/console/route-graph.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';

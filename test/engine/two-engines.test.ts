@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { consoleExtension } from '../../engine/console/index.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { deleteKeys, REDIS_URL, uniquePrefix } from '../replicas/helpers.ts';

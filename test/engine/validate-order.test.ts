@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { compileExpression } from '../../engine/runtime/expressions.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { compileExpression } from '../../engine/expressions/expressions.ts';
 
 // `$sort` is outside the fast subset: that rule runs in JSONata and settles after the others
 const SLOW = "$sort(['b', 'a'])[0] = 'a' ? {'field': '/b', 'message': 'second'}";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicKey } from 'node:crypto';
 import { lintProject } from '../../engine/engine.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { KeyRing } from '../../engine/gateway/keys.ts';
 import { parseKeyHash } from '../../engine/gateway/config.ts';
 import { TokenVerifier } from '../../engine/gateway/jwt.ts';

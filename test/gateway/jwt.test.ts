@@ -11,7 +11,7 @@ import { SignJWT, UnsecuredJWT, base64url, exportJWK, generateKeyPair, importJWK
 import { bearer, startGateway, type GatewayTestEngine } from './helpers.ts';
 import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID, SANDBOX_PRIVATE_JWK } from '../../sandbox/idp/sandbox-key.ts';
 import { TokenVerifier } from '../../engine/gateway/jwt.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 let e: GatewayTestEngine;
 let sandboxKey: CryptoKey;

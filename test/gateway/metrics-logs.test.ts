@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { bearer, FX_ONLY_KEY, KEY, KEY2, startGateway, type GatewayTestEngine } from './helpers.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { REFUSED_MESSAGE } from '../../engine/gateway/refusals.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
 

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { bearer, FX_ONLY_KEY, KEY, startGateway, type GatewayTestEngine } from './helpers.ts';
 import { ClientIp } from '../../engine/gateway/client-ip.ts';
 import { MemoryLimiter } from '../../engine/gateway/rate-limit.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
 
 const FX = { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'USD' } };

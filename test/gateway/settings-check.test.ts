@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lintProject } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import { ROUTES, startGateway, type GatewayTestEngine } from './helpers.ts';
 

@@ -9,7 +9,7 @@ import { SignJWT, importJWK, type CryptoKey } from 'jose';
 import { bearer, startGateway, type GatewayTestEngine } from './helpers.ts';
 import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID, SANDBOX_PRIVATE_JWK } from '../../sandbox/idp/sandbox-key.ts';
 import { TokenError, TokenVerifier, USER_ID } from '../../engine/gateway/jwt.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { loadValues } from '../../engine/config/values.ts';
 import { readSettings } from '../../engine/gateway/config.ts';
 

@@ -3,9 +3,9 @@
 // file and the expression inside it, not "an expression".
 
 import { describe, expect, it } from 'vitest';
-import { compileProblem, compileTemplate, type TemplateFile } from '../../engine/runtime/error-templates.ts';
-import { ExpressionLimitError } from '../../engine/runtime/expressions.ts';
-import { PlatformError } from '../../engine/runtime/errors.ts';
+import { compileProblem, compileTemplate, type TemplateFile } from '../../engine/pipeline/error-templates.ts';
+import { ExpressionLimitError } from '../../engine/expressions/expressions.ts';
+import { PlatformError } from '../../engine/core/errors.ts';
 
 // fast-path work that grows with the vendor's body: minutes without a limit
 const RUNAWAY = '$string($count([1..vendorBody.n].([1..$$.vendorBody.n][$ < 0])))';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { engineProcessFor, transformRoute, TIGHT_EXPRESSIONS_ENV } from './engine-process.ts';
-import { compileExpression } from '../../engine/runtime/expressions.ts';
+import { compileExpression } from '../../engine/expressions/expressions.ts';
 
 // ranges within engine.expressions.maxRange (100,000): only the clock stops 10^10 items of work
 const RANGE = '[1..100000].[1..100000]';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { leakedForms, middleOf } from '../helpers/leaked-forms.ts';
 

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { consoleExtension, type ConsoleExtension } from '../../engine/console/index.ts';
 import { batch } from '../batch-payments/fixtures.ts';
 import { leakedForms, middleOf } from '../helpers/leaked-forms.ts';

@@ -2,7 +2,7 @@
 // `READY <url>` on stderr.
 
 import { startEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 const [root, env] = process.argv.slice(2);
 const engine = await startEngine({ routes: ['routes'], root, env, port: 0, logger: createLogger('warn') });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
-import { compileExpression } from '../../engine/runtime/expressions.ts';
+import { compileExpression } from '../../engine/expressions/expressions.ts';
 import { whileProbing } from '../helpers/probe.ts';
 
 // about 20-60 ms of fast-path work each, depending on the machine (three ranges within

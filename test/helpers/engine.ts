@@ -2,7 +2,7 @@
 // over real sockets. Logs go nowhere unless LOG_LEVEL is set.
 
 import { startEngine, type EngineOptions, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';

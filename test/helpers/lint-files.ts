@@ -3,8 +3,8 @@
 
 import { relative } from 'node:path';
 import { lintProject } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from './tmp-project.ts';
 
 export async function lintFiles(files: Record<string, string>): Promise<string[]> {

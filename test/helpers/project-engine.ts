@@ -2,7 +2,7 @@
 // written), on a free port with a silent log, and a JSON POST to it that reads the answer.
 
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from './tmp-project.ts';
 
 export function startProject(files: Record<string, string> | string, routes = ['routes']): Promise<RunningEngine> {

@@ -3,8 +3,8 @@
 // exchange counts as in flight until its promise settles, so close() waits for it.
 import { it, expect } from 'vitest';
 import { HttpServer } from '../../engine/http/server.ts';
-import { Metrics } from '../../engine/runtime/metrics.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { Metrics } from '../../engine/observability/metrics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 it('sync and async answers, sync throws and rejections, and close() waiting for a pending answer', async () => {
   const logged: string[] = [];

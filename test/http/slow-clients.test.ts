@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { ENGINE_DEFAULTS } from '../../engine/config/engine-settings.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 const REQUEST_MS = 1500;
 const HEADERS_MS = 1000;

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import rhea from 'rhea';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { stableId } from '../../engine/runtime/functions.ts';
+import { stableId } from '../../engine/core/functions.ts';
 import {
   BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, captureLogs, drain, openConnection, publish, startCountingSink, statusMessage, uniqueQueue, until,
 } from './helpers.ts';

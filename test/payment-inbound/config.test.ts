@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { lintProject } from '../../engine/engine.ts';
 import { parseMapping } from '../../engine/sources/amqp.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 const lint = (set: Record<string, string>) => lintProject({
   routes: ['routes/hubvendor-payment-inbound'], env: 'development', logger: createLogger('silent'),

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEventHub, type EventHub } from '../../sandbox/eventhub/index.ts';
-import { stableId } from '../../engine/runtime/functions.ts';
+import { stableId } from '../../engine/core/functions.ts';
 import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, drain, openConnection, publish, statusMessage, uniqueQueue, until } from './helpers.ts';
 
 const TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import rhea from 'rhea';
 import type { Connection, Message } from 'rhea';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 
 export const BROKER_URL = process.env.TEST_AMQP_URL ?? 'amqp://127.0.0.1:5672';
 export const BROKER_USER = process.env.TEST_AMQP_USERNAME ?? 'guest';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { PAYMENT_ORDERS_PATH } from '../../sandbox/hubvendor/index.ts';
 import type { AmqpEndpoint } from '../../sandbox/amqp/index.ts';
-import { stableId } from '../../engine/runtime/functions.ts';
+import { stableId } from '../../engine/core/functions.ts';
 
 const TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';
 let engine: TestEngine;

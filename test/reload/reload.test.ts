@@ -1,4 +1,4 @@
-// Reload without restart (engine.reload; engine/runtime/reload.ts): a new route is served, an
+// Reload without restart (engine.reload; engine/reload/reload.ts): a new route is served, an
 // edited one answers its new way, values, transforms and schemas are compiled in again, a broken
 // edit keeps the last good routes with the diagnostic, and an exchange in flight finishes on the
 // route it started on while the next request gets the new one.

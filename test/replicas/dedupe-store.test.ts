@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { RedisStore } from '../../engine/runtime/store-redis.ts';
-import type { ClaimSet } from '../../engine/runtime/store.ts';
+import { RedisStore } from '../../engine/store/store-redis.ts';
+import type { ClaimSet } from '../../engine/store/store.ts';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { captureLogs } from '../payment-inbound/helpers.ts';
 import { REDIS_URL, deleteKeys, signedWebhook, uniquePrefix, valuesWithStore } from './helpers.ts';

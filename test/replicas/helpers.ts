@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parse, stringify } from 'yaml';
 import { Redis } from 'ioredis';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
+import { sign } from '../../engine/outbound/webhook-signature.ts';
 import { SANDBOX_WEBHOOK_SECRET } from '../../sandbox/achvendor/model.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

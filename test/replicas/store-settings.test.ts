@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadValues } from '../../engine/config/values.ts';
-import { DiagnosticError } from '../../engine/dsl/diagnostics.ts';
-import { effectiveStoreSettings } from '../../engine/runtime/store-for.ts';
+import { DiagnosticError } from '../../engine/core/diagnostics.ts';
+import { effectiveStoreSettings } from '../../engine/store/store-for.ts';
 import { limiterRedis } from '../../engine/gateway/rate-limit.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimServer, type SimRequest, type SimServer } from '../../sandbox/lib/sim-server.ts';
 import { createWebhookSender, isDelivered, newWebhookId, redeliveryDelay } from '../../sandbox/lib/webhook-sender.ts';
-import { verifySignature } from '../../engine/runtime/webhook-signature.ts';
+import { verifySignature } from '../../engine/outbound/webhook-signature.ts';
 
 const SECRET = 'whsec_' + Buffer.from('sim-lib-test-secret').toString('base64');
 

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { errorTable } from '../../engine/cli/errors-command.ts';
 import { BEGIN, END, renderErrorTable } from '../../engine/dsl/error-reference.ts';
-import { CATALOG_ENTRIES, CODE, ERROR_CATALOG, isPlatformCode } from '../../engine/runtime/error-catalog.ts';
-import type { TemplateFile } from '../../engine/runtime/error-templates.ts';
+import { CATALOG_ENTRIES, CODE, ERROR_CATALOG, isPlatformCode } from '../../engine/core/error-catalog.ts';
+import type { TemplateFile } from '../../engine/pipeline/error-templates.ts';
 import { ROOT } from './schema-files.ts';
 
 function files(dir: string, test: (name: string) => boolean): string[] {
@@ -64,7 +64,7 @@ describe('the error catalog', () => {
   it('is where engine/ takes its codes from: no other file spells one as a string', () => {
     const literal = /['"`]GC\d+['"`]/;
     const offending = files(join(ROOT, 'engine'), (n) => n.endsWith('.ts'))
-      .filter((f) => !f.endsWith(join('runtime', 'error-catalog.ts')))
+      .filter((f) => !f.endsWith(join('core', 'error-catalog.ts')))
       // a comment may show an example (the format of an error template)
       .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (literal.test(line) && !/^\s*(\/\/|\*)/.test(line) ? [`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`] : [])));
     expect(offending).toEqual([]);

@@ -11,8 +11,8 @@ import { STEP_KINDS } from '../../engine/steps/registry.ts';
 import { SOURCE_KINDS } from '../../engine/sources/registry.ts';
 import { renderReference, referenceRows, exampleOf, BEGIN, END, EXAMPLES_DIR } from '../../engine/dsl/reference.ts';
 import { lintProject } from '../../engine/engine.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { ROOT } from './schema-files.ts';
 
 /** The made-up vendor of the step kinds' examples (to-http, transform, verify-signature). */

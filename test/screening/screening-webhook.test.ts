@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
-import { stableId } from '../../engine/runtime/functions.ts';
+import { sign } from '../../engine/outbound/webhook-signature.ts';
+import { stableId } from '../../engine/core/functions.ts';
 import type { Screenvendor } from '../../sandbox/screenvendor/index.ts';
 
 let engine: TestEngine;

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScreenvendor, SANDBOX_API_KEY, SANDBOX_WEBHOOK_SECRET, type Screenvendor } from '../../sandbox/screenvendor/index.ts';
-import { verifySignature } from '../../engine/runtime/webhook-signature.ts';
+import { verifySignature } from '../../engine/outbound/webhook-signature.ts';
 
 let sv: Screenvendor;
 let receiver: Server;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { SANDBOX_WEBHOOK_SECRET } from '../../sandbox/achvendor/index.ts';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
+import { sign } from '../../engine/outbound/webhook-signature.ts';
 
 const incoming = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 let e: TestEngine;

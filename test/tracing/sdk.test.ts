@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tracingExporters } from '../../engine/runtime/tracing-sdk.ts';
-import type { EngineServices } from '../../engine/runtime/compile-context.ts';
+import { tracingExporters } from '../../engine/pipeline/tracing-sdk.ts';
+import type { EngineServices } from '../../engine/pipeline/compile-context.ts';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { startTestEngine } from '../helpers/engine.ts';
 

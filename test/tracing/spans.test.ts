@@ -7,7 +7,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { SANDBOX_WEBHOOK_SECRET } from '../../sandbox/achvendor/index.ts';
-import { sign } from '../../engine/runtime/webhook-signature.ts';
+import { sign } from '../../engine/outbound/webhook-signature.ts';
 
 const FX = '/foreign-exchange/exchange-rates';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;

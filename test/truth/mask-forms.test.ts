@@ -5,8 +5,8 @@
 
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { compileSecrets, maskText, NO_SECRETS } from '../../engine/runtime/mask.ts';
-import { createLogger, setLogSecrets } from '../../engine/runtime/logger.ts';
+import { compileSecrets, maskText, NO_SECRETS } from '../../engine/observability/mask.ts';
+import { createLogger, setLogSecrets } from '../../engine/observability/logger.ts';
 import { leakedForms, middleOf } from '../helpers/leaked-forms.ts';
 
 // a space, `/`, `+`, `&` and `=`: its URL-encoded forms differ from it; capitals: so do its cased ones

@@ -1,7 +1,7 @@
 // The masking function on its own: credential shapes, literal secrets, bounds.
 
 import { describe, expect, it } from 'vitest';
-import { compileSecrets, maskDeep, maskText, MAX_TEXT } from '../../engine/runtime/mask.ts';
+import { compileSecrets, maskDeep, maskText, MAX_TEXT } from '../../engine/observability/mask.ts';
 import { newKey } from '../../engine/gateway/keys.ts';
 
 describe('maskText', () => {

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { BEARER, ROUTES, sepaOrder } from '../payments/fixtures.ts';
 import { achvendorOf, batch } from '../batch-payments/fixtures.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';

@@ -1,10 +1,10 @@
-// A platform code that is not in the error catalog (engine/runtime/error-catalog.ts) is a lint
+// A platform code that is not in the error catalog (engine/core/error-catalog.ts) is a lint
 // error at its place: in a step (validate, fail, verify-signature), an on-exception problem, and in
 // an error template (at its line in the JSON file), with the code probably meant.
 
 import { describe, it, expect } from 'vitest';
 import { lintFiles } from '../helpers/lint-files.ts';
-import { unknownCode } from '../../engine/runtime/error-catalog.ts';
+import { unknownCode } from '../../engine/core/error-catalog.ts';
 
 const VALUES = { 'values/demo-v1.values.yaml': 'errorTemplate: vendor-errors.json\n' };
 

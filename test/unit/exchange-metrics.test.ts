@@ -1,9 +1,9 @@
 // The exchange as JSONata sees it, and metric children that survive a registry reset.
 import { describe, expect, it } from 'vitest';
-import { createExchange, deriveExchange } from '../../engine/runtime/exchange.ts';
-import { compileExpression } from '../../engine/runtime/expressions.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
-import { Metrics } from '../../engine/runtime/metrics.ts';
+import { createExchange, deriveExchange } from '../../engine/pipeline/exchange.ts';
+import { compileExpression } from '../../engine/expressions/expressions.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
+import { Metrics } from '../../engine/observability/metrics.ts';
 
 describe('exchange', () => {
   it('expressions see the message parts, not the logger or unset bookkeeping fields', async () => {

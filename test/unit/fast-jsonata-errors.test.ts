@@ -5,7 +5,7 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
-import { FUNCTIONS } from '../../engine/runtime/functions.ts';
+import { FUNCTIONS } from '../../engine/core/functions.ts';
 
 const INPUT = { body: { x: 'text', n: 5, obj: { a: 1 }, items: [{ price: 'p' }] } };
 

@@ -7,8 +7,8 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
-import { compileExpression, ExpressionLimitError } from '../../engine/runtime/expressions.ts';
-import { FUNCTIONS } from '../../engine/runtime/functions.ts';
+import { compileExpression, ExpressionLimitError } from '../../engine/expressions/expressions.ts';
+import { FUNCTIONS } from '../../engine/core/functions.ts';
 
 // ranges up to JSONata's own bound: these tests are about time, not engine.expressions.maxRange
 const maxRange = 10_000_000;

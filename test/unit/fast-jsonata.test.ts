@@ -6,7 +6,7 @@
 import jsonata from 'jsonata';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compileFast, type FastFn } from '../../packages/fast-jsonata/src/index.ts';
-import { FUNCTIONS } from '../../engine/runtime/functions.ts';
+import { FUNCTIONS } from '../../engine/core/functions.ts';
 
 const EXCHANGE = {
   body: {

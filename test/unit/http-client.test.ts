@@ -3,8 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClients, httpCall, splitUrl, MAX_RESPONSE_BYTES, type Timeouts } from '../../engine/runtime/http-client.ts';
-import { PlatformError } from '../../engine/runtime/errors.ts';
+import { HttpClients, httpCall, splitUrl, MAX_RESPONSE_BYTES, type Timeouts } from '../../engine/outbound/http-client.ts';
+import { PlatformError } from '../../engine/core/errors.ts';
 
 let server: Server;
 let base: string;

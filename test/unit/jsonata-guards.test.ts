@@ -4,7 +4,7 @@
 
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileExpression } from '../../engine/runtime/expressions.ts';
+import { compileExpression } from '../../engine/expressions/expressions.ts';
 
 const INPUT = {
   xs: [3, 1, 2, 3, 1],

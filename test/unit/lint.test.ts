@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { lintProject } from '../../engine/engine.ts';
-import { formatDiagnostic } from '../../engine/dsl/diagnostics.ts';
-import { createLogger } from '../../engine/runtime/logger.ts';
+import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
+import { createLogger } from '../../engine/observability/logger.ts';
 import { routeJsonSchema } from '../../engine/dsl/route-schema.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 

@@ -2,7 +2,7 @@
 // allowed levels (not pino's stack trace); an empty one (`LOG_LEVEL=` in a manifest) means unset.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseLogLevel } from '../../engine/runtime/logger.ts';
+import { parseLogLevel } from '../../engine/observability/logger.ts';
 
 const ALLOWED = 'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent';
 

@@ -1,5 +1,5 @@
-// The build carries validators as ajv standalone code (engine/dsl/precompile.ts, put in place of
-// engine/runtime/precompiled.ts by build/bundle.mjs), so that a start loads them instead of
+// The build carries validators as ajv standalone code (engine/cli/precompile.ts, put in place of
+// engine/schemas/precompiled.ts by build/bundle.mjs), so that a start loads them instead of
 // compiling schemas: those of the engine's own config schemas, which must cover every config a
 // project has and report a broken route as validators compiled at load do, and the JSON Schema
 // meta-schema's, which must judge a project's schema files as ajv's own compile of it does.
@@ -10,12 +10,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { standaloneModule } from '../../engine/dsl/precompile.ts';
+import { standaloneModule } from '../../engine/cli/precompile.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 // what the engine finds in place of the build's module: the generated validators or none
 const lookups = vi.hoisted(() => ({ validators: new Map<string, unknown>(), meta: undefined as unknown, found: new Set<string>(), missing: new Set<string>() }));
-vi.mock('../../engine/runtime/precompiled.ts', () => ({
+vi.mock('../../engine/schemas/precompiled.ts', () => ({
   configValidators: {
     get size() { return lookups.validators.size; },
     get(key: string) {
@@ -46,8 +46,8 @@ async function freshEngine(withGenerated: boolean) {
   const { lintProject } = await import('../../engine/engine.ts');
   const { loadExtensions } = await import('../../engine/cli/extensions.ts');
   const { sandboxExtension } = await import('../../sandbox/extension.ts');
-  const { createLogger } = await import('../../engine/runtime/logger.ts');
-  const { formatDiagnostic } = await import('../../engine/dsl/diagnostics.ts');
+  const { createLogger } = await import('../../engine/observability/logger.ts');
+  const { formatDiagnostic } = await import('../../engine/core/diagnostics.ts');
   return async (root: string, env?: string) => {
     const extensions = await loadExtensions([sandboxExtension()], ['node', 'engine', 'lint']);
     const diags = await lintProject({ routes: ['routes'], root, env, extensions, logger: createLogger('silent'), processEnv: {} });
@@ -87,7 +87,7 @@ describe('the validators the build carries as code', () => {
   }, 60_000);
 
   it('an edited schema does not meet a stale validator: its key changes and it compiles at load', async () => {
-    const { fullSchema, schemaKey } = await import('../../engine/dsl/config-check.ts');
+    const { fullSchema, schemaKey } = await import('../../engine/schemas/config-check.ts');
     const { STEP_KINDS } = await import('../../engine/steps/registry.ts');
     const schema = STEP_KINDS.get('log')!.schema;
     expect(generated.configValidators.has(schemaKey(fullSchema(schema)))).toBe(true);
@@ -108,7 +108,7 @@ describe('the validators the build carries as code', () => {
     const judge = async (withGenerated: boolean) => {
       lookups.meta = withGenerated ? generated.metaSchemaValidator : undefined;
       vi.resetModules();
-      const { SchemaStore, META_SCHEMA_ID } = await import('../../engine/runtime/schemas.ts');
+      const { SchemaStore, META_SCHEMA_ID } = await import('../../engine/schemas/schemas.ts');
       const store = new SchemaStore();
       const verdicts = schemas.map((s) => {
         try { store.compileInline(structuredClone(s) as Record<string, unknown>); return 'ok'; } catch (e) { return (e as Error).message; }

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { retryPolicy, isRetryable, parseStatuses, type RetrySettings } from '../../engine/runtime/retry.ts';
-import { PlatformError } from '../../engine/runtime/errors.ts';
+import { retryPolicy, isRetryable, parseStatuses, type RetrySettings } from '../../engine/outbound/retry.ts';
+import { PlatformError } from '../../engine/core/errors.ts';
 
 const settings = (o: Partial<RetrySettings> = {}): RetrySettings => ({ enabled: true, maxRetries: 3, delay: 20, multiplier: 2, statuses: [429, 503], ...o });
 const vendor = (status: number) => new PlatformError({ kind: 'vendor', vendorStatus: status });

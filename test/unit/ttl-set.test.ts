@@ -2,7 +2,7 @@
 // and the oldest entries are the ones dropped.
 
 import { describe, it, expect } from 'vitest';
-import { TtlSet } from '../../engine/runtime/ttl-set.ts';
+import { TtlSet } from '../../engine/store/ttl-set.ts';
 
 describe('TtlSet', () => {
   it('holds a key until its TTL is over', () => {

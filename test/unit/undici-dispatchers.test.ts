@@ -1,10 +1,10 @@
 // The engine imports undici's Agent and EnvHttpProxyAgent by their files, not through the
-// package's index (engine/runtime/undici-dispatchers.ts). They must be the package's own classes,
+// package's index (engine/outbound/undici-dispatchers.ts). They must be the package's own classes,
 // with the request API the index adds to every dispatcher (the proxy agent connects through it;
 // test/payments/proxy.test.ts calls a vendor through a proxy).
 
 import { describe, expect, it } from 'vitest';
-import { Agent, EnvHttpProxyAgent } from '../../engine/runtime/undici-dispatchers.ts';
+import { Agent, EnvHttpProxyAgent } from '../../engine/outbound/undici-dispatchers.ts';
 
 describe("undici's dispatchers without its index", () => {
   it('have the request API before anything loads the index', () => {

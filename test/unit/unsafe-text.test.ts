@@ -1,9 +1,9 @@
-// The engine's text rule (engine/runtime/schemas.ts): which characters it refuses, the JSON
+// The engine's text rule (engine/schemas/schemas.ts): which characters it refuses, the JSON
 // pointers it names (keys too), and the `x-raw-text` keyword that lets a field opt out, also
 // through $ref, allOf and items.
 
 import { describe, expect, it } from 'vitest';
-import { SchemaStore, hasUnsafeText } from '../../engine/runtime/schemas.ts';
+import { SchemaStore, hasUnsafeText } from '../../engine/schemas/schemas.ts';
 
 describe('hasUnsafeText', () => {
   it.each([

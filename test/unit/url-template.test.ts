@@ -2,8 +2,8 @@
 // vendor path or host. Checked on the template and on the path the HTTP client sends.
 
 import { describe, it, expect } from 'vitest';
-import { compileUrlTemplate, encodeSegment } from '../../engine/runtime/url-template.ts';
-import { splitUrl } from '../../engine/runtime/http-client.ts';
+import { compileUrlTemplate, encodeSegment } from '../../engine/outbound/url-template.ts';
+import { splitUrl } from '../../engine/outbound/http-client.ts';
 
 const t = compileUrlTemplate('http://vendor.test:8080/v1/accounts/{id}/balance');
 const sent = (id: string) => splitUrl(t.expand({ id }));

@@ -2,8 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { loadValues, flatten } from '../../engine/config/values.ts';
 import { resolvePlaceholders } from '../../engine/config/placeholders.ts';
-import { parseYamlFile } from '../../engine/dsl/yaml-source.ts';
-import { DiagnosticError } from '../../engine/dsl/diagnostics.ts';
+import { parseYamlFile } from '../../engine/core/yaml-source.ts';
+import { DiagnosticError } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const VALUES = `connector: demo

@@ -2,7 +2,7 @@
 // standard-webhooks libraries' "sign function works" test), then verification rules.
 
 import { describe, it, expect } from 'vitest';
-import { sign, verifySignature, secretBytes } from '../../engine/runtime/webhook-signature.ts';
+import { sign, verifySignature, secretBytes } from '../../engine/outbound/webhook-signature.ts';
 
 // reference vector of the Standard Webhooks libraries
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -4,7 +4,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { parseYamlFile, shareYamlParses } from '../../engine/dsl/yaml-source.ts';
+import { parseYamlFile, shareYamlParses } from '../../engine/core/yaml-source.ts';
 
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });

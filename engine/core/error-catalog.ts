@@ -3,7 +3,7 @@
 // refuses a code that is not here (did you mean...); docs/errors.md is generated from this table
 // (`engine errors --docs docs/errors.md`), so callers need not infer a code from the answers.
 
-import { didYouMean } from '../dsl/diagnostics.ts';
+import { didYouMean } from './diagnostics.ts';
 
 export interface CatalogEntry {
   /** the title answered with the code */

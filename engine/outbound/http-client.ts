@@ -4,8 +4,8 @@
 
 import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent } from './undici-dispatchers.ts';
-import { PlatformError } from './errors.ts';
-import { maskText } from './mask.ts';
+import { PlatformError } from '../core/errors.ts';
+import { maskText } from '../observability/mask.ts';
 
 /**
  * Timeouts of a vendor call, in the meaning of the connector properties

@@ -4,7 +4,7 @@
 // `redelivery.backOffMultiplier`, `retry.statuses`. Routes map either onto RetrySettings.
 
 import { retry, handleWhen, ExponentialBackoff, type RetryPolicy } from 'cockatiel';
-import { PlatformError } from './errors.ts';
+import { PlatformError } from '../core/errors.ts';
 
 export interface RetrySettings {
   enabled: boolean;

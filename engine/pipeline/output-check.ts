@@ -5,9 +5,9 @@
 // compiled at load; the log line carries the vendor's text as received, masked and bounded.
 
 import type { ValidateFunction } from 'ajv';
-import { PlatformError } from './errors.ts';
-import { CODE, ERROR_CATALOG } from './error-catalog.ts';
-import { maskText, type Secrets } from './mask.ts';
+import { PlatformError } from '../core/errors.ts';
+import { CODE, ERROR_CATALOG } from '../core/error-catalog.ts';
+import { maskText, type Secrets } from '../observability/mask.ts';
 import type { Exchange } from './exchange.ts';
 import { fieldErrors } from '../steps/validate.ts';
 

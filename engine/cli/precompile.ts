@@ -1,19 +1,19 @@
 // Build time only (build/bundle.mjs; the engine never imports it): ajv's standalone code for every
 // config schema the engine checks a project against and for the JSON Schema 2020-12 meta-schema,
-// as the module that replaces runtime/precompiled.ts in the build. A start then loads these
+// as the module that replaces schemas/precompiled.ts in the build. A start then loads these
 // validators as code instead of compiling their schemas.
 
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { createAjv, META_SCHEMA_ID } from '../runtime/schemas.ts';
-import { TEMPLATE_SCHEMA } from '../runtime/error-templates.ts';
+import { createAjv, META_SCHEMA_ID } from '../schemas/schemas.ts';
+import { TEMPLATE_SCHEMA } from '../pipeline/error-templates.ts';
 import { engineSettingsSchema } from '../config/engine-settings.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
-import { ROUTE_TEST_SCHEMA } from '../testing/schema.ts';
+import { ROUTE_TEST_SCHEMA } from '../dsl/route-test-schema.ts';
 import { TOOLS_FILE_SCHEMA } from '../gateway/tools.ts';
-import { HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
-import { LOAD_SCHEMA, CLIENT_SCHEMA, CLIENT_TEMPLATES_SCHEMA } from './clients.ts';
-import { fullSchema, schemaKey } from './config-check.ts';
+import { HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from '../dsl/route-schema.ts';
+import { LOAD_SCHEMA, CLIENT_SCHEMA, CLIENT_TEMPLATES_SCHEMA } from '../dsl/clients.ts';
+import { fullSchema, schemaKey } from '../schemas/config-check.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ export function configSchemas(): Schema[] {
 
 /**
  * An ES module exporting `configValidators` (schemaKey() -> validator, for every config schema)
- * and `metaSchemaValidator`, the same shape as runtime/precompiled.ts.
+ * and `metaSchemaValidator`, the same shape as schemas/precompiled.ts.
  */
 export function standaloneModule(schemas: Schema[] = configSchemas()): string {
   const ajv = createAjv({ validateSchema: false, standalone: true });

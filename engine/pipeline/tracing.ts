@@ -9,7 +9,7 @@
 import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { CompiledRoute } from './route.ts';
-import type { PlatformError } from './errors.ts';
+import type { PlatformError } from '../core/errors.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { exchangeAnswered, exchangeReceived, spanFailed, type SpanDetail } from './tracing-detail.ts';
 

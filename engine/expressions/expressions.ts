@@ -10,8 +10,8 @@
 // `maxRange` items is refused before it is built.
 
 import jsonata from 'jsonata';
-import { FUNCTIONS } from './functions.ts';
-import { ConfigError } from '../dsl/diagnostics.ts';
+import { FUNCTIONS } from '../core/functions.ts';
+import { ConfigError } from '../core/diagnostics.ts';
 import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
 import { guardJsonata } from '../../packages/fast-jsonata/src/jsonata-guards.ts';
 import { ENGINE_DEFAULTS, type ExpressionSettings } from '../config/engine-settings.ts';

@@ -11,7 +11,7 @@ import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { EngineTracing } from './tracing.ts';
-import { compileSecrets, maskText } from './mask.ts';
+import { compileSecrets, maskText } from '../observability/mask.ts';
 
 export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];

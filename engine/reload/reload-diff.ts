@@ -11,10 +11,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { parseYamlFile, type YamlSource } from '../dsl/yaml-source.ts';
+import { parseYamlFile, type YamlSource } from '../core/yaml-source.ts';
 import { resolvePlaceholders, resolveTextPlaceholders } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
-import type { CompiledRoute } from './route.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 
 export interface RouteChanges {
   added: string[];

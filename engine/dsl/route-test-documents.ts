@@ -1,13 +1,13 @@
 // Route test files live in the route folders; this document handler makes the route loader
 // check them (lint: file:line:col with did-you-mean) instead of compiling them as routes.
 
-import type { DocumentHandler } from '../dsl/route-loader.ts';
+import type { DocumentHandler } from './route-loader.ts';
 import type { EngineExtension } from '../engine.ts';
-import type { Diagnostic } from '../dsl/diagnostics.ts';
-import { checkConfig } from '../dsl/config-check.ts';
-import { diagAt, type YamlSource } from '../dsl/yaml-source.ts';
-import { compileExpression } from '../runtime/expressions.ts';
-import { ROUTE_TEST_SCHEMA, INPUT_KINDS, type TestFile } from './schema.ts';
+import type { Diagnostic } from '../core/diagnostics.ts';
+import { checkConfig } from '../schemas/config-check.ts';
+import { diagAt, type YamlSource } from '../core/yaml-source.ts';
+import { compileExpression } from '../expressions/expressions.ts';
+import { ROUTE_TEST_SCHEMA, INPUT_KINDS, type TestFile } from './route-test-schema.ts';
 
 /** Structure and meaning of one parsed test file; empty when it can run. */
 export function checkTestFile(src: YamlSource): Diagnostic[] {

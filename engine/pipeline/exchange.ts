@@ -44,7 +44,7 @@ export interface Exchange {
   log: Logger;
   /** abort signal of the exchange: set when the caller went away or the engine shuts down */
   signal?: AbortSignal;
-  /** OpenTelemetry context of the running step (runtime/tracing.ts); undefined while tracing is off */
+  /** OpenTelemetry context of the running step (pipeline/tracing.ts); undefined while tracing is off */
   trace?: Context;
   /** the last vendor answer a to-http step took as a success (logged when the answer breaks the output schema) */
   vendorAnswer?: VendorAnswer;

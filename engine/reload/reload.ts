@@ -7,12 +7,12 @@
 
 import type { Logger } from 'pino';
 import type { ValuesSet } from '../config/values.ts';
-import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from '../dsl/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from '../core/diagnostics.ts';
 import type { HttpServer, RouteRegistrar } from '../http/server.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
 import type { SourceHandle } from '../sources/source-kind.ts';
-import type { EngineServices } from './compile-context.ts';
-import type { CompiledRoute } from './route.ts';
+import type { EngineServices } from '../pipeline/compile-context.ts';
+import type { CompiledRoute } from '../pipeline/route.ts';
 import { describeChanges, diffRoutes, fingerprintRoutes, type RouteChanges } from './reload-diff.ts';
 
 /** The routes being served and what runs them. */

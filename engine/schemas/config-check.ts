@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from '../runtime/schemas.ts';
-import { didYouMean, type Diagnostic } from './diagnostics.ts';
-import { diagAt, type YamlSource, type YamlPath } from './yaml-source.ts';
-import { configValidators } from '../runtime/precompiled.ts';
+import { createAjv } from './schemas.ts';
+import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { configValidators } from './precompiled.ts';
 
 interface Checker { validate: ValidateFunction; schema: Record<string, unknown> }
 

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { FieldError } from './errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import { metaSchemaValidator } from './precompiled.ts';
-import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from './functions.ts';
+import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from '../core/functions.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -98,7 +98,7 @@ const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g
 export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true,
-    // standalone: keeps each validator's source, for code written at build time (dsl/precompile.ts).
+    // standalone: keeps each validator's source, for code written at build time (cli/precompile.ts).
     // Otherwise no optimizing pass over the generated code: it took 40 % of compiling every shipped
     // route's schema files at start-up (quadratic name counting) and V8 drops the same dead code anyway
     // (validation measured as fast: scratch benchmark of the payment-order schema, 0.37-0.51 µs both ways)
@@ -121,7 +121,7 @@ export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } 
 export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
- * The build's meta-schema validator (runtime/precompiled.ts) in place of the one ajv compiles
+ * The build's meta-schema validator (schemas/precompiled.ts) in place of the one ajv compiles
  * for the first schema file of a project: ajv checks schema files as before, without that compile.
  */
 function withPrecompiledMetaSchema(ajv: Ajv2020): Ajv2020 {

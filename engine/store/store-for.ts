@@ -1,6 +1,6 @@
 // Picks the engine's store from its settings: Redis when configured, else memory.
 
-import type { EngineServices } from './compile-context.ts';
+import type { EngineServices } from '../pipeline/compile-context.ts';
 import { STORE_DEFAULTS, type StoreSettings } from '../config/engine-settings.ts';
 import type { SharedStore } from './store.ts';
 import { MemoryStore } from './store-memory.ts';

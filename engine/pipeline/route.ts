@@ -3,9 +3,9 @@
 
 import type { Pipeline } from './pipeline.ts';
 import type { Exchange } from './exchange.ts';
-import { PlatformError, toPlatformError } from './errors.ts';
+import { PlatformError, toPlatformError } from '../core/errors.ts';
 import { matches, type Match, type CompiledProblem, type CompiledTemplate } from './error-templates.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import { startExchangeSpan, endExchangeSpan, type EngineTracing } from './tracing.ts';
 import { errorMapped } from './tracing-detail.ts';
 import type { OutputCheck } from './output-check.ts';

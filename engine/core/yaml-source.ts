@@ -17,7 +17,7 @@ export interface YamlSource {
 
 /**
  * Parses shared while a start runs: the engine parses a route file to compile it, then again to
- * fingerprint it for reloads (runtime/reload-diff.ts). The same text gives the same (unmutated)
+ * fingerprint it for reloads (reload/reload-diff.ts). The same text gives the same (unmutated)
  * source, so within `shareYamlParses()`...release() a file whose text did not change is parsed once.
  * Process-wide on purpose: a hit is checked against the text, so engines starting together share only equal parses.
  */

@@ -8,8 +8,8 @@
 
 import type { Span } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
-import type { PlatformError } from './errors.ts';
-import { isSecretHeader, maskSecret, maskText, type Secrets } from './mask.ts';
+import type { PlatformError } from '../core/errors.ts';
+import { isSecretHeader, maskSecret, maskText, type Secrets } from '../observability/mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
 import type { EngineTracing } from './tracing.ts';
 

@@ -7,12 +7,12 @@
 //   "default": { "status": 502, "code": "GC027", "title": "Generic Error" }
 // }
 
-import { PlatformError, type ErrorKind } from './errors.ts';
-import { compileExpression, ExpressionLimitError, isPromise, type Expression, type ExpressionOptions } from './expressions.ts';
-import { ConfigError } from '../dsl/diagnostics.ts';
-import { formatPath } from '../dsl/yaml-source.ts';
-import { maskDeep, maskText } from './mask.ts';
-import { unknownCode } from './error-catalog.ts';
+import { PlatformError, type ErrorKind } from '../core/errors.ts';
+import { compileExpression, ExpressionLimitError, isPromise, type Expression, type ExpressionOptions } from '../expressions/expressions.ts';
+import { ConfigError } from '../core/diagnostics.ts';
+import { formatPath } from '../core/yaml-source.ts';
+import { maskDeep, maskText } from '../observability/mask.ts';
+import { unknownCode } from '../core/error-catalog.ts';
 
 export interface Match {
   kind?: ErrorKind[];
