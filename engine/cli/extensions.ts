@@ -8,17 +8,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { EngineExtension, PrepareContext } from '../engine.ts';
+import type { CliExtension, CommandContext } from '../cli-extension.ts';
 import { findYamlFiles } from '../dsl/route-loader.ts';
 import { consoleEnabled } from '../console/enabled.ts';
 
-export interface CliExtension extends EngineExtension {
-  commands?(program: Command, ctx: CommandContext): void;
-}
-
-export interface CommandContext {
-  /** the environment of the registered simulators (EngineExtension.simulation): commands that need one default to it */
-  simulatedEnvironment?: string;
-}
+export type { CliExtension, CommandContext };
 
 /** The registered extension that simulates an environment, if any. */
 export function simulating<T extends EngineExtension>(extensions: T[]): T | undefined {

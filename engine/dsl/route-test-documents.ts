@@ -2,7 +2,6 @@
 // check them (lint: file:line:col with did-you-mean) instead of compiling them as routes.
 
 import type { DocumentHandler } from './route-loader.ts';
-import type { EngineExtension } from '../engine.ts';
 import type { Diagnostic } from '../core/diagnostics.ts';
 import { checkConfig } from '../schemas/config-check.ts';
 import { diagAt, type YamlSource } from '../core/yaml-source.ts';
@@ -41,9 +40,4 @@ export function routeTestDocuments(): DocumentHandler {
 /** A route test file, by the convention `<folder>/tests/<name>.yaml`. */
 export function isTestFile(f: string): boolean {
   return /(^|[\\/])tests[\\/][^\\/]+\.ya?ml$/.test(f);
-}
-
-/** Registers the document kind with an engine run or lint (the CLI adds it to every command). */
-export function routeTestsExtension(): EngineExtension {
-  return { name: 'route-tests', documents: () => [routeTestDocuments()] };
 }

@@ -13,8 +13,8 @@ import { formatDiagnostic, isError } from '../core/diagnostics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { keyEntry, newKey } from './keys.ts';
 import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
-import type { GatewayExtension } from './index.ts';
-import type { CommandContext } from '../cli/extensions.ts';
+import type { GatewayExtension } from './extension.ts';
+import type { CommandContext } from '../cli-extension.ts';
 
 function fail(msg: string): never {
   process.stderr.write(`engine: ${msg}\n`);

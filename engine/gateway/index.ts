@@ -6,7 +6,8 @@
 
 import type { Command } from 'commander';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CliExtension, CommandContext } from '../cli/extensions.ts';
+import type { CommandContext } from '../cli-extension.ts';
+import type { GatewayExtension } from './extension.ts';
 import type { RunningEngine } from '../engine.ts';
 import type { DocumentHandler } from '../dsl/route-loader.ts';
 import { DiagnosticError } from '../core/diagnostics.ts';
@@ -23,14 +24,7 @@ import { METADATA_PATH } from './oauth.ts';
 
 export const MCP_PATH = '/mcp';
 
-export interface GatewayExtension extends CliExtension {
-  /** tools of the last load, with their digests */
-  readonly tools: Tool[];
-  /** the tools files of the last load */
-  readonly toolFiles: Set<string>;
-  /** the running gateway (after start), for tests */
-  readonly running?: { gateway: McpGateway; verifier: TokenVerifier; limiter: Limiter; settings: GatewaySettings; served: Tool[] };
-}
+export type { GatewayExtension };
 
 export function gatewayExtension(): GatewayExtension {
   let collector: ToolCollector | undefined;

@@ -14,7 +14,6 @@
 // (never the token, never client headers) as user context. Every refusal is counted
 // (gateway_refusals_total) and logged once (refusals.ts).
 
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { DirectCall, DirectResult } from '../pipeline/compile-context.ts';
@@ -29,7 +28,7 @@ import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from '
 import { Refusals, type Refused } from './refusals.ts';
 import {
   HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
-  problem, rpcError, rpcResult, scanId, type GatewayResponse, type Id,
+  problem, rpcError, rpcResult, scanId, type GatewayRequest, type GatewayResponse, type Id,
 } from './rpc.ts';
 import {
   LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSIONS,
@@ -40,14 +39,7 @@ import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 
 export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
-export type { GatewayResponse } from './rpc.ts';
-
-export interface GatewayRequest {
-  headers: IncomingHttpHeaders;
-  body: string;
-  remoteAddress?: string;
-  correlationId: string;
-}
+export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
 

@@ -11,7 +11,7 @@ import type { ClientIp } from './client-ip.ts';
 import type { Subscription } from './config.ts';
 import { ANONYMOUS } from './jwt.ts';
 import type { GatewayMetrics, RefusalDetail, RefusalReason, ToolMetrics } from './metrics.ts';
-import type { GatewayRequest, GatewayResponse } from './mcp.ts';
+import type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
 export type Refused = {
   [R in RefusalReason]: {

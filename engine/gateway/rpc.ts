@@ -1,9 +1,18 @@
 // The gateway's answers: JSON-RPC results and errors, problem documents, and the request id read
 // from a body that was not parsed (refusals decided on headers answer without a JSON parse).
 
+import type { IncomingHttpHeaders } from 'node:http';
 import { PlatformError, problemOf } from '../core/errors.ts';
 
 export type Id = string | number | null;
+
+/** An HTTP request to the gateway's endpoint, as the MCP gateway (mcp.ts) reads it. */
+export interface GatewayRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+  remoteAddress?: string;
+  correlationId: string;
+}
 
 export interface GatewayResponse {
   status: number;

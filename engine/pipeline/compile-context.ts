@@ -16,7 +16,7 @@ import { unknownCode } from '../core/error-catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { HttpClients } from '../outbound/http-client.ts';
 import type { SchemaStore } from '../schemas/schemas.ts';
-import type { Step } from '../steps/step-kind.ts';
+import type { Step } from './pipeline.ts';
 import type { EngineTracing } from './tracing.ts';
 
 /** Services shared by every route of an engine. */

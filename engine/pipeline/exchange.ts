@@ -4,7 +4,7 @@
 
 import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';
-import type { VendorAnswer } from './output-check.ts';
+import type { VendorAnswer } from './vendor-answer.ts';
 
 export interface UserContext {
   /** the subject of a verified bearer token, or `anonymous` */

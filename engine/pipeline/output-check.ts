@@ -7,26 +7,12 @@
 import type { ValidateFunction } from 'ajv';
 import { PlatformError } from '../core/errors.ts';
 import { CODE, ERROR_CATALOG } from '../core/error-catalog.ts';
-import { maskText, type Secrets } from '../observability/mask.ts';
+import { maskText } from '../observability/mask.ts';
 import type { Exchange } from './exchange.ts';
-import { fieldErrors } from '../steps/validate.ts';
+import { fieldErrors } from '../schemas/field-errors.ts';
 
 /** Errors named in the problem detail and the log line; the rest are counted. */
 const SHOWN_ERRORS = 5;
-
-/**
- * The last answer a to-http step took as a success, kept on the exchange so that an answer that
- * does not map can be logged with it. Masking happens only then, with the credentials that call sent.
- */
-export class VendorAnswer {
-  constructor(readonly target: string, readonly status: number, private readonly body: unknown, private readonly secrets: () => Secrets) {}
-
-  /** The body as received (JSON re-serialised), credentials masked, at most MAX_TEXT characters. */
-  maskedText(): string {
-    const text = typeof this.body === 'string' ? this.body : this.body === undefined ? '' : JSON.stringify(this.body);
-    return maskText(text, this.secrets());
-  }
-}
 
 /** Checks the answer of an exchange that succeeded; the error it gives is the exchange's answer. */
 export type OutputCheck = (ex: Exchange) => PlatformError | undefined;

@@ -3,10 +3,12 @@
 // while the engine's tracer is installed, and sampled) runs each step in its own span; otherwise one check.
 
 import { trace, type Context } from '@opentelemetry/api';
-import type { Step } from '../steps/step-kind.ts';
 import type { Exchange } from './exchange.ts';
 import { recording, startStepSpan, endSpan, type EngineTracing } from './tracing.ts';
 import { stepBody } from './tracing-detail.ts';
+
+/** A compiled step. Returns nothing, or a promise when it has to wait. */
+export type Step = (ex: Exchange) => void | Promise<void>;
 
 export type Pipeline = (ex: Exchange) => void | Promise<void>;
 

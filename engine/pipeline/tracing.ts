@@ -8,7 +8,6 @@
 
 import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
-import type { CompiledRoute } from './route.ts';
 import type { PlatformError } from '../core/errors.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { exchangeAnswered, exchangeReceived, spanFailed, type SpanDetail } from './tracing-detail.ts';
@@ -39,12 +38,15 @@ const headerGetter = {
 };
 const headerSetter = { set: (c: Record<string, string>, k: string, v: string) => { c[k] = v; } };
 
+/** What an exchange span says of its route: a CompiledRoute (route.ts imports this file, so not named here). */
+interface TracedRoute { id: string; connector?: string; source: { kind: string; config: unknown } }
+
 /** What a route's exchange span is called and tagged with: computed once per route. */
 interface RouteSpanInfo { name: string; kind: SpanKind; attributes: Attributes; http: boolean }
 // keyed by a route, which one engine compiled: per engine already (and derived from the route alone)
-const routeInfo = new WeakMap<CompiledRoute, RouteSpanInfo>();
+const routeInfo = new WeakMap<TracedRoute, RouteSpanInfo>();
 
-function infoOf(route: CompiledRoute): RouteSpanInfo {
+function infoOf(route: TracedRoute): RouteSpanInfo {
   let info = routeInfo.get(route);
   if (info) return info;
   const attributes: Attributes = { 'engine.route.id': route.id, 'engine.source.kind': route.source.kind };
@@ -70,7 +72,7 @@ function infoOf(route: CompiledRoute): RouteSpanInfo {
  * Starts the exchange span, continuing a W3C `traceparent`/`tracestate` of the incoming headers
  * (HTTP headers, AMQP application properties), and makes it the exchange's context.
  */
-export function startExchangeSpan(t: EngineTracing, route: CompiledRoute, ex: Exchange): Span {
+export function startExchangeSpan(t: EngineTracing, route: TracedRoute, ex: Exchange): Span {
   const info = infoOf(route);
   const parent = ex.trace ?? t.propagator!.extract(ROOT_CONTEXT, ex.headers, headerGetter);
   const span = t.tracer!.startSpan(info.name, { kind: info.kind, attributes: info.attributes }, parent);
@@ -84,7 +86,7 @@ export function startExchangeSpan(t: EngineTracing, route: CompiledRoute, ex: Ex
   return span;
 }
 
-export function endExchangeSpan(t: EngineTracing, route: CompiledRoute, span: Span, ex: Exchange, error: PlatformError | undefined): void {
+export function endExchangeSpan(t: EngineTracing, route: TracedRoute, span: Span, ex: Exchange, error: PlatformError | undefined): void {
   const http = infoOf(route).http;
   const status = error ? error.status : ex.status;
   if (http) span.setAttribute('http.response.status_code', status);

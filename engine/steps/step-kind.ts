@@ -3,12 +3,11 @@
 // which the loader, the console and OpenAPI learn what they need of the step without naming it:
 // a step kind is one file and one line of registry.ts.
 
-import type { Exchange } from '../pipeline/exchange.ts';
 import type { CompileContext } from '../pipeline/compile-context.ts';
+import type { Step } from '../pipeline/pipeline.ts';
 import type { ClientProfile, Settings } from './client-profile.ts';
 
-/** A compiled step. Returns nothing, or a promise when it has to wait. */
-export type Step = (ex: Exchange) => void | Promise<void>;
+export type { Step };
 
 /** A route or client profile a step names, as written in the route file. */
 export interface StepReference {

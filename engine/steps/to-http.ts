@@ -18,7 +18,7 @@ import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL
 import { clock, yieldAfter } from '../pipeline/slices.ts';
 import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../pipeline/tracing.ts';
 import { callAnswer, callRequest } from '../pipeline/tracing-detail.ts';
-import { VendorAnswer } from '../pipeline/output-check.ts';
+import { VendorAnswer } from '../pipeline/vendor-answer.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';

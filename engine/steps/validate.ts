@@ -2,13 +2,13 @@
 // before anything reaches a vendor. Every violation is reported at once, each naming its field.
 // With a schema, the engine's text rule also holds for every string (engine/schemas/schemas.ts).
 
-import type { ErrorObject } from 'ajv';
 import { defineStep } from './step-kind.ts';
 import { PlatformError, type FieldError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { isPromise, type Expression } from '../expressions/expressions.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { clock, nextSlice, SLICE_MS, yieldAfter } from '../pipeline/slices.ts';
+import { fieldErrors } from '../schemas/field-errors.ts';
 
 interface Rule {
   assert?: string;
@@ -28,50 +28,6 @@ interface ValidateConfig {
   rules?: Rule[];
   code?: string;
   status?: number;
-}
-
-const FORMAT_MESSAGES: Record<string, string> = {
-  iban: 'is not a valid IBAN',
-  bic: 'is not a valid BIC',
-  iso4217: 'is not an ISO 4217 currency code',
-  'aba-routing': 'is not a valid ABA routing number (check digit)',
-  'decimal-amount': 'must be a positive decimal amount as a string, e.g. "100.25"',
-  'not-past-date': 'must be today or later (YYYY-MM-DD)',
-  'nacha-alphanumeric': 'must contain only NACHA alphanumeric characters (printable ASCII, no controls or accents)',
-  date: 'must be a date (YYYY-MM-DD)',
-  'date-time': 'must be a date-time (RFC 3339)',
-  email: 'must be an e-mail address',
-  uuid: 'must be a UUID',
-};
-
-/** One FieldError per ajv error, with the field as a JSON pointer and a message for people. */
-export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
-  const out: FieldError[] = [];
-  const seen = new Set<string>();
-  for (const e of errors ?? []) {
-    // oneOf/anyOf summaries repeat what their branches said
-    if (e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'if') continue;
-    let field = prefix + e.instancePath;
-    let message = e.message ?? 'is invalid';
-    switch (e.keyword) {
-      case 'required': field += `/${(e.params as any).missingProperty}`; message = 'is required'; break;
-      case 'additionalProperties': field += `/${(e.params as any).additionalProperty}`; message = 'is not allowed'; break;
-      case 'unevaluatedProperties': field += `/${(e.params as any).unevaluatedProperty}`; message = 'is not allowed'; break;
-      case 'enum': message = `must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`; break;
-      case 'const': message = `must be ${JSON.stringify((e.params as any).allowedValue)}`; break;
-      case 'format': message = FORMAT_MESSAGES[(e.params as any).format] ?? `must match format "${(e.params as any).format}"`; break;
-      case 'type': message = `must be of type ${(e.params as any).type}`; break;
-      default: break;
-    }
-    if (e.schema && typeof e.parentSchema === 'object' && (e.parentSchema as any)?.errorMessage && typeof (e.parentSchema as any).errorMessage === 'string') {
-      message = (e.parentSchema as any).errorMessage;
-    }
-    const key = `${field}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ field: field || '/', message });
-  }
-  return out;
 }
 
 /** Adds the text rule's errors for fields the schema did not already name. */

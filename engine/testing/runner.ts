@@ -14,7 +14,7 @@ import type { HttpClients } from '../outbound/http-client.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { SIMULATOR_PREFIX } from '../config/env-keys.ts';
-import { checkTestFile, isTestFile, routeTestsExtension } from '../dsl/route-test-documents.ts';
+import { checkTestFile, isTestFile, routeTestDocuments } from '../dsl/route-test-documents.ts';
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
 import { checkExpectations, type Failure } from './expectations.ts';
@@ -229,4 +229,9 @@ export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
     for (const g of groups(file, cases, simulated)) await runGroup(src, file, g, opts, report);
   }
   return results;
+}
+
+/** Registers the document kind with an engine run or lint (the CLI adds it to every command). */
+export function routeTestsExtension(): EngineExtension {
+  return { name: 'route-tests', documents: () => [routeTestDocuments()] };
 }

@@ -1,0 +1,18 @@
+// The gateway as the extension the CLI registers (index.ts makes it): what the console and the
+// gateway's commands (commands.ts) read of it.
+
+import type { CliExtension } from '../cli-extension.ts';
+import type { GatewaySettings } from './config.ts';
+import type { Tool } from './tools.ts';
+import type { TokenVerifier } from './jwt.ts';
+import type { Limiter } from './rate-limit.ts';
+import type { McpGateway } from './mcp.ts';
+
+export interface GatewayExtension extends CliExtension {
+  /** tools of the last load, with their digests */
+  readonly tools: Tool[];
+  /** the tools files of the last load */
+  readonly toolFiles: Set<string>;
+  /** the running gateway (after start), for tests */
+  readonly running?: { gateway: McpGateway; verifier: TokenVerifier; limiter: Limiter; settings: GatewaySettings; served: Tool[] };
+}
