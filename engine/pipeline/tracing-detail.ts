@@ -9,22 +9,9 @@
 import type { Span } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { PlatformError } from '../core/errors.ts';
-import { isSecretHeader, maskSecret, maskText, type Secrets } from '../observability/mask.ts';
+import { isSecretHeader, maskSecret, maskText } from '../observability/mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
-import type { EngineTracing } from './tracing.ts';
-
-export interface SpanDetail {
-  /** longest body text kept, characters */
-  bodyLimit: number;
-  /** literal secret values (configured secrets), compiled: masked wherever they appear, in any form */
-  secrets: Secrets;
-  /**
-   * The last body serialised, by identity: a step receives what the step before produced (or what
-   * the exchange started with), and nothing runs between that event and the next one, so the same
-   * object is still the same text. Never reused after a step ran: it may have changed the object.
-   */
-  last?: { body: unknown; text: string };
-}
+import type { EngineTracing, SpanDetail } from './engine-tracing.ts';
 
 /** A value as masked JSON text, at most `bodyLimit` characters. */
 export function maskedJson(v: unknown, d: SpanDetail): string {

@@ -6,31 +6,14 @@
 // Attributes name routes, steps, hosts and statuses only: never headers, bodies, URLs or details;
 // masked bodies are added as span events only while a consumer asks for them (tracing-detail.ts).
 
-import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { PlatformError } from '../core/errors.ts';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { exchangeAnswered, exchangeReceived, spanFailed, type SpanDetail } from './tracing-detail.ts';
+import { exchangeAnswered, exchangeReceived, spanFailed } from './tracing-detail.ts';
+import type { EngineTracing } from './engine-tracing.ts';
 
-/**
- * One engine's tracing (EngineServices.tracing; reloads keep it): two engines in a process trace,
- * record bodies and mask them each by their own settings, and closing one leaves the other's on.
- */
-export class EngineTracing {
-  /** the installed tracer; undefined while tracing is off (the one check of the hot path) */
-  tracer: Tracer | undefined;
-  propagator: TextMapPropagator | undefined;
-  /** set while an in-process consumer records bodies (tracing-detail.ts); undefined otherwise */
-  detail: SpanDetail | undefined;
-  /** in-process span consumers (the console's recorder), added before the engine starts tracing */
-  readonly consumers = new Set<SpanProcessor>();
-
-  /** Installs (or, with undefined, removes) the tracer and the W3C propagator. */
-  install(t: Tracer | undefined, p?: TextMapPropagator): void {
-    this.tracer = t;
-    this.propagator = t ? p : undefined;
-  }
-}
+/** One engine's tracing (engine-tracing.ts), where the span functions below are. */
+export { EngineTracing } from './engine-tracing.ts';
 
 const headerGetter = {
   keys: (c: Record<string, string | undefined>) => Object.keys(c),
