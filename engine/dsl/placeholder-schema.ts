@@ -31,7 +31,10 @@ function strings(s: Schema): 'all' | 'some' | 'none' {
   return STRING_LIMITS.some((k) => s[k] !== undefined) ? 'some' : 'all';
 }
 
-/** A string branch that only spells another branch's scalar (`"3"` for 3, `"true"` for true): a number stays a number. */
+/**
+ * A string branch that only spells another branch's scalar (`"3"` for 3, `"true"` for true): a number stays a
+ * number.
+ */
 export function spellsScalar(branch: Schema, all: Schema[]): boolean {
   const digits = branch.type === 'string' && typeof branch.pattern === 'string' && /^\^[\\d[\]0-9().+*?-]*\$$/.test(branch.pattern);
   const flags = Array.isArray(branch.enum) && branch.enum.every((v: unknown) => v === 'true' || v === 'false');

@@ -9,10 +9,10 @@
 // Checks run in this order: Origin, subscription key, MCP-Protocol-Version, content type, (2026)
 // the method and name headers, bearer token (a token not verified before is first paid for from the
 // client IP's budget), tool scoping, rate limits, JSON-RPC shape, headers against the body (2026:
-// the required ones, and `_meta`; earlier revisions: those sent), then the method. tools/list pages are built at start per subscription and era;
-// tools/call runs the target route in-process with the arguments as body and only the user id
-// (never the token, never client headers) as user context. Every refusal is counted
-// (gateway_refusals_total) and logged once (refusals.ts).
+// the required ones, and `_meta`; earlier revisions: those sent), then the method. tools/list pages
+// are built at start per subscription and era; tools/call runs the target route in-process with the
+// arguments as body and only the user id (never the token, never client headers) as user context.
+// Every refusal is counted (gateway_refusals_total) and logged once (refusals.ts).
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
@@ -444,7 +444,10 @@ export class McpGateway {
     return `ip:${this.ip.limitKey(req.remoteAddress, req.headers['x-forwarded-for'])}`;
   }
 
-  /** 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError is deny. */
+  /**
+   * 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError
+   * is deny.
+   */
   private refused(limit: LimitResult, who: Omit<Refused, 'reason' | 'detail'>, which: LimitName): GatewayResponse {
     const correlationId = who.req.correlationId;
     const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
@@ -456,7 +459,10 @@ export class McpGateway {
       problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
   }
 
-  /** 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC 6750 §3.1). */
+  /**
+   * 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC
+   * 6750 §3.1).
+   */
   private invalidToken(why: Refused, description: string, extra: Record<string, string>, error: BearerError = 'invalid_token'): GatewayResponse {
     return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
       ...extra, ...this.challenge(why.req, error, description),

@@ -61,7 +61,10 @@ export function parseLogLevel(value: string | undefined): LevelWithSilent {
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(value)})`);
 }
 
-/** LOG_LEVEL is the operator's setting for the whole process; a wrong one throws one clear line (the CLI prints it and exits). */
+/**
+ * LOG_LEVEL is the operator's setting for the whole process; a wrong one throws one clear line (the CLI
+ * prints it and exits).
+ */
 function levelFromEnv(): LevelWithSilent {
   return parseLogLevel(process.env.LOG_LEVEL);
 }

@@ -28,7 +28,8 @@ function checkStandingOrder(b: Record<string, unknown>, accountId: string, now: 
   else if (endDate !== undefined && startDate && endDate < startDate) errs.add('endDate', C.format, 'endDate is before startDate');
   const suppressFT = optString(b, 'suppressFT', errs, 35) ?? 'PAYMENT';
   // the account in the path is the debit account unless the body names one
-  const firstRun = startDate && isDate(startDate) && startDate >= today ? startDate : undefined; // reported above otherwise
+  // reported above otherwise
+  const firstRun = startDate && isDate(startDate) && startDate >= today ? startDate : undefined;
   const fields = checkPaymentOrder({ debitAccountId: accountId, ...b, executionDate: firstRun }, { debitAccountRequired: true, now }, errs);
   return { ...fields, frequency, startDate, ...(endDate !== undefined && { endDate }), suppressFT };
 }

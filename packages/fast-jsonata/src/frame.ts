@@ -30,6 +30,7 @@ export class Frame {
 
   /** The variable's value; `missing` (undefined unless given) when no frame and no binding has it. */
   lookup(name: string, missing?: unknown): unknown {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks the chain of frames from this one
     for (let f: Frame | undefined = this; f; f = f.parent) {
       if (f.vars !== undefined && Object.prototype.hasOwnProperty.call(f.vars, name)) return f.vars[name];
     }
