@@ -60,7 +60,7 @@ export const CLIENT_SCHEMA = {
 };
 
 /** A `clients:` document: profiles by name, their placeholders resolved from `values`. */
-export const CLIENTS_DOC_SCHEMA = {
+const CLIENTS_DOC_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'Clients',
   description: 'Client profiles of one connector, named by the to-http and to-eventhub steps of the routes in this folder (`client: <name>`).',

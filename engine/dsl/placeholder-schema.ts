@@ -6,8 +6,8 @@
 type Schema = Record<string, any>;
 
 const KEY = '\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\}';
-export const WHOLE_PLACEHOLDER = { type: 'string', pattern: `^${KEY}$`, description: 'a {{property}} from the values file' };
-export const SOME_PLACEHOLDER = { type: 'string', pattern: KEY, description: 'text with {{property}} placeholders' };
+const WHOLE_PLACEHOLDER = { type: 'string', pattern: `^${KEY}$`, description: 'a {{property}} from the values file' };
+const SOME_PLACEHOLDER = { type: 'string', pattern: KEY, description: 'text with {{property}} placeholders' };
 
 /** Keywords that describe a value rather than constrain it: kept on the outside of the wrapper. */
 const ANNOTATIONS = ['title', 'description', 'default', 'examples', 'deprecated', 'markdownDescription'];
@@ -57,7 +57,7 @@ function visitInner(s: Schema): Schema {
 }
 
 /** A value position: accepts a placeholder besides what it accepted (a `$ref` to a step stays a step). */
-export function allowPlaceholders(s: Schema): Schema {
+function allowPlaceholders(s: Schema): Schema {
   if (!s || typeof s !== 'object' || s.$ref) return s;
   const inner = mapChildren(s);
   const accepts = strings(s);

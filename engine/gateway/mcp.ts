@@ -28,7 +28,7 @@ import type { Tool } from './tools.ts';
 import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from './metrics.ts';
 import { Refusals, type Refused } from './refusals.ts';
 import {
-  HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+  HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
   problem, rpcError, rpcResult, scanId, type GatewayResponse, type Id,
 } from './rpc.ts';
 import {
@@ -39,7 +39,6 @@ import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 
-export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayResponse } from './rpc.ts';
 
 export interface GatewayRequest {
@@ -519,4 +518,3 @@ function jsonRateHeaders(r: LimitResult): Record<string, string> {
   };
 }
 
-export { INTERNAL_ERROR };

@@ -27,7 +27,7 @@ export function installDetail(d: SpanDetail | undefined): void {
 }
 
 /** A value as masked JSON text, at most `bodyLimit` characters. */
-export function maskedJson(v: unknown, d: SpanDetail = detail!): string {
+function maskedJson(v: unknown, d: SpanDetail = detail!): string {
   if (v === undefined) return '';
   let s: string;
   try {

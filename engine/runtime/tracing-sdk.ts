@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { installTracer, tracer } from './tracing.ts';
 import { compileSecrets, maskText } from './mask.ts';
 
-export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
+const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
 
 export interface TracingOptions {

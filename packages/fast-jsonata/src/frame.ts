@@ -87,7 +87,7 @@ function trampoline(result: unknown): unknown {
 }
 
 /** Calls a lambda the way apply() -> applyProcedure() does, trampolining tail calls. */
-export function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
+function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
   return trampoline(applyProcedure(proc, args));
 }
 
