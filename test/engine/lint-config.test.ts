@@ -37,7 +37,9 @@ describe('ESLint configuration', () => {
       writeFileSync(join(dir, 'c.ts'), `${long}export const d = (v: any): unknown => v;\n`);
       const eslint = new ESLint({ cwd: ROOT, ignore: false });
       const results = await eslint.lintFiles([join(dir, '*.ts')]);
-      const found = results.flatMap((r) => r.messages.map((m) => `${r.filePath.slice(dir.length + 1)} ${m.ruleId} ${m.severity}`));
+      const found = results.flatMap((r) =>
+        r.messages.map((m) => `${r.filePath.slice(dir.length + 1)} ${m.ruleId} ${m.severity}`),
+      );
       expect(found.sort()).toEqual([
         'a.ts import-x/no-cycle 2',
         'b.ts import-x/no-cycle 2',
