@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // CLI entry. Runs the JavaScript build in dist/ (`npm run build`: dist/engine.cjs and its code
-// cache, see load-build.js), which is what the package and the image ship. A source checkout with no build, or with a build older than its TypeScript, runs the
-// sources through tsx (a dev dependency) instead, so that an edit is never shadowed by a stale
-// build; tsx compiles each module once at start-up, never per request.
+// cache, see load-build.js), which is what the package and the image ship. A source checkout with
+// no build, or with a build older than its TypeScript, runs the sources through tsx (a dev
+// dependency) instead, so that an edit is never shadowed by a stale build; tsx compiles each module
+// once at start-up, never per request.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -1,7 +1,12 @@
 // The console's calls to the engine (/console/api/*) and its one live connection (Server-Sent
 // Events at /console/api/stream): each exchange as it starts and ends, route metrics.
 
-/** GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail. */
+/**
+ * GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail.
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown }} [init]
+ * @returns {Promise<any>} the answer's JSON
+ */
 export async function api(path, { method = 'GET', body } = {}) {
   const res = await fetch(`/console/api/${path}`, {
     method,

@@ -1,7 +1,8 @@
 // A route drawn as SVG from its graph (engine/console/route-graph.ts): the source on top, the
 // steps downwards, each vendor call, direct route and event to the right of its step, choice
 // branches side by side, split and loop bodies framed, on-exception handlers in a column of
-// their own (those taken from the connector document are labelled with its file). The layout is computed here; nothing is measured in the DOM.
+// their own (those taken from the connector document are labelled with its file). The layout is
+// computed here; nothing is measured in the DOM.
 import { html } from './html.js';
 
 const BW = 280; // step box width

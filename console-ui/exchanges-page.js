@@ -24,8 +24,8 @@ export function mergeSnapshot(snapshot, live) {
 
 function ExchangeList({ query }) {
   const [filters, setFilters] = useState({ correlationId: query.get('correlationId') ?? '', route: query.get('route') ?? '', status: query.get('status') ?? '' });
-  const [rows, setRows] = useState();
-  const [error, setError] = useState();
+  const [rows, setRows] = useState(/** @type {any} */ (undefined));
+  const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
 
   useEffect(() => {
     const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v));
@@ -76,8 +76,8 @@ function ExchangeList({ query }) {
 }
 
 function ExchangeDetail({ id }) {
-  const [x, setX] = useState();
-  const [error, setError] = useState();
+  const [x, setX] = useState(/** @type {any} */ (undefined));
+  const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
   useEffect(() => {
     api(`exchanges/${encodeURIComponent(id)}`).then(setX, (e) => setError(e.message));
   }, [id]);

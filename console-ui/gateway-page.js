@@ -5,8 +5,8 @@ import { html, pretty } from './html.js';
 import { api } from './api.js';
 
 export function GatewayPage({ selected, tokens }) {
-  const [g, setG] = useState();
-  const [error, setError] = useState();
+  const [g, setG] = useState(/** @type {any} */ (undefined));
+  const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
   useEffect(() => { api('gateway').then(setG, (e) => setError(e.message)); }, []);
   if (error) return html`<p class="error">${error}</p>`;
   if (!g) return html`<p class="muted">Loading…</p>`;
@@ -46,7 +46,7 @@ function exampleArgs(schema) {
 function TryIt({ tools, initial, tokens }) {
   const first = tools.find((t) => t.name === initial) ?? tools[0];
   const [form, setForm] = useState({ key: '', token: '', tool: first?.name ?? '', args: pretty(exampleArgs(first?.inputSchema)) });
-  const [out, setOut] = useState();
+  const [out, setOut] = useState(/** @type {any} */ (undefined));
   const [busy, setBusy] = useState(false);
   if (!tools.length) return html`<p class="muted">No tool is served in this environment.</p>`;
   const set = (k) => (e) => {
@@ -63,7 +63,7 @@ function TryIt({ tools, initial, tokens }) {
     setBusy(true);
     try {
       setOut(await api('gateway/try', { method: 'POST', body: { key: form.key, token: form.token || undefined, tool: form.tool, arguments: args } }));
-    } catch (err) { setOut({ error: err.message }); }
+    } catch (err) { setOut({ error: /** @type {Error} */ (err).message }); }
     setBusy(false);
   };
   return html`<form class="try-it" onSubmit=${submit}>

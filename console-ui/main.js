@@ -19,7 +19,7 @@ function parseHash() {
 
 function App() {
   const [where, setWhere] = useState(parseHash());
-  const [overview, setOverview] = useState();
+  const [overview, setOverview] = useState(/** @type {any} */ (undefined));
   const [status, setStatus] = useState('connecting');
   useEffect(() => {
     const on = () => setWhere(parseHash());
@@ -45,4 +45,4 @@ function App() {
     <main data-page=${where.page}>${body}</main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+render(html`<${App} />`, /** @type {HTMLElement} */ (document.getElementById('app')));

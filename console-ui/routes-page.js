@@ -6,10 +6,10 @@ import { api, live } from './api.js';
 import { RouteDiagram } from './diagram.js';
 
 export function RoutesPage({ selected }) {
-  const [routes, setRoutes] = useState();
-  const [error, setError] = useState();
+  const [routes, setRoutes] = useState(/** @type {any} */ (undefined));
+  const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
   const [metrics, setMetrics] = useState({});
-  const [lint, setLint] = useState();
+  const [lint, setLint] = useState(/** @type {any} */ (undefined));
 
   useEffect(() => {
     api('routes').then((d) => {

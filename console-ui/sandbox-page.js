@@ -8,12 +8,12 @@ import { api, live } from './api.js';
 const P = 'panels/sandbox';
 
 export function SandboxPage() {
-  const [state, setState] = useState();
+  const [state, setState] = useState(/** @type {any} */ (undefined));
   const [sim, setSim] = useState('hubvendor');
-  const [requests, setRequests] = useState([]);
-  const [events, setEvents] = useState([]);
+  const [requests, setRequests] = useState(/** @type {any[]} */ ([]));
+  const [events, setEvents] = useState(/** @type {any[]} */ ([]));
   const [filter, setFilter] = useState({ type: '', topic: '' });
-  const [message, setMessage] = useState();
+  const [message, setMessage] = useState(/** @type {any} */ (undefined));
   const [version, setVersion] = useState(0);
 
   useEffect(() => {

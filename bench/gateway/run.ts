@@ -5,9 +5,10 @@
 // simulator, same bounded load on 127.0.0.1, one run; checks the engine and the limit give the same
 // answer, then prints req/s, p50/p99, CPU per request and the ratios. Docs are edited by hand:
 // `--write-docs` rewrites the generated part of docs/benchmarks-gateway.md (keeping "Other runs").
-// `--calls-only` measures only the tools/call targets (engine, limit, SDK) and the FX route's (direct, its limit). Also: tools/call in MCP 2026-07-28 (headers and `_meta`), and
-// refusals (unknown tool, over the limit) of a 16 KB body decided on the 2026-07-28 headers without
-// a JSON parse, next to the same refusals of 2025-11-25 requests, which need the parsed body.
+// `--calls-only` measures only the tools/call targets (engine, limit, SDK) and the FX route's
+// (direct, its limit). Also: tools/call in MCP 2026-07-28 (headers and `_meta`), and refusals
+// (unknown tool, over the limit) of a 16 KB body decided on the 2026-07-28 headers without a JSON
+// parse, next to the same refusals of 2025-11-25 requests, which need the parsed body.
 //   node --import tsx bench/gateway/run.ts      (SECONDS=10 CONNECTIONS=50 ROUNDS=3 to change)
 // The gateway's rate limits are raised for the run (they are checked on every request, as in
 // production, but a benchmark client is one user far over 500 calls a minute).
@@ -118,7 +119,8 @@ try {
     for (let r = 0; r < rounds; r++) {
       for (const [name, proc, load] of targets) {
         const m = await measure(name, proc, load);
-        await check(name, proc, load, expected(name)); // a 200 with isError (a vendor failure) must not count as a result
+        // a 200 with isError (a vendor failure) must not count as a result
+        await check(name, proc, load, expected(name));
         process.stderr.write(`round ${r + 1}: ${name}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuUsPerReq} µs CPU/req, steal ${m.stealPct} %, errors ${m.errors + m.non2xx}\n`);
         if (!best.has(name) || best.get(name)!.rps < m.rps) best.set(name, m);
         (perRound[r] ??= new Map()).set(name, m);

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 export interface ProfileSummary { functions: [string, number][]; files: [string, number][]; totalUs: number; idleUs: number; programUs: number }
 
-/** Module boundaries of a bundled file of dist/: esbuild writes `// engine/pipeline/route.ts` (or `// node_modules/...`) above each module's code. */
+/**
+ * Module boundaries of a bundled file of dist/: esbuild writes `// engine/pipeline/route.ts` (or `//
+ * node_modules/...`) above each module's code.
+ */
 const boundaries = new Map<string, [number, string][]>();
 
 /** The source module of a line of the build (npm run build bundles): profiles read per module, as before the bundle. */

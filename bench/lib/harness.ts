@@ -145,7 +145,10 @@ export async function engineVersusBaseline(o: { baseline: [name: string, script:
   }
 }
 
-/** One request to each target: the answers must be successful and equal (but for `varying` fields, e.g. ids), or nothing is measured. */
+/**
+ * One request to each target: the answers must be successful and equal (but for `varying` fields, e.g. ids),
+ * or nothing is measured.
+ */
 export async function sameAnswer(targets: [string, Proc][], load: Load, varying: string[]): Promise<void> {
   const answers: { name: string; status: number; body: string }[] = [];
   for (const [name, p] of targets) {

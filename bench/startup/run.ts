@@ -1,8 +1,8 @@
 // Start-up benchmark: the time from spawning a server to its first correct FX answer, and its
 // resident memory once idle, for the hand-written limit (bench/fx/baseline.ts as JavaScript), the
 // engine serving the FX route alone, and the engine serving every route of the sandbox project
-// (`npm start`: embedded simulators), with and without the build's code cache. The engine runs its build (`npm run build` first: run.ts
-// refuses a stale one). Interleaved runs, medians.
+// (`npm start`: embedded simulators), with and without the build's code cache. The engine runs its
+// build (`npm run build` first: run.ts refuses a stale one). Interleaved runs, medians.
 //   npm run bench:startup          (RUNS=5 IDLE_MS=2000 to change; ENGINE=<path of another
 //   checkout's bin/engine.js> measures that build instead, for a before/after comparison)
 import { existsSync, statSync, readdirSync } from 'node:fs';

@@ -13,7 +13,7 @@ export interface ReloadTriggers {
 }
 
 /** The files and folders `--dev` watches. */
-export function watchedPaths(opts: EngineOptions): string[] {
+function watchedPaths(opts: EngineOptions): string[] {
   const root = resolve(opts.root ?? process.cwd());
   return [
     ...opts.routes.map((r) => resolve(root, r)),

@@ -65,7 +65,7 @@ function withValues(source: string, where: string, o: EvalOpts): string {
   return r.text;
 }
 
-export async function evaluate(o: EvalOpts): Promise<string | undefined> {
+async function evaluate(o: EvalOpts): Promise<string | undefined> {
   if (!o.expression === !o.file) throw new EvalError('give exactly one of -e EXPRESSION or -f FILE');
   let source: string;
   const where = o.file ?? '<expression>';

@@ -18,7 +18,7 @@ import { fullSchema, schemaKey } from '../schemas/config-check.ts';
 type Schema = Record<string, unknown>;
 
 /** Every schema checkConfig() is called with: the step and source kinds, handlers, templates, files of other kinds. */
-export function configSchemas(): Schema[] {
+function configSchemas(): Schema[] {
   return [
     ...[...STEP_KINDS.values()].map((k) => k.schema),
     ...[...SOURCE_KINDS.values()].map((k) => k.schema),

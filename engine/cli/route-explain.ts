@@ -38,7 +38,10 @@ export function explainRoute(opts: EngineOptions, id: string): { ok: boolean; te
   return { ok: true, text: out.join('\n') + '\n' };
 }
 
-/** A profile's settings as shown: literal headers and credential headers masked, configured secrets masked wherever they stand. */
+/**
+ * A profile's settings as shown: literal headers and credential headers masked, configured secrets masked
+ * wherever they stand.
+ */
 function masked(settings: Record<string, unknown>, secrets: ReturnType<typeof compileSecrets>): unknown {
   const s = { ...settings } as Record<string, unknown>;
   const headers = (v: unknown, all: boolean) => Object.fromEntries(Object.entries(v as Record<string, unknown>)

@@ -11,7 +11,10 @@ import { EngineTracing } from '../pipeline/tracing.ts';
 import type { EngineOptions } from '../engine.ts';
 import { resolve } from 'node:path';
 
-/** The routes of `opts` loaded as lint loads them (no server, simulator URLs stand-ins), with the values they resolved from. */
+/**
+ * The routes of `opts` loaded as lint loads them (no server, simulator URLs stand-ins), with the values they
+ * resolved from.
+ */
 export function loadForListing(opts: EngineOptions): LoadResult & { values: ValuesSet } {
   const root = resolve(opts.root ?? process.cwd());
   const values = loadValues({ dir: resolve(root, opts.valuesDir ?? 'values'), env: opts.env, set: opts.set, secretsDir: opts.secretsDir, lenient: true, routes: opts.routes.map((r) => resolve(root, r)) });

@@ -6,7 +6,10 @@ import { isIPv6 } from 'node:net';
 
 export interface HostName { name: string; port?: number }
 
-/** `name`, `name:port`, `[v6]`, `[v6]:port` (or a bare IPv6 address), lower-cased; undefined when it is none of these. */
+/**
+ * `name`, `name:port`, `[v6]`, `[v6]:port` (or a bare IPv6 address), lower-cased; undefined when it is none
+ * of these.
+ */
 export function parseHost(text: string): HostName | undefined {
   const s = text.trim().toLowerCase();
   if (isIPv6(s)) return { name: `[${s}]` };

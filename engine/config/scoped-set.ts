@@ -12,7 +12,7 @@ import { didYouMean } from '../core/diagnostics.ts';
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
 /** Dotted paths of the map-valued properties of a values tree, empty maps included. */
-export function mapPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
+function mapPaths(value: unknown, prefix = '', out = new Set<string>()): Set<string> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return out;
   if (prefix) addWithParents(prefix, out);
   for (const [k, v] of Object.entries(value)) mapPaths(v, prefix ? `${prefix}.${k}` : k, out);
@@ -25,7 +25,7 @@ function addWithParents(path: string, out: Set<string>): void {
   for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('.'));
 }
 
-export function parentMaps(keys: Iterable<string>, out = new Set<string>()): Set<string> {
+function parentMaps(keys: Iterable<string>, out = new Set<string>()): Set<string> {
   for (const k of keys) {
     const i = k.lastIndexOf('.');
     if (i > 0) addWithParents(k.slice(0, i), out);
@@ -126,7 +126,7 @@ export function scopedSetProblem(key: string, f: ScopeFacts): string | undefined
  * an edit distance would refuse real new ones: `crm-agent` is 3 edits from `demo-agent`, `bank-b`
  * one from `bank-a`.
  */
-export function slipOf(typed: string, name: string): boolean {
+function slipOf(typed: string, name: string): boolean {
   const a = typed.toLowerCase();
   const b = name.toLowerCase();
   if (a === b) return true;

@@ -14,7 +14,10 @@ export interface ConsoleAssets {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The package root: the nearest folder above with a package.json (this file sits in engine/console, or in a chunk of dist/). */
+/**
+ * The package root: the nearest folder above with a package.json (this file sits in engine/console, or in a
+ * chunk of dist/).
+ */
 const packageRoot = (function up(dir: string): string {
   return existsSync(join(dir, 'package.json')) || dirname(dir) === dir ? dir : up(dirname(dir));
 })(here);

@@ -8,7 +8,7 @@
 import { parseHost } from '../config/host-name.ts';
 
 /** Always allowed: a remote page cannot get a browser to send these names to another machine. */
-export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 /** Listen addresses that stand for every interface: not a name anyone browses to. */
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
 

@@ -28,7 +28,7 @@ export interface ConsoleHost {
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 /** Scripts and styles from the console's own files only; no inline code, no framing. */
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const PAGE_HEADERS = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 /** how often the stream sends route metrics while someone watches */
 const METRICS_MS = 2000;
@@ -188,7 +188,7 @@ function notJson(req: IncomingMessage): PlatformError | undefined {
 }
 
 /** The exchanges list's filters; a bad one is a 400 naming it. */
-export function exchangeQuery(q: URLSearchParams, capacity: number): { correlationId?: string; route?: string; status?: string; limit?: number } {
+function exchangeQuery(q: URLSearchParams, capacity: number): { correlationId?: string; route?: string; status?: string; limit?: number } {
   const limit = q.get('limit');
   if (limit !== null && !(/^\d{1,6}$/.test(limit) && Number(limit) >= 1)) throw bad(`'limit' must be a whole number from 1 to ${capacity}`);
   const status = q.get('status') || undefined;

@@ -74,7 +74,7 @@ function sumBy(values: Values): Map<string, number> {
 }
 
 /** The q-quantile in ms from cumulative bucket counts (linear within the bucket, as Prometheus does). */
-export function quantile(cumulative: number[], bounds: readonly number[], q: number): number | undefined {
+function quantile(cumulative: number[], bounds: readonly number[], q: number): number | undefined {
   const total = cumulative[cumulative.length - 1]!;
   if (!total) return undefined;
   const rank = q * total;

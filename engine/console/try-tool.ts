@@ -5,7 +5,7 @@
 
 import { compileSecrets, maskSecret, maskText, type Secrets } from '../observability/mask.ts';
 
-export const TRY_PROTOCOL_VERSION = '2025-11-25';
+const TRY_PROTOCOL_VERSION = '2025-11-25';
 
 export interface TryInput { key: string; token?: string; tool: string; arguments: Record<string, unknown> }
 

@@ -58,7 +58,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
 }
 
 /** A values file's properties as this environment resolves them, secrets masked. */
-export function shownValues(f: ValuesFile): RouteView['values'] {
+function shownValues(f: ValuesFile): RouteView['values'] {
   return f.keysList().sort().map((key) => {
     const p = f.props.get(key)!;
     const secret = isSecretKey(key) || (typeof p.value === 'string' && [...p.value.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)].some((m) => isSecretKey(m[1]!)));

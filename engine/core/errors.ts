@@ -2,8 +2,6 @@
 // on-exception handlers can match it by kind, HTTP status or vendor code and answer
 // with RFC 9457 problem details. Their codes are those of the catalog (error-catalog.ts).
 
-import { CODE } from './error-catalog.ts';
-
 export type ErrorKind =
   | 'validation'        // bad input from the caller (400)
   | 'unsupported-media' // wrong content type (415)
@@ -123,16 +121,6 @@ export class PlatformError extends Error {
     this.transient = init.transient ?? (init.kind === 'timeout' || init.kind === 'connection' || init.kind === 'eventhub' || init.kind === 'rate-limited'
       || (init.kind === 'vendor' && (init.vendorStatus ?? 0) >= 500));
   }
-}
-
-/** A caller error naming one field. */
-export function validationError(field: string, message: string, code: string = CODE.validation): PlatformError {
-  return new PlatformError({
-    kind: 'validation',
-    code,
-    detail: `${field}: ${message}`,
-    errors: [{ field, message }],
-  });
 }
 
 /** Wraps anything thrown into a PlatformError; unknown errors become `internal`. */

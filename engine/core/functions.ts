@@ -47,7 +47,7 @@ export function amountValid(amount: unknown, currency?: unknown): boolean {
 }
 
 /** Today's date as YYYY-MM-DD in UTC. */
-export function today(): string {
+function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 

@@ -60,7 +60,7 @@ export const CLIENT_SCHEMA = {
 };
 
 /** A `clients:` document: profiles by name, their placeholders resolved from `values`. */
-export const CLIENTS_DOC_SCHEMA = {
+const CLIENTS_DOC_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'Clients',
   description: 'Client profiles of one connector, named by the to-http and to-eventhub steps of the routes in this folder (`client: <name>`).',
@@ -103,7 +103,10 @@ export interface ConnectorDoc {
   values?: ValuesFile;
   /** its `on-exception:` with placeholders resolved; undefined when it has none */
   onException?: unknown;
-  /** its on-exception cannot compile: a placeholder did not resolve or its values file is missing (said at the document) */
+  /**
+   * its on-exception cannot compile: a placeholder did not resolve or its values file is missing (said at the
+   * document)
+   */
   onExceptionBroken?: boolean;
 }
 
@@ -473,7 +476,10 @@ function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] 
 
 const PLACEHOLDER_STRING = { type: 'string', pattern: '\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\}' };
 
-/** Accepts a `{{placeholder}}` string wherever a literal number or boolean is typed (editors see the file unresolved). */
+/**
+ * Accepts a `{{placeholder}}` string wherever a literal number or boolean is typed (editors see the file
+ * unresolved).
+ */
 function withPlaceholders(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(withPlaceholders);
   if (!s || typeof s !== 'object') return s;

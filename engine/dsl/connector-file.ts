@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.ts';
 
-export const CONNECTOR_FILE = 'connector.yaml';
+const CONNECTOR_FILE = 'connector.yaml';
 /** the former name, still read */
-export const OLD_CONNECTOR_FILE = 'clients.yaml';
+const OLD_CONNECTOR_FILE = 'clients.yaml';
 
 /** The connector documents of a folder a route there sees, by the names they may have. */
 export function connectorFilesIn(dir: string): string[] {

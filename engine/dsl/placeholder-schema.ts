@@ -6,8 +6,8 @@
 type Schema = Record<string, any>;
 
 const KEY = '\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\}';
-export const WHOLE_PLACEHOLDER = { type: 'string', pattern: `^${KEY}$`, description: 'a {{property}} from the values file' };
-export const SOME_PLACEHOLDER = { type: 'string', pattern: KEY, description: 'text with {{property}} placeholders' };
+const WHOLE_PLACEHOLDER = { type: 'string', pattern: `^${KEY}$`, description: 'a {{property}} from the values file' };
+const SOME_PLACEHOLDER = { type: 'string', pattern: KEY, description: 'text with {{property}} placeholders' };
 
 /** Keywords that describe a value rather than constrain it: kept on the outside of the wrapper. */
 const ANNOTATIONS = ['title', 'description', 'default', 'examples', 'deprecated', 'markdownDescription'];
@@ -31,7 +31,10 @@ function strings(s: Schema): 'all' | 'some' | 'none' {
   return STRING_LIMITS.some((k) => s[k] !== undefined) ? 'some' : 'all';
 }
 
-/** A string branch that only spells another branch's scalar (`"3"` for 3, `"true"` for true): a number stays a number. */
+/**
+ * A string branch that only spells another branch's scalar (`"3"` for 3, `"true"` for true): a number stays a
+ * number.
+ */
 export function spellsScalar(branch: Schema, all: Schema[]): boolean {
   const digits = branch.type === 'string' && typeof branch.pattern === 'string' && /^\^[\\d[\]0-9().+*?-]*\$$/.test(branch.pattern);
   const flags = Array.isArray(branch.enum) && branch.enum.every((v: unknown) => v === 'true' || v === 'false');
@@ -54,7 +57,7 @@ function visitInner(s: Schema): Schema {
 }
 
 /** A value position: accepts a placeholder besides what it accepted (a `$ref` to a step stays a step). */
-export function allowPlaceholders(s: Schema): Schema {
+function allowPlaceholders(s: Schema): Schema {
   if (!s || typeof s !== 'object' || s.$ref) return s;
   const inner = mapChildren(s);
   const accepts = strings(s);

@@ -29,7 +29,7 @@ export interface ReferenceRow {
 
 const isStepList = (s: Schema | undefined) => s?.type === 'array' && s.items?.$ref === '#/$defs/step';
 
-export function typeOf(s: Schema | undefined): string {
+function typeOf(s: Schema | undefined): string {
   if (!s) return 'any';
   if (s.enum) return s.enum.map((v: unknown) => `\`${String(v)}\``).join(' \\| ');
   if (s.const !== undefined) return `\`${String(s.const)}\``;

@@ -61,12 +61,12 @@ export const DEFAULT_HANDLER_SCHEMA = {
 };
 
 /** The string a kind with a shorthand key accepts in place of its config object. */
-export function shorthandSchema(k: { kind: string; shorthand?: string }): Record<string, unknown> {
+function shorthandSchema(k: { kind: string; shorthand?: string }): Record<string, unknown> {
   return { type: 'string', description: `short for \`${k.kind}: { ${k.shorthand}: <this> }\`` };
 }
 
 /** `if:` beside a step's kind. */
-export const IF_SCHEMA = { type: 'string', description: 'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)' };
+const IF_SCHEMA = { type: 'string', description: 'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)' };
 
 function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>, guard = false) {
   return {

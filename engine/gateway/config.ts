@@ -74,7 +74,7 @@ export interface GatewaySettings {
   redisOnError?: 'allow' | 'deny';
 }
 
-export const VALUES_NAME = 'gateway';
+const VALUES_NAME = 'gateway';
 const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
 
 /** A setting that is wrong: `key` below `gateway.` (and `item` of a list) says where in the values. */
@@ -104,7 +104,7 @@ function num(v: unknown, key: string, problems: Problem[], min = 0, whole = fals
 }
 
 /** `a.b.c` keys below `prefix.` as a nested object (values are unresolved: no env keys in there). */
-export function subtree(vf: ValuesFile, prefix: string): Record<string, any> {
+function subtree(vf: ValuesFile, prefix: string): Record<string, any> {
   const out: Record<string, any> = {};
   for (const k of vf.keysList()) {
     if (!k.startsWith(prefix + '.')) continue;

@@ -6,7 +6,7 @@ import type { Subscription } from './config.ts';
 
 export const KEY_HEADER = 'ocp-gateway-subscription-key';
 
-export function hashKey(key: string): Buffer {
+function hashKey(key: string): Buffer {
   // one-shot hash: no Hash object per request
   return hash('sha256', key, 'buffer');
 }

@@ -13,7 +13,6 @@ export const MODERN_VERSIONS = ['2026-07-28'];
 /** Revisions that open with `initialize` (served as before). */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 export const SUPPORTED_PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
-export const LATEST_PROTOCOL_VERSION = MODERN_VERSIONS[0];
 export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0];
 // "A server that supports clients implementing protocol versions earlier than 2025-06-18 ... MAY
 // treat a request that omits the header as protocol version 2025-03-26."
@@ -22,13 +21,11 @@ export const VERSION_WITHOUT_HEADER = '2025-03-26';
 export const WITHOUT_STRUCTURED_CONTENT = new Set(['2025-03-26', '2024-11-05']);
 
 /** Methods whose `params.name` (or `params.uri`) the Mcp-Name header mirrors. */
-export const NAMED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
+const NAMED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 /** The `_meta` keys of a 2026-07-28 request (basic/index.mdx, "Per-request protocol fields"). */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 /** RFC 9110 token (field names): what an `x-mcp-header` value may be. */
 export const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -59,7 +56,7 @@ export function header(h: IncomingHttpHeaders, name: string): string | undefined
  * Mcp-Param-{Name} value before comparing it to the corresponding request body value"), or
  * undefined when it holds invalid characters or an invalid encoding.
  */
-export function decodeHeaderValue(raw: string): string | undefined {
+function decodeHeaderValue(raw: string): string | undefined {
   if (!PLAIN_VALUE.test(raw)) return undefined;
   if (!(raw.startsWith(SENTINEL_START) && raw.endsWith(SENTINEL_END) && raw.length >= SENTINEL_START.length + SENTINEL_END.length)) return raw;
   const b64 = raw.slice(SENTINEL_START.length, raw.length - SENTINEL_END.length);

@@ -9,10 +9,10 @@
 // Checks run in this order: Origin, subscription key, MCP-Protocol-Version, content type, (2026)
 // the method and name headers, bearer token (a token not verified before is first paid for from the
 // client IP's budget), tool scoping, rate limits, JSON-RPC shape, headers against the body (2026:
-// the required ones, and `_meta`; earlier revisions: those sent), then the method. tools/list pages are built at start per subscription and era;
-// tools/call runs the target route in-process with the arguments as body and only the user id
-// (never the token, never client headers) as user context. Every refusal is counted
-// (gateway_refusals_total) and logged once (refusals.ts).
+// the required ones, and `_meta`; earlier revisions: those sent), then the method. tools/list pages
+// are built at start per subscription and era; tools/call runs the target route in-process with the
+// arguments as body and only the user id (never the token, never client headers) as user context.
+// Every refusal is counted (gateway_refusals_total) and logged once (refusals.ts).
 
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -27,7 +27,7 @@ import type { Tool } from './tools.ts';
 import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from './metrics.ts';
 import { Refusals, type Refused } from './refusals.ts';
 import {
-  HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+  HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
   problem, rpcError, rpcResult, scanId, type GatewayRequest, type GatewayResponse, type Id,
 } from './rpc.ts';
 import {
@@ -38,7 +38,7 @@ import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 
-export { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
+export { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
@@ -436,7 +436,10 @@ export class McpGateway {
     return `ip:${this.ip.limitKey(req.remoteAddress, req.headers['x-forwarded-for'])}`;
   }
 
-  /** 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError is deny. */
+  /**
+   * 429 over a limit (Retry-After: until that counter has room again); 503 when the store is down and onError
+   * is deny.
+   */
   private refused(limit: LimitResult, who: Omit<Refused, 'reason' | 'detail'>, which: LimitName): GatewayResponse {
     const correlationId = who.req.correlationId;
     const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
@@ -448,7 +451,10 @@ export class McpGateway {
       problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
   }
 
-  /** 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC 6750 §3.1). */
+  /**
+   * 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC
+   * 6750 §3.1).
+   */
   private invalidToken(why: Refused, description: string, extra: Record<string, string>, error: BearerError = 'invalid_token'): GatewayResponse {
     return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
       ...extra, ...this.challenge(why.req, error, description),
@@ -505,4 +511,3 @@ function jsonRateHeaders(r: LimitResult): Record<string, string> {
   };
 }
 
-export { INTERNAL_ERROR };

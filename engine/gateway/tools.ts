@@ -52,7 +52,7 @@ export interface Tool {
   file: string;
 }
 
-export const TOOL_NAME = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
+const TOOL_NAME = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
 
 export const TOOLS_FILE_SCHEMA = {
   type: 'object',
@@ -113,7 +113,7 @@ export function toolsJsonSchema(): Record<string, unknown> {
 }
 
 /** JSON with sorted keys: the digest does not depend on key order. */
-export function canonical(v: unknown): string {
+function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     return `{${Object.keys(v).sort().filter((k) => (v as any)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
@@ -129,7 +129,7 @@ function mcpSchema(s: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The platform problem a failed tool call carries as structuredContent (RFC 9457 members). */
-export const TOOL_PROBLEM_SCHEMA = {
+const TOOL_PROBLEM_SCHEMA = {
   type: 'object',
   description: 'isError: true: the platform problem (RFC 9457) of the failed call',
   required: ['status', 'title'],
@@ -282,7 +282,7 @@ export class ToolCollector {
 
 // ---- approvals -------------------------------------------------------------------------------
 
-export const APPROVALS_FILE = 'gateway-approvals.yaml';
+const APPROVALS_FILE = 'gateway-approvals.yaml';
 
 export interface Approval { digest: string; approvedAt?: string; approvedBy?: string }
 export type Approvals = Record<string, Record<string, Approval>>;

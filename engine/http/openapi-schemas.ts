@@ -23,7 +23,7 @@ const VALUE_KEYWORDS = new Set([
 const COMPONENTS = '#/components/schemas/';
 
 /** Letters and digits of a name in PascalCase: `payment-order-request` -> `PaymentOrderRequest`. */
-export function pascal(s: string): string {
+function pascal(s: string): string {
   const out = s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
   return /^[A-Za-z]/.test(out) ? out : `Schema${out}`;
 }

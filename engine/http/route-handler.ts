@@ -11,7 +11,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { correlationIdFrom, writeProblem } from './answers.ts';
 import { jsonDeeperThan } from './json-depth.ts';
 
-export const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
 export interface RouteHandlerConfig {
   method: string;

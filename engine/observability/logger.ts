@@ -9,7 +9,7 @@ import { maskSecret, maskText, NO_SECRETS, type Secrets } from './mask.ts';
 /** `abcd****`: enough to tell two secrets apart in a log, never enough to use one. */
 export const mask = maskSecret;
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'headers.authorization', 'headers["ocp-gateway-subscription-key"]', 'headers.cookie', 'headers["x-api-key"]',
   'headers.client_key', 'headers["webhook-signature"]',
   'req.headers.authorization', 'req.headers["ocp-gateway-subscription-key"]', 'req.headers.cookie',
@@ -54,7 +54,7 @@ export function setLogSecrets(logger: Logger, secrets: Secrets): void {
   if (r) r.secrets = secrets;
 }
 
-export const LOG_LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const LOG_LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 /** The level LOG_LEVEL names: unset or empty (`LOG_LEVEL=` in a manifest) is `info`; case and spaces do not matter. */
 export function parseLogLevel(value: string | undefined): LevelWithSilent {
@@ -64,7 +64,10 @@ export function parseLogLevel(value: string | undefined): LevelWithSilent {
   throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(value)})`);
 }
 
-/** LOG_LEVEL is the operator's setting for the whole process; a wrong one throws one clear line (the CLI prints it and exits). */
+/**
+ * LOG_LEVEL is the operator's setting for the whole process; a wrong one throws one clear line (the CLI
+ * prints it and exits).
+ */
 function levelFromEnv(): LevelWithSilent {
   return parseLogLevel(process.env.LOG_LEVEL);
 }

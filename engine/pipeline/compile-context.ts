@@ -59,7 +59,10 @@ export interface DirectResult {
 export interface RouteInfo {
   id: string;
   file: string;
-  /** the route's answer is checked against its output-schema: vendor calls keep their answer for the log of a failed check */
+  /**
+   * the route's answer is checked against its output-schema: vendor calls keep their answer for the log of a
+   * failed check
+   */
   checksOutput?: boolean;
 }
 

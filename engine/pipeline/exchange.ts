@@ -1,6 +1,7 @@
 // The exchange: the message a route works on, from its source through every step.
-// JSONata expressions take the exchange itself as their input (no copy per evaluation): `body.buyCurrency`, `headers.authorization`,
-// `query.validate_only`, `params.externalReferenceNo`, `vars.rate`, `user.id`.
+// JSONata expressions take the exchange itself as their input (no copy per evaluation):
+// `body.buyCurrency`, `headers.authorization`, `query.validate_only`, `params.externalReferenceNo`,
+// `vars.rate`, `user.id`.
 
 import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';

@@ -14,7 +14,7 @@ import { isSecretKey } from '../config/env-keys.ts';
 import type { EngineTracing, SpanDetail } from './engine-tracing.ts';
 
 /** A value as masked JSON text, at most `bodyLimit` characters. */
-export function maskedJson(v: unknown, d: SpanDetail): string {
+function maskedJson(v: unknown, d: SpanDetail): string {
   if (v === undefined) return '';
   let s: string;
   try {

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { EngineTracing } from './tracing.ts';
 import { compileSecrets, maskText } from '../observability/mask.ts';
 
-export const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
+const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
 
 export interface TracingOptions {

@@ -39,7 +39,10 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     return docs.get(abs);
   };
   const folders = new Map<string, string>();
-  /** The shared documents of `dir`: all but route files, or with `clientsOnly` the clients files (seen from folders below). */
+  /**
+   * The shared documents of `dir`: all but route files, or with `clientsOnly` the clients files (seen from
+   * folders below).
+   */
   const folderDocs = (dir: string, clientsOnly: boolean): string => {
     const key = `${clientsOnly}\0${dir}`;
     let h = folders.get(key);

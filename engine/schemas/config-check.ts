@@ -23,7 +23,10 @@ export function fullSchema(schema: Record<string, unknown>): Record<string, unkn
   return { ...schema, $defs: { ...DEFS, ...(schema.$defs as object | undefined) } };
 }
 
-/** The name of a full schema's validator in the build: its content, so an edited schema never meets a stale validator. */
+/**
+ * The name of a full schema's validator in the build: its content, so an edited schema never meets a stale
+ * validator.
+ */
 export function schemaKey(full: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(full)).digest('hex').slice(0, 16);
 }
@@ -42,7 +45,10 @@ function validatorFor(schema: Record<string, unknown>): Checker {
   return c;
 }
 
-/** The name a message gives the value at `path`: its key, or for a list item the list's key and index (`kind[1]`, not `1`). */
+/**
+ * The name a message gives the value at `path`: its key, or for a list item the list's key and index
+ * (`kind[1]`, not `1`).
+ */
 function leafName(path: YamlPath): string {
   let i = path.length - 1;
   while (i >= 0 && typeof path[i] === 'number') i--;

@@ -12,7 +12,7 @@ import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } fr
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Schema keyword that lets a field (and everything below it) carry the characters the text rule refuses. */
-export const RAW_TEXT_KEYWORD = 'x-raw-text';
+const RAW_TEXT_KEYWORD = 'x-raw-text';
 
 /**
  * What no text field may carry: control characters (Cc: a NUL truncates, a CR/LF breaks or injects
@@ -27,7 +27,7 @@ export const RAW_TEXT_KEYWORD = 'x-raw-text';
  */
 const UNSAFE_TEXT = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
-export const UNSAFE_TEXT_MESSAGE = 'must not contain control, invisible or bidirectional formatting characters, line separators or unpaired surrogates';
+const UNSAFE_TEXT_MESSAGE = 'must not contain control, invisible or bidirectional formatting characters, line separators or unpaired surrogates';
 
 /** True when a string or object key anywhere in `value` breaks the text rule (no allocation per string). */
 export function hasUnsafeText(value: unknown): boolean {

@@ -217,7 +217,7 @@ interface Slot {
 }
 
 /** One connection per route; `consumers` receiver links per queue on it. */
-export class AmqpConsumer {
+class AmqpConsumer {
   private readonly container: Container;
   private readonly log: Logger;
   private conn?: Connection;
@@ -479,7 +479,7 @@ function errText(e: unknown): string | undefined {
  * A broker error in words, naming authentication failures as such (never the password) and where
  * the credentials are set (`credentials`: what credentialSources found).
  */
-export function describeAmqpError(
+function describeAmqpError(
   e: unknown, username?: string, credentials = 'from.amqp.username / from.amqp.password',
 ): string {
   const t = errText(e) ?? 'unknown error';

@@ -16,7 +16,10 @@ const OBJECTS = ['timeouts', 'retry', 'event'];
 /** Profile keys only an HTTP client uses: an event hub profile (with `event:`) cannot set them. */
 export const HTTP_ONLY = ['headers', 'static-headers', 'forward-headers', 'proxy', 'connections', 'idempotency-header'];
 
-/** `over` on top of `base`: header maps merge by lower-cased name, timeouts and retry by key, forwarded headers join. */
+/**
+ * `over` on top of `base`: header maps merge by lower-cased name, timeouts and retry by key, forwarded
+ * headers join.
+ */
 export function mergeSettings(base: Settings, over: Settings): Settings {
   const out: Settings = { ...base, ...over };
   for (const k of MAPS) {

@@ -59,7 +59,7 @@ export function checkedRetrySettings(c: RetryConfig | undefined, fail: (message:
   return s;
 }
 
-export function toRetrySettings(c: RetryConfig | undefined): RetrySettings {
+function toRetrySettings(c: RetryConfig | undefined): RetrySettings {
   return {
     enabled: c?.enabled === true || c?.enabled === 'true',
     maxRetries: Number(c?.['max-retries'] ?? 0),

@@ -1,8 +1,9 @@
 // to-http: calls a vendor over HTTP (undici, pooled keep-alive) with timeouts, retries from
 // values and a safe URL template. A step usually names a client profile (`client:`, merged in by
-// the loader: engine/dsl/clients.ts) and gives only its path and what differs. The vendor's answer goes to the body (or `into`); an error
-// status becomes a `vendor` PlatformError that on-exception maps to a platform code, with the
-// vendor's text masked (credentials) and bounded before any template or log line sees it.
+// the loader: engine/dsl/clients.ts) and gives only its path and what differs. The vendor's answer
+// goes to the body (or `into`); an error status becomes a `vendor` PlatformError that on-exception
+// maps to a platform code, with the vendor's text masked (credentials) and bounded before any
+// template or log line sees it.
 
 import { defineStep } from './step-kind.ts';
 import { truthy } from './truthy.ts';
@@ -406,7 +407,10 @@ function queryString(q: Record<string, string>): string {
   return out;
 }
 
-/** URL text after the origin that needs no encoding: `{name}` parameters are filled URL-encoded, the query is form-encoded. */
+/**
+ * URL text after the origin that needs no encoding: `{name}` parameters are filled URL-encoded, the query is
+ * form-encoded.
+ */
 const PLAIN_REST = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/%?{}]*$/;
 
 /**

@@ -7,7 +7,7 @@ import { MemoryStore } from './store-memory.ts';
 import { RedisStore } from './store-redis.ts';
 
 /** The process environment variable that overrides `engine.store.redis.url` (it may carry a password). */
-export const REDIS_URL_ENV = 'ENGINE_STORE_REDIS_URL';
+const REDIS_URL_ENV = 'ENGINE_STORE_REDIS_URL';
 
 /** The settings in effect: the environment file's, with the URL from the process environment when set. */
 export function effectiveStoreSettings(settings: StoreSettings | undefined, env: NodeJS.ProcessEnv = process.env): StoreSettings {

@@ -54,7 +54,7 @@ function show(v: unknown): string {
   return s.length > 200 ? `${s.slice(0, 197)}...` : s;
 }
 
-export function showPath(p: Path): string {
+function showPath(p: Path): string {
   let s = '';
   for (const x of p) s += typeof x === 'number' ? `[${x}]` : s ? `.${x}` : x;
   return s || '(root)';

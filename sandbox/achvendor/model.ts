@@ -21,9 +21,9 @@ export const WEBHOOK_PAYMENT_STATUS_PATH = '/webhooks/payment/paymentupdate';
 export const SANDBOX_CLIENT_KEY = 'sandbox-achvendor-client-key';
 export const SANDBOX_WEBHOOK_SECRET = 'whsec_c2FuZGJveC1hY2h2ZW5kb3Itd2ViaG9vay1zZWNyZXQ=';
 
-export const CREDIT_CODES = ['22', '32', '42', '52'];
-export const DEBIT_CODES = ['27', '37', '47'];
-export const SEC_CODES = ['PPD', 'CCD', 'CTX', 'WEB', 'TEL'];
+const CREDIT_CODES = ['22', '32', '42', '52'];
+const DEBIT_CODES = ['27', '37', '47'];
+const SEC_CODES = ['PPD', 'CCD', 'CTX', 'WEB', 'TEL'];
 export const PRODUCTS = ['business_transfers', 'consumer_transfers'];
 export const PAYMENT_CHANNELS = ['business_banking', 'retail_banking'];
 export const REQUESTOR_TYPES = ['party', 'system'];
@@ -111,7 +111,7 @@ export function achError(status: number, code: string, message: string, target: 
   return { status, body: { code, message, target }, headers };
 }
 
-export function abaValid(v: unknown): boolean {
+function abaValid(v: unknown): boolean {
   if (typeof v !== 'string' || !/^\d{9}$/.test(v)) return false;
   const d = [...v].map(Number);
   return (3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!)) % 10 === 0;

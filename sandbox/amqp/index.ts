@@ -18,7 +18,7 @@ import { messageIdString, settle } from '../../engine/amqp/rhea-util.ts';
 export const SANDBOX_AMQP_USERNAME = 'sandbox';
 export const SANDBOX_AMQP_PASSWORD = 'sandbox-amqp-password';
 /** The queue the hubvendor simulator publishes payment status messages to (key hubvendor-amqp-queue-name). */
-export const PAYMENT_STATUS_QUEUE = 'payment-status';
+const PAYMENT_STATUS_QUEUE = 'payment-status';
 
 export interface AmqpEndpointOptions {
   port?: number;
@@ -82,7 +82,7 @@ export interface AmqpEndpoint {
 }
 
 /** `/queue/x`, `/amq/queue/x` and `x` are the same queue. */
-export function queueName(address: string | undefined): string {
+function queueName(address: string | undefined): string {
   const a = String(address ?? '');
   return a.replace(/^\/amq\/queue\//, '').replace(/^\/queue\//, '');
 }

@@ -7,8 +7,7 @@ import { createSimServer, type SimLog, type SimRequest, type SimResponse, type S
 import { RingBuffer } from '../lib/ring-buffer.ts';
 import { type CloudEvent, checkCloudEvent, type EventProblem } from './cloudevents.ts';
 
-export type { CloudEvent, EventProblem } from './cloudevents.ts';
-export { checkCloudEvent } from './cloudevents.ts';
+export type { CloudEvent } from './cloudevents.ts';
 
 export const EVENTS_PATH = '/events';
 export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json';

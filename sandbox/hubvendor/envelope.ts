@@ -52,7 +52,7 @@ export class HubError extends Error {
 
 export const businessError = (status: number, details: ErrorDetail[], id?: string) => new HubError(status, 'BUSINESS', details, id);
 
-export function audit(receivedAt: number) {
+function audit(receivedAt: number) {
   return { T24_time: Date.now() - receivedAt, versionNumber: 'R25', requestParse_time: 0, responseParse_time: 0 };
 }
 
@@ -75,7 +75,7 @@ export function success(req: SimRequest, body: unknown, o: SuccessOptions = {}):
   return { status: o.status ?? 200, body: { header, body }, headers: o.headers };
 }
 
-export function failure(req: SimRequest, e: HubError): SimResponse {
+function failure(req: SimRequest, e: HubError): SimResponse {
   return {
     status: e.status,
     body: {

@@ -8,7 +8,7 @@ import { businessError, HUB_ERROR_CODES } from './envelope.ts';
 import { userOf } from './owner.ts';
 import type { HubState } from './state.ts';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
 export interface IdempotencyCheck {

@@ -12,13 +12,8 @@ import { standingOrderHandlers } from './standing-orders.ts';
 import { HubState, type PaymentStatus } from './state.ts';
 
 export type { PaymentStatusMessage } from './lifecycle.ts';
-export type { PaymentOrder, PaymentStatus, StandingOrder } from './state.ts';
+export type { PaymentStatus } from './state.ts';
 export { HubState } from './state.ts';
-export { HUB_ERROR_CODES } from './envelope.ts';
-export { REJECTION_REASONS } from './lifecycle.ts';
-export { PAYMENT_PRODUCTS } from './payment-validation.ts';
-export { FREQUENCIES } from './standing-orders.ts';
-export { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency.ts';
 export * from './paths.ts';
 
 export interface HubvendorOptions {

@@ -18,13 +18,13 @@ export interface PaymentStatusMessage {
 }
 
 /** Amount endings that make the hub reject a payment, with their ISO 20022 reason code. */
-export const REJECTION_REASONS: Readonly<Record<string, string>> = {
+const REJECTION_REASONS: Readonly<Record<string, string>> = {
   '.99': 'AC04', // closed account number
   '.98': 'AM04', // insufficient funds
   '.97': 'AC01', // incorrect account number
 };
 
-export function rejectionReason(amount: string): string | undefined {
+function rejectionReason(amount: string): string | undefined {
   const dot = amount.indexOf('.');
   return dot === -1 ? undefined : REJECTION_REASONS[amount.slice(dot).padEnd(3, '0').slice(0, 3)];
 }

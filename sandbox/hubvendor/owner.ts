@@ -7,7 +7,7 @@ import type { SimRequest } from '../lib/sim-server.ts';
 import { ibansOfUser } from '../platform-backend/index.ts';
 import { businessError, HUB_ERROR_CODES as C } from './envelope.ts';
 
-export const USER_ID_HEADER = 'x-user-id';
+const USER_ID_HEADER = 'x-user-id';
 
 /** The platform's user ids (the gateway refuses tokens whose `sub` is anything else); `anonymous` is no user. */
 const USER_ID = /^[A-Za-z0-9._@|:+/=-]{1,256}$/;

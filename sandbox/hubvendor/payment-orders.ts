@@ -20,7 +20,7 @@ const MODIFIABLE = new Set([
 ]);
 const FIXED = ['paymentOrderProductId', 'debitAccountId', 'debitAccountIBAN', 'paymentCurrencyId', 'endToEndReference'] as const;
 
-export function orderView(o: PaymentOrder) {
+function orderView(o: PaymentOrder) {
   const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ownerUserId, ...fields } = o;
   void ownerUserId;
   return {

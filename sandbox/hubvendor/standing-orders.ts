@@ -10,7 +10,7 @@ import { checkPaymentOrder, FieldErrors, isDate, optString, reqString, todayUtc 
 import type { HubState, StandingOrder, StandingOrderFields } from './state.ts';
 
 /** Named frequencies, or a T24 frequency code such as `e0Y e1M e0W e0D e0F` (every month). */
-export const FREQUENCIES = ['DAILY', 'WEEKLY', 'FORTNIGHTLY', 'MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'YEARLY'] as const;
+const FREQUENCIES = ['DAILY', 'WEEKLY', 'FORTNIGHTLY', 'MONTHLY', 'QUARTERLY', 'HALF_YEARLY', 'YEARLY'] as const;
 const T24_FREQUENCY = /^e\d+Y e\d+M e\d+W e\d+D e\d+F$/;
 
 function checkStandingOrder(b: Record<string, unknown>, accountId: string, now: number): StandingOrderFields {
@@ -28,12 +28,13 @@ function checkStandingOrder(b: Record<string, unknown>, accountId: string, now: 
   else if (endDate !== undefined && startDate && endDate < startDate) errs.add('endDate', C.format, 'endDate is before startDate');
   const suppressFT = optString(b, 'suppressFT', errs, 35) ?? 'PAYMENT';
   // the account in the path is the debit account unless the body names one
-  const firstRun = startDate && isDate(startDate) && startDate >= today ? startDate : undefined; // reported above otherwise
+  // reported above otherwise
+  const firstRun = startDate && isDate(startDate) && startDate >= today ? startDate : undefined;
   const fields = checkPaymentOrder({ debitAccountId: accountId, ...b, executionDate: firstRun }, { debitAccountRequired: true, now }, errs);
   return { ...fields, frequency, startDate, ...(endDate !== undefined && { endDate }), suppressFT };
 }
 
-export function standingOrderView(s: StandingOrder) {
+function standingOrderView(s: StandingOrder) {
   const { standingOrderId, instructionReference, status, executionDate, ownerUserId, ...rest } = s;
   void ownerUserId;
   return {

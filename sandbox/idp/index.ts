@@ -20,7 +20,7 @@ import { generateKeyPair, exportJWK, importJWK, SignJWT, type JWK, type CryptoKe
 import { createSimServer, type SimLog, type SimServer } from '../lib/sim-server.ts';
 import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID, SANDBOX_PRIVATE_JWK } from './sandbox-key.ts';
 
-export { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_KID } from './sandbox-key.ts';
+export { SANDBOX_AUDIENCE, SANDBOX_ISSUER } from './sandbox-key.ts';
 
 /** The sandbox's OAuth client (client_credentials), demo values published on purpose. */
 export const SANDBOX_CLIENT_ID = 'sandbox-agent';

@@ -54,7 +54,7 @@ export interface PlatformBackend {
   close(): Promise<void>;
 }
 
-export const PRODUCTS: Product[] = [
+const PRODUCTS: Product[] = [
   { productId: 'PRD-CUR-EUR', name: 'Everyday Current Account', category: 'ACCOUNT', currency: 'EUR', description: 'Current account with a debit card and instant SEPA transfers.', monthlyFee: '4.90' },
   { productId: 'PRD-CUR-USD', name: 'USD Current Account', category: 'ACCOUNT', currency: 'USD', description: 'Current account held in US dollars for international payments.', monthlyFee: '6.00' },
   { productId: 'PRD-SAV-EUR', name: 'Flexible Savings', category: 'SAVINGS', currency: 'EUR', description: 'Instant-access savings account.', interestRate: '2.10' },

@@ -25,9 +25,7 @@ import { screenTriggers, type TriggerOptions, type TriggerResult } from './trigg
 import { SANDBOX_WEBHOOK_SECRET } from './webhooks.ts';
 
 export * from './model.ts';
-export { DEMO_PROFILES, matchProfiles } from './profiles.ts';
 export { SANDBOX_WEBHOOK_SECRET } from './webhooks.ts';
-export type { Delivery, WebhookPayload } from './webhooks.ts';
 export type { TriggerOptions, TriggerResult } from './triggers.ts';
 
 export interface ScreenvendorOptions {

@@ -8,7 +8,7 @@ export class SimProblem extends Error {
   constructor(readonly status: number, readonly title: string, readonly detail?: string) { super(title); }
 }
 
-export function problem(status: number, title: string, detail?: string): SimResponse {
+function problem(status: number, title: string, detail?: string): SimResponse {
   return {
     status,
     headers: { 'content-type': 'application/problem+json' },

@@ -18,7 +18,7 @@ export interface DemoProfile {
   media?: { title: string; url: string; date: string }[];
 }
 
-export const DEMO_PROFILES: DemoProfile[] = [
+const DEMO_PROFILES: DemoProfile[] = [
   {
     identifier: 'PRF-VPETROV-01', firstName: 'Viktor', lastName: 'Petrov', yearOfBirth: 1962, nationality: ['RU'], gender: 'male',
     amlTypes: ['sanction', 'pep-class-1'],
@@ -68,7 +68,7 @@ export type MatchType = 'name_exact' | 'name_variation' | 'name_fuzzy';
 const norm = (s: string | undefined) => (s ?? '').trim().toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
 
 /** Splits a person's name into first and last name (full_name: last word is the last name). */
-export function nameOf(person: { first_name?: string; last_name?: string; full_name?: string }): { first: string; last: string } {
+function nameOf(person: { first_name?: string; last_name?: string; full_name?: string }): { first: string; last: string } {
   if (person.last_name) return { first: norm(person.first_name), last: norm(person.last_name) };
   const parts = norm(person.full_name).split(/\s+/).filter(Boolean);
   return { first: parts.slice(0, -1).join(' '), last: parts[parts.length - 1] ?? '' };

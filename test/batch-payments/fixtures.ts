@@ -4,7 +4,7 @@ import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 import type { TestEngine } from '../helpers/engine.ts';
 
 let seq = 0;
-export const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 export function entry(over: Record<string, unknown> = {}): Record<string, unknown> {
   seq++;

@@ -56,7 +56,10 @@ function cli(root: string, cmd: string): { status: number; out: string } {
   }
 }
 
-/** Run (the folder, and a route given alone), a values edit reloaded and `engine test` all take the document's values. */
+/**
+ * Run (the folder, and a route given alone), a values edit reloaded and `engine test` all take the document's
+ * values.
+ */
 async function runsReloadsAndTests(root: string) {
   const e = await start(root);
   expect(e.routes.map((r) => [r.id, r.valuesName])).toEqual([['hello', 'demo-v1']]);

@@ -19,7 +19,10 @@ clients:
     base-url: "{{vendor.baseUrl}}"
 `;
 
-/** A route answering `{"greeting": <its values' greeting>}` after a call through the profile; `extra` goes before `from`. */
+/**
+ * A route answering `{"greeting": <its values' greeting>}` after a call through the profile; `extra` goes
+ * before `from`.
+ */
 const route = (id: string, extra = '') => `id: ${id}
 ${extra}from:
   http:

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 /** Screenshots of each page (git-ignored: the test artifacts CI keeps). */
 export const ARTIFACTS = join(process.cwd(), 'artifacts', 'console');

@@ -53,14 +53,14 @@ export function copyArgs(args: string): { from?: string; sources: string[]; dest
 }
 
 /** `A="x y" B=z` to its pairs (LABEL); double-quoted values are JSON strings. */
-export function keyValues(args: string): Record<string, string> {
+function keyValues(args: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of args.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)/g)) out[m[1]] = m[2].startsWith('"') ? JSON.parse(m[2]) as string : m[2];
   return out;
 }
 
 /** A stage's build arguments as `docker build --build-arg` would set them: given, else the ARG's default. */
-export function stageArgs(stage: Stage, given: Record<string, string> = {}): Record<string, string> {
+function stageArgs(stage: Stage, given: Record<string, string> = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const s of stage.steps.filter((x) => x.op === 'ARG')) {
     const i = s.args.indexOf('=');

@@ -41,7 +41,7 @@ function parseJsonText(text: string, where: string): unknown {
   try {
     return JSON.parse(t);
   } catch (e) {
-    throw new Error(`${where}: the documented answer is not JSON: ${(e as Error).message}\n${t}`);
+    throw new Error(`${where}: the documented answer is not JSON: ${(e as Error).message}\n${t}`, { cause: e });
   }
 }
 

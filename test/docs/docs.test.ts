@@ -145,7 +145,10 @@ function check(r: StepResult | undefined, block: DocBlock): string[] {
 }
 
 let engine: ChildProcess | undefined;
-/** Process groups of the pages' shells still running: a setup that timed out leaves them (and the engines they started) behind */
+/**
+ * Process groups of the pages' shells still running: a setup that timed out leaves them (and the engines they
+ * started) behind
+ */
 const running = new Set<number>();
 let work = '';
 const results = new Map<Step, StepResult>();
@@ -168,7 +171,8 @@ beforeAll(async () => {
   for (let round = 0; round < ROUNDS; round++) {
     for (const d of DOCS) for (const [k, v] of await runDoc(d.blocks, port, work)) results.set(k, v);
   }
-}, 240_000 * ROUNDS); // every page, one after another: 65 s alone on two cores, past 110 s beside the other test files on Node 20
+// every page, one after another: 65 s alone on two cores, past 110 s beside the other test files on Node 20
+}, 240_000 * ROUNDS);
 
 afterAll(async () => {
   for (const pid of running) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }

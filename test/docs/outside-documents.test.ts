@@ -1,23 +1,27 @@
 // Every document a file of the repository refers to is in the repository: no file names a design
-// note or a specification kept elsewhere (the design document at the root, the `spec/` folder),
-// which a reader of this repository cannot open. The pattern is built from pieces so that this
-// file does not match itself.
+// note or a specification kept elsewhere (the design document at the root, a file of the `spec/`
+// folder, the shared folder beside the checkout), which a reader of this repository cannot open.
+// Every file counts: the tracked ones and those not yet committed (but for what .gitignore skips).
+// The pattern is built from pieces so that this file does not match itself.
 import { it, expect } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 
 const DESIGN = ['DESIGN', 'md'].join('\\.');
-const SPEC = ['spec', '[\\w.-]+\\.md'].join('/');
-const OUTSIDE = new RegExp(`\\b(?:${DESIGN}|${SPEC})\\b`, 'g');
+// a file of a `spec/` folder (a Kubernetes manifest's `/spec/template/...` path names no file)
+const SPEC = `(?<![\\w-])${['spec', '[\\w.-]+\\.[a-z]+'].join('/')}`;
+const SHARED = ['\\.\\.', 'shared'].join('/');
+const OUTSIDE = new RegExp(`\\b${DESIGN}\\b|${SPEC}\\b|${SHARED}\\b`, 'g');
 
-/** The tracked files (node_modules and .git are never tracked). */
-function trackedFiles(): string[] {
-  return execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8', maxBuffer: 64 << 20 }).split('\0')
+/** The tracked files and the new ones git would add (node_modules and .git are never among them). */
+function repositoryFiles(): string[] {
+  const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+  return execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 }).split('\0')
     .filter((f) => f && existsSync(f) && statSync(f).isFile());
 }
 
-it('no tracked file refers to a document outside the repository', () => {
-  const files = trackedFiles();
+it('no file of the repository refers to a document outside the repository', () => {
+  const files = repositoryFiles();
   expect(files.length).toBeGreaterThan(100);
   const hits: string[] = [];
   for (const file of files) {
@@ -30,9 +34,13 @@ it('no tracked file refers to a document outside the repository', () => {
   expect(hits, `files refer to documents outside the repository:\n${hits.join('\n')}`).toEqual([]);
 });
 
-it('the pattern finds both kinds of reference', () => {
+it('the pattern finds each kind of reference', () => {
   const find = (s: string) => [...s.matchAll(OUTSIDE)].map((m) => m[0]);
   expect(find(`see ${['DESIGN', 'md'].join('.')} §1`)).toEqual([['DESIGN', 'md'].join('.')]);
   expect(find(`shapes: ${['spec', 'vendor-shapes.md'].join('/')}`)).toEqual([['spec', 'vendor-shapes.md'].join('/')]);
+  expect(find(`shapes: ${['spec', 'vendor-shapes.yaml'].join('/')}`)).toEqual([['spec', 'vendor-shapes.yaml'].join('/')]);
+  expect(find(`see ../${['spec', 'a.md'].join('/')}`)).toEqual([['spec', 'a.md'].join('/')]);
+  expect(find(`read ${['..', 'shared', 'notes.md'].join('/')}`)).toEqual([['..', 'shared'].join('/')]);
   expect(find('path: /spec/template/spec/containers/0/args')).toEqual([]);
+  expect(find('{op: replace, path: /spec/minReplicas, value: 1}')).toEqual([]);
 });

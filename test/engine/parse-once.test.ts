@@ -1,6 +1,7 @@
-// A start reads each YAML document once, and the route-test files not at all: the route loader, the reload fingerprints, the gateway
-// and the console share the parse (core/yaml-source.ts, shareYamlParses). Parsing was the largest
-// part of starting the whole sandbox project (docs/benchmarks.md, Start-up).
+// A start reads each YAML document once, and the route-test files not at all: the route loader, the
+// reload fingerprints, the gateway and the console share the parse (core/yaml-source.ts,
+// shareYamlParses). Parsing was the largest part of starting the whole sandbox project
+// (docs/benchmarks.md, Start-up).
 
 import { describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';

@@ -184,7 +184,8 @@ describe('an agent that starts with no token', () => {
       as = await r.json();
       break;
     }
-    // "the issuer value in the document MUST be identical to the issuer identifier used to construct the well-known URL"
+    // "the issuer value in the document MUST be identical to the issuer identifier used to
+    // construct the well-known URL"
     expect(as.issuer).toBe(issuer);
     expect(as.grant_types_supported).toContain('client_credentials');
     // 4. a token for this resource (RFC 8707 resource parameter), without a browser

@@ -53,7 +53,7 @@ steps:
 `;
 
 /** POSTs JSON to the engine; a frozen engine never answers, so the call gives up after 10 s. */
-export async function postJson(engine: EngineProcess, path: string, body: unknown = {}): Promise<{ status: number; body: any; ms: number }> {
+async function postJson(engine: EngineProcess, path: string, body: unknown = {}): Promise<{ status: number; body: any; ms: number }> {
   const started = Date.now();
   const res = await fetch(engine.url + path, {
     method: 'POST',
@@ -65,7 +65,7 @@ export async function postJson(engine: EngineProcess, path: string, body: unknow
 }
 
 /** The first log line holding `needle`: the answer can arrive before the child's line was read. */
-export async function waitForLog(engine: EngineProcess, needle: string): Promise<string | undefined> {
+async function waitForLog(engine: EngineProcess, needle: string): Promise<string | undefined> {
   for (let i = 0; i < 100; i++) {
     const line = engine.logs.find((l) => l.includes(needle));
     if (line) return line;

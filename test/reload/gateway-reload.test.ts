@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ROUTES, startGateway, type GatewayTestEngine } from '../gateway/helpers.ts';
+import { startGateway, type GatewayTestEngine } from '../gateway/helpers.ts';
 
 const FX = { buyCurrency: 'EUR', sellCurrency: 'USD' };
 let e: GatewayTestEngine;

@@ -18,7 +18,10 @@ function run(args: string[], cwd = ROOT): Promise<{ code: number; out: string }>
   });
 }
 
-/** Runs `fn` in a project copy that shares everything but the FX route folder, which it may edit (with the client templates it extends). */
+/**
+ * Runs `fn` in a project copy that shares everything but the FX route folder, which it may edit (with the
+ * client templates it extends).
+ */
 async function inFxCopy(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engine-test-'));
   try {

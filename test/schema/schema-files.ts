@@ -28,7 +28,7 @@ export function editorDocs(dirs = ['routes', 'docs/examples']): SchemaDoc[] {
 }
 
 /** Each step kind's example as `engine/steps/<kind>.example.yaml` (not on disk), naming the route schema. */
-export function stepExamples(): SchemaDoc[] {
+function stepExamples(): SchemaDoc[] {
   return [...STEP_KINDS.values()].map((k) => ({
     file: `engine/steps/${k.kind}.example.yaml`,
     text: `# yaml-language-server: $schema=../../schemas/route.schema.json\n${k.example}\n`,

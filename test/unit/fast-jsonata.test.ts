@@ -615,7 +615,7 @@ const CASES: string[] = [
   '($x := $max; $max := 1; $x)',
 ];
 
-/** A few of the CASES, named in the brief: they must also run synchronously. */
+/** A few of the CASES, the common shapes of route expressions: they must also run synchronously. */
 const MUST_BE_FAST = [
   'body.buyCurrency',
   '{"a": body.x, "b": query.y}',
@@ -690,7 +690,7 @@ function clone<T>(v: T): T {
   return v === undefined ? v : structuredClone(v);
 }
 
-/** JSON form (what the brief compares), keeping undefined distinct from null. */
+/** JSON form (what the comparison reads), keeping undefined distinct from null. */
 function json(v: unknown): unknown {
   return v === undefined ? { $undefined: true } : JSON.parse(JSON.stringify(v));
 }

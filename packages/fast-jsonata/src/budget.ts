@@ -24,8 +24,8 @@ export interface Budget {
 }
 
 /** The clock starts once an evaluation has done this much work: time before that is negligible. */
-export const FIRST_CHECK = 1024;
-export const CHECK_EVERY = 65_536;
+const FIRST_CHECK = 1024;
+const CHECK_EVERY = 65_536;
 /** JSONata's own bound on a range (D2014); engine.expressions.maxRange is at most this. */
 export const JSONATA_MAX_RANGE = 1e7;
 

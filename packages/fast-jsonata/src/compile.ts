@@ -16,7 +16,6 @@ import {
 
 export type CustomFunctions = Record<string, { fn: (...a: any[]) => unknown; signature?: string }>;
 
-export { Frame } from './frame.ts';
 
 const NODE_KEYS = new Set([
   'type', 'value', 'position', 'predicate', 'stages', 'keepArray', 'keepSingletonArray', 'consarray', 'steps', 'lhs',

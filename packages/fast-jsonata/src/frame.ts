@@ -30,6 +30,7 @@ export class Frame {
 
   /** The variable's value; `missing` (undefined unless given) when no frame and no binding has it. */
   lookup(name: string, missing?: unknown): unknown {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- walks the chain of frames from this one
     for (let f: Frame | undefined = this; f; f = f.parent) {
       if (f.vars !== undefined && Object.prototype.hasOwnProperty.call(f.vars, name)) return f.vars[name];
     }
@@ -86,7 +87,7 @@ function trampoline(result: unknown): unknown {
 }
 
 /** Calls a lambda the way apply() -> applyProcedure() does, trampolining tail calls. */
-export function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
+function invokeLambda(proc: LambdaProc, args: unknown[]): unknown {
   return trampoline(applyProcedure(proc, args));
 }
 

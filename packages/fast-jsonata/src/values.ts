@@ -62,7 +62,7 @@ export function isFunction(arg: any): boolean {
   return (arg && (arg._jsonata_function === true || arg._jsonata_lambda === true)) || typeof arg === 'function';
 }
 
-export function isLambda(arg: any): boolean {
+function isLambda(arg: any): boolean {
   return !!arg && arg._jsonata_lambda === true;
 }
 
