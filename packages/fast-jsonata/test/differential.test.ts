@@ -316,6 +316,8 @@ const CASES: string[] = [
   "$join(body.items.price, ',')",
   "$pad(body.x, 8, '*')",
   '$pad(body.x, -8)',
+  // a missing width (NaN): the string as it is (found by property.test.ts)
+  '$pad(body.x, body.missing)',
   '$number(body.str)',
   '$number(body.x)',
   "$number('0x1F')",
