@@ -4,7 +4,7 @@
 // values files' values (or a plausible stand-in); and the recorded inputs of the route tests
 // (routes/**/tests/*.yaml: request bodies, headers, query strings, stub answers).
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 
@@ -154,7 +154,7 @@ export function shippedExpressions(): Shipped[] {
   for (const f of [...files('transforms', '.jsonata'), ...files('routes', '.jsonata')]) {
     const text = readFileSync(join(ROOT, f), 'utf8');
     const folders = byFile.get(f) ?? new Set([undefined as unknown as string]);
-    const directions = text.includes('{{direction}}') ? [{ direction: 'credit' }, { direction: 'debit' }] : [{}];
+    const directions: { direction?: string }[] = text.includes('{{direction}}') ? [{ direction: 'credit' }, { direction: 'debit' }] : [{}];
     for (const folder of folders) for (const d of directions) out.push({ where: f + (d.direction ? ` (${d.direction})` : ''), source: substitute(text, d), folder });
   }
   return out;
@@ -189,6 +189,3 @@ export function recordedInputs(): Map<string, unknown[]> {
   return out;
 }
 
-export function mtime(f: string): number {
-  return statSync(join(ROOT, f)).mtimeMs;
-}

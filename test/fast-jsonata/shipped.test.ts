@@ -6,14 +6,14 @@
 // It imports nothing of the engine: the custom functions are fast-jsonata's test stand-ins.
 
 import jsonata from 'jsonata';
-import { compileFast } from '@bank-integration-engine/fast-jsonata';
+import { compileFast, type CustomFunctions } from '@bank-integration-engine/fast-jsonata';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compareOn } from '../../packages/fast-jsonata/test/support/compare.ts';
 import { TEST_FUNCTIONS } from '../../packages/fast-jsonata/test/support/functions.ts';
 import { recordedInputs, shippedExpressions } from './shipped-expressions.ts';
 
 // $uuid() would differ between two evaluations: a fixed one for both
-const FUNCTIONS = { ...TEST_FUNCTIONS, uuid: { fn: () => '00000000-0000-4000-8000-000000000000' } };
+const FUNCTIONS: CustomFunctions = { ...TEST_FUNCTIONS, uuid: { fn: () => '00000000-0000-4000-8000-000000000000' } };
 
 const SHIPPED = shippedExpressions();
 const RECORDED = recordedInputs();
