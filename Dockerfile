@@ -13,6 +13,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the workspace packages' manifests (package.json "workspaces"): npm ci links each into
+# node_modules, where the build resolves it by name; without its manifest npm ci skips it silently
+COPY packages/fast-jsonata/package.json ./packages/fast-jsonata/
 # no install scripts: nothing the build needs runs one (esbuild, which bundles the console's page,
 # runs from its platform package without its install script)
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -51,6 +54,8 @@ LABEL org.opencontainers.image.title="bank-integration-engine" \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the same install as the build stage's (the bundle in dist/ already holds fast-jsonata's code)
+COPY packages/fast-jsonata/package.json ./packages/fast-jsonata/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin

@@ -21,7 +21,7 @@ function newestSource(dir) {
 }
 
 const hasBuild = existsSync(built);
-const fresh = hasBuild && statSync(built).mtimeMs >= Math.max(newestSource(at('engine')), newestSource(at('sandbox')));
+const fresh = hasBuild && statSync(built).mtimeMs >= Math.max(newestSource(at('engine')), newestSource(at('packages')), newestSource(at('sandbox')));
 
 let register;
 if (!fresh) {

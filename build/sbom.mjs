@@ -11,9 +11,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 
-/** The lock's production entries: every package but the root and those only dev dependencies reach. */
+/**
+ * A workspace package (package.json "workspaces", packages/*): its link and its folder in the lock.
+ * It is the engine's own code, bundled into dist/, so the SBOM of the dependencies leaves it out;
+ * the packages it depends on are in node_modules/ and listed like the root's.
+ */
+export const isWorkspace = (path, entry) => !!entry.link || !path.startsWith('node_modules/') && !path.includes('/node_modules/');
+
+/** The lock's production entries: every package but the root, the workspaces and those only dev dependencies reach. */
 export function productionPackages(lock) {
-  return Object.entries(lock.packages).filter(([path, entry]) => path && !entry.dev)
+  return Object.entries(lock.packages).filter(([path, entry]) => path && !entry.dev && !isWorkspace(path, entry))
     .map(([path, entry]) => ({ name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), version: entry.version }));
 }
 
@@ -21,8 +28,10 @@ export function writeSbom({ from = root, to = join(root, 'dist', 'sbom.cdx.json'
   const pkg = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
   const lock = JSON.parse(readFileSync(join(from, 'package-lock.json'), 'utf8'));
   delete pkg.devDependencies;
+  delete pkg.workspaces;
   delete lock.packages[''].devDependencies;
-  for (const [path, entry] of Object.entries(lock.packages)) if (path && entry.dev) delete lock.packages[path];
+  delete lock.packages[''].workspaces;
+  for (const [path, entry] of Object.entries(lock.packages)) if (path && (entry.dev || isWorkspace(path, entry))) delete lock.packages[path];
   // npm names the SBOM's root component after the directory
   const base = mkdtempSync(join(tmpdir(), 'engine-sbom-'));
   const dir = join(base, pkg.name);

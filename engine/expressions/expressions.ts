@@ -12,8 +12,8 @@
 import jsonata from 'jsonata';
 import { FUNCTIONS } from '../core/functions.ts';
 import { ConfigError } from '../core/diagnostics.ts';
-import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
-import { guardJsonata } from '../../packages/fast-jsonata/src/jsonata-guards.ts';
+import { compileFast } from '@bank-integration-engine/fast-jsonata';
+import { guardJsonata } from '@bank-integration-engine/fast-jsonata/jsonata-guards';
 import { ENGINE_DEFAULTS, type ExpressionSettings } from '../config/engine-settings.ts';
 
 export interface Expression {

@@ -3,7 +3,7 @@
 // port 8080, health check on /health/ready, secrets as files, node as PID 1), on a Node.js LTS line
 // far from its end of life, with the OCI labels and the SBOM a bank's image review reads.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyArgs, execForm, labels, parseDockerfile } from './dockerfile.ts';
@@ -105,6 +105,23 @@ describe('Dockerfile', () => {
     expect(files).not.toContain('engine');
     expect(files).not.toContain('sandbox');
     expect(ops('RUN').map((r) => r.args).join('\n')).toMatch(/npm ci --omit=dev/);
+  });
+
+  it("copies every workspace package's manifest before each npm ci, and no workspace sources into the runtime stage", () => {
+    // package.json "workspaces": npm ci links each into node_modules (the build resolves
+    // @bank-integration-engine/fast-jsonata there), and skips one whose manifest is missing
+    const globs = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).workspaces as string[];
+    expect(globs).toEqual(['packages/*']);
+    const manifests = readdirSync(join(ROOT, 'packages')).map((d) => `packages/${d}/package.json`).filter((f) => existsSync(join(ROOT, f)));
+    expect(manifests).toContain('packages/fast-jsonata/package.json');
+    for (const stage of stages) {
+      const ci = stage.steps.findIndex((s) => s.op === 'RUN' && /\bnpm ci\b/.test(s.args));
+      expect(ci, `${stage.name} runs npm ci`).toBeGreaterThan(0);
+      const before = stage.steps.slice(0, ci).filter((s) => s.op === 'COPY').flatMap((s) => copyArgs(s.args).sources);
+      for (const f of ['package.json', 'package-lock.json', ...manifests]) expect(before, `${stage.name} copies ${f} before npm ci`).toContain(f);
+    }
+    const files = ops('COPY').map((c) => copyArgs(c.args)).filter((c) => !c.from).flatMap((c) => c.sources);
+    expect(files.filter((f) => f.startsWith('packages') && !manifests.includes(f))).toEqual([]);
   });
 
   it('runs as a non-root user, exposes 8080 and checks /health/ready with node', () => {

@@ -11,12 +11,14 @@ import { ROOT, runOk } from './support.ts';
 
 interface Component { name: string; version: string; purl?: string; hashes?: { alg: string }[]; scope?: string }
 interface Sbom { bomFormat: string; specVersion: string; metadata: { component: { name: string; version: string; type: string } }; components: Component[]; dependencies: { ref: string }[] }
-interface LockEntry { version: string; dev?: boolean }
+interface LockEntry { version: string; dev?: boolean; link?: boolean }
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
 const id = (path: string, e: LockEntry) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${e.version}`;
-const entries = Object.entries(lock.packages).filter(([path]) => path);
+// the workspace packages (packages/*: a link and its folder) are the engine's own code, bundled into dist/
+const workspace = ([path, e]: [string, LockEntry]) => !!e.link || !path.includes('node_modules/');
+const entries = Object.entries(lock.packages).filter(([path]) => path).filter((x) => !workspace(x));
 const production = new Set(entries.filter(([, e]) => !e.dev).map(([p, e]) => id(p, e)));
 const devOnly = new Set(entries.filter(([, e]) => e.dev).map(([p, e]) => id(p, e)).filter((x) => !production.has(x)));
 
@@ -47,6 +49,9 @@ describe('the SBOM of the build', () => {
     // the direct dependencies, among them those a dev package also uses (npm sbom --omit dev drops these)
     for (const name of Object.keys(pkg.dependencies)) expect(sbom.components.map((c) => c.name), name).toContain(name);
     expect(production.size).toBeGreaterThan(40);
+    // the engine's own workspace package is not a dependency: its code is in the bundle
+    expect(Object.entries(lock.packages).filter(workspace).length).toBeGreaterThan(0);
+    expect(sbom.components.map((c) => c.name)).not.toContain('@bank-integration-engine/fast-jsonata');
     expect(devOnly.size).toBeGreaterThan(100);
   });
 

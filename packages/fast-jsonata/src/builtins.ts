@@ -113,7 +113,8 @@ function pad(str: string | undefined, width: number, char?: string): string | un
   if (typeof char === 'undefined' || char.length === 0) char = ' ';
   width = Math.trunc(width);
   const padLength = Math.abs(width) - chars(str).length;
-  if (padLength <= 0) return str;
+  // a width from a missing value is NaN: JSONata returns the string as it is
+  if (!(padLength > 0)) return str;
   let padding = new Array(padLength + 1).join(char);
   if (char.length > 1) padding = substring(padding, 0, padLength)!;
   return width > 0 ? str + padding : padding + str;

@@ -3,7 +3,7 @@
 //
 // The closures are ports of jsonata 2.x's evaluator (see fast-jsonata/compile.ts), so results are
 // identical, including sequence flattening and singleton collapse, and errors carry JSONata's codes.
-// The whole subset is tested differentially against JSONata (test/unit/fast-jsonata.test.ts).
+// The whole subset is tested differentially against JSONata (packages/fast-jsonata/test/).
 //
 // Supported: paths (names, backquotes, `$`, `$$`, variables, `*`, `**`, predicates/indexes,
 // `[]`, `#$i` positional bindings), group-by `path{key: value}`, literals, array and object
@@ -31,6 +31,7 @@ import { JSONATA_MAX_RANGE } from './budget.ts';
 import { guardJsonata } from './jsonata-guards.ts';
 
 export { FastJsonataError } from './errors.ts';
+export type { CustomFunctions } from './compile.ts';
 
 export type FastFn = (input: unknown, bindings?: Record<string, unknown>) => unknown;
 

@@ -1,11 +1,26 @@
 // Micro-benchmark: JSONata's evaluate() against the fast evaluator for typical route expressions.
-// Run with `npm run bench:jsonata`; the last rows are the forms of the ACH batch rules and the
+// Run with `npm run bench:jsonata` (from the repository root) or `npm run bench` (in packages/fast-jsonata); the last rows are the forms of the ACH batch rules and the
 // screening mappings over 100 entries.
 
 import jsonata from 'jsonata';
-import { compileFast } from '../packages/fast-jsonata/src/index.ts';
-import { FUNCTIONS } from '../engine/core/functions.ts';
-import { achBatch } from './batch/batches.ts';
+import { compileFast } from '../src/index.ts';
+import { TEST_FUNCTIONS as FUNCTIONS } from '../test/support/functions.ts';
+
+/** A batch of ACH credit entries shaped like the engine's batch route input (every other one with an addenda). */
+function achBatch(entries: number): Record<string, unknown> {
+  return {
+    batch_reference: `BENCH-${entries}`,
+    entries: Array.from({ length: entries }, (_, i) => ({
+      entry_reference: `EMP-${i}`,
+      transaction_code: i % 3 === 0 ? '32' : '22',
+      receiving_dfi_routing: i % 2 ? '021000021' : '011000015',
+      account_number: `12345${i}`,
+      amount_minor: 1000 + i,
+      individual_name: 'JANE DOE',
+      ...(i % 2 ? { addenda: [{ payment_related_information: 'DED;CS123456;20251128;CS;12500;N;JANE DOE;NY' }] } : {}),
+    })),
+  };
+}
 
 const INPUT: Record<string, unknown> = {
   body: {

@@ -2,10 +2,8 @@
 // token must be JSONata's own (route authors read them in the log), including the relabelling
 // JSONata does on the way up (an error of the right operand of `and`/`or` takes the operator's).
 
-import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileFast } from '../../packages/fast-jsonata/src/index.ts';
-import { FUNCTIONS } from '../../engine/core/functions.ts';
+import { compile } from './support/compare.ts';
 
 const INPUT = { body: { x: 'text', n: 5, obj: { a: 1 }, items: [{ price: 'p' }] } };
 
@@ -40,12 +38,6 @@ const ERRORS = [
   '$map([1], function($v){$uppercase($v)})',
   '$map([1], function($v){$uppercase($v) & ""})',
 ];
-
-function compile(src: string): { expr: jsonata.Expression; fast: ReturnType<typeof compileFast> } {
-  const expr = jsonata(src);
-  for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
-  return { expr, fast: compileFast(expr.ast(), FUNCTIONS) };
-}
 
 async function errorOf(f: () => unknown): Promise<{ code: unknown; position: unknown; token: unknown }> {
   try {
