@@ -40,6 +40,8 @@ export interface ClientInheritance {
 export interface SettingSource {
   /** dotted path in the profile, e.g. retry.max-retries */
   setting: string;
+  /** its value after extends, as `settings` shows it (masked) */
+  value: string;
   /** `file:line` where the setting was written */
   at: string;
   /** the profile that wrote it */
@@ -83,12 +85,13 @@ export function routeInheritance(route: CompiledRoute, values: ValuesSet, root: 
     const p = clients?.profileOf(route.file, name);
     const lineage = clients?.lineage(route.file, name) ?? [];
     if (!p || !lineage.length) { out.clients.push({ name, extends: [], settings: undefined, sources: [] }); continue; }
+    const settings = masked(p.settings, secrets);
     out.clients.push({
       name,
       file: rel(p.file),
       extends: lineage.slice(1).map((l) => ({ name: l.name, file: rel(l.src.file) })),
-      settings: masked(p.settings, secrets),
-      sources: sourcesOf(lineage, rel),
+      settings,
+      sources: sourcesOf(lineage, settings, rel),
     });
   }
   return out;
@@ -105,7 +108,7 @@ function ownKeys(route: CompiledRoute): Record<string, unknown> {
 type Lineage = ReturnType<ClientRegistry['lineage']>;
 
 /** Each leaf setting of a profile with the place it was written: the profile's own first, then what it extends. */
-function sourcesOf(lineage: Lineage, rel: (f: string) => string): SettingSource[] {
+function sourcesOf(lineage: Lineage, settings: unknown, rel: (f: string) => string): SettingSource[] {
   const seen = new Map<string, SettingSource>();
   for (const level of lineage) {
     for (const [path, written] of leaves(level.written)) {
@@ -114,6 +117,7 @@ function sourcesOf(lineage: Lineage, rel: (f: string) => string): SettingSource[
       const { line } = locate(level.src, ['clients', level.name, ...path]);
       seen.set(setting, {
         setting,
+        value: shown(path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), settings)),
         at: `${rel(level.src.file)}:${line}`,
         profile: level.name,
         properties: typeof written === 'string' ? propertiesOf(written, level.values, rel) : [],
@@ -122,6 +126,8 @@ function sourcesOf(lineage: Lineage, rel: (f: string) => string): SettingSource[
   }
   return [...seen.values()].sort((a, b) => a.setting.localeCompare(b.setting));
 }
+
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
 
 function propertiesOf(text: string, values: ValuesFile | undefined, rel: (f: string) => string): SettingSource['properties'] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => {
