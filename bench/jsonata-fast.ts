@@ -5,7 +5,7 @@
 import jsonata from 'jsonata';
 import { compileFast } from '../packages/fast-jsonata/src/index.ts';
 import { FUNCTIONS } from '../engine/runtime/functions.ts';
-import { achBatch } from './batch/batches.ts';
+import { achBatch } from './achvendor-batch-payment/batches.ts';
 
 const INPUT: Record<string, unknown> = {
   body: {

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, copyF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { captureLogs } from '../payment-inbound/helpers.ts';
+import { captureLogs } from '../hubvendor-payment-inbound/helpers.ts';
 
 const PATH = '/foreign-exchange/exchange-rates';
 const FX = 'routes/hubvendor-foreign-exchange';

@@ -1,7 +1,7 @@
 // Hand-written baseline of the customer-screening route: node:http, the request schema compiled
 // once by ajv, the vendor calls through an undici Pool (create-and-screen, then every page of each
 // alert's risks, four alerts at a time), the mappings of routes/screenvendor-screening/*.jsonata as
-// plain JavaScript, a reply with content-length. `node --import tsx bench/screening/baseline.ts
+// plain JavaScript, a reply with content-length. `node --import tsx bench/screenvendor-screening/baseline.ts
 // <vendor URL> <api key>` prints its URL.
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
