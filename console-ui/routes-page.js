@@ -1,9 +1,11 @@
 // Routes: every loaded route by connector; the selected one with its diagram, live metrics,
-// values (secrets masked by the engine), the gateway tools calling it and its lint diagnostics.
+// what it inherits (inheritance.js), values (secrets masked by the engine), the gateway tools
+// calling it and its lint diagnostics.
 import { useEffect, useState } from 'preact/hooks';
 import { html, fmtMs } from './html.js';
 import { api, live } from './api.js';
 import { RouteDiagram } from './diagram.js';
+import { Inheritance } from './inheritance.js';
 
 export function RoutesPage({ selected }) {
   const [routes, setRoutes] = useState(/** @type {any} */ (undefined));
@@ -61,6 +63,7 @@ function RouteDetail({ route, metrics, diagnostics }) {
       <a href=${`#/exchanges?route=${encodeURIComponent(route.id)}`}>its exchanges →</a>
     </div>
     <section><h3>Diagram</h3><div class="diagram-box"><${RouteDiagram} graph=${route.graph} route=${route.id} /></div></section>
+    <${Inheritance} inherits=${route.inherits} />
     <section><h3>Lint</h3>
       ${diagnostics === undefined ? html`<p class="muted">Linting the project…</p>`
         : diagnostics.length === 0 ? html`<p class="ok">No diagnostics.</p>`

@@ -15,7 +15,7 @@ import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_PRIVATE_JWK } from '../../san
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
 const pool = vendorPool(process.argv[2]);
-const validate = createAjv().compile(JSON.parse(readFileSync('schemas/foreign-exchange/exchange-rate-request.schema.json', 'utf8')));
+const validate = createAjv().compile(JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')));
 const KEY = createHash('sha256').update('sandbox-demo-subscription-key').digest();
 const publicKey = await importJWK({ kty: 'RSA', n: SANDBOX_PRIVATE_JWK.n, e: SANDBOX_PRIVATE_JWK.e }, 'RS256');
 /** verified tokens: subject and expiry (ms) by the exact token string */

@@ -2,7 +2,7 @@
 // writes a .cpuprofile of the target process (open it in Chrome DevTools) and prints the heaviest
 // functions by self time in µs per request. TARGET picks the process: mcp (the engine's /mcp, the
 // default), direct (the engine's FX route), limit (bench/gateway/limit.ts) or fx-limit
-// (bench/fx/baseline.ts): profiles of the engine and of its limit under the same load show where
+// (bench/hubvendor-foreign-exchange/baseline.ts): profiles of the engine and of its limit under the same load show where
 // the engine's extra CPU goes. CONNECTIONS (50) and SECONDS (8) as in run.ts.
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';

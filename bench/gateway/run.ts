@@ -64,7 +64,7 @@ async function check(name: string, p: Proc, load: Parameters<typeof measure>[2],
 const rounds = Number(process.env.ROUNDS ?? 3);
 const writeDocs = process.argv.includes('--write-docs');
 const callsOnly = process.argv.includes('--calls-only');
-const FX_LIMIT = 'FX route hand-written limit (bench/fx/baseline.ts)';
+const FX_LIMIT = 'FX route hand-written limit (bench/hubvendor-foreign-exchange/baseline.ts)';
 const LIMIT = 'hand-written limit (raw JSON-RPC handler: key + cached JWT + undici Pool dispatch)';
 const sim = await spawnUrl([...tsx, 'bench/gateway/hubvendor-sim.ts']);
 const results: LoadResult[] = [];
@@ -79,7 +79,7 @@ try {
   const sdkServer = await spawnUrl([...tsx, 'bench/gateway/sdk-server.ts', sim.url]).catch(async (e) => { await stop(engine); throw e; });
   const limit = await spawnUrl([...tsx, 'bench/gateway/limit.ts', sim.url]).catch(async (e) => { await stop(engine); await stop(sdkServer); throw e; });
   // the FX route's own limit: with the direct route, it tells the route's cost from the gateway's
-  const fxLimit = await spawnUrl([...tsx, 'bench/fx/baseline.ts', sim.url]).catch(async (e) => { await stop(engine); await stop(sdkServer); await stop(limit); throw e; });
+  const fxLimit = await spawnUrl([...tsx, 'bench/hubvendor-foreign-exchange/baseline.ts', sim.url]).catch(async (e) => { await stop(engine); await stop(sdkServer); await stop(limit); throw e; });
   const gw = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' };
   const fxOnly = { ...gw, 'ocp-gateway-subscription-key': 'sandbox-fx-only-subscription-key' };
   const refusal = (body: unknown, headers: Record<string, string>) => ({ method: 'POST' as const, path: '/mcp', body, headers, connections, seconds, warmupSeconds: 3 });

@@ -15,7 +15,7 @@ export const TARGETS: Target[] = ['mcp', 'direct', 'limit', 'fx-limit'];
 export function startTarget(target: Target, vendorUrl: string, o: { dir?: string; node?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Proc> {
   const node = o.node ?? [];
   if (target === 'limit' || target === 'fx-limit') {
-    return spawnUrl([...node, '--import', 'tsx', target === 'limit' ? 'bench/gateway/limit.ts' : 'bench/fx/baseline.ts', vendorUrl], o.env);
+    return spawnUrl([...node, '--import', 'tsx', target === 'limit' ? 'bench/gateway/limit.ts' : 'bench/hubvendor-foreign-exchange/baseline.ts', vendorUrl], o.env);
   }
   const args = [...node, 'bin/engine.js', 'run', 'routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', '0',
     '--set', `hubvendor-base-url=${vendorUrl}`, '--set', 'gateway.rateLimits.user=1000000000', '--set', 'gateway.rateLimits.subscriptionPublic=1000000000'];

@@ -1,5 +1,5 @@
 // Start-up benchmark: the time from spawning a server to its first correct FX answer, and its
-// resident memory once idle, for the hand-written limit (bench/fx/baseline.ts as JavaScript), the
+// resident memory once idle, for the hand-written limit (bench/hubvendor-foreign-exchange/baseline.ts as JavaScript), the
 // engine serving the FX route alone, and the engine serving every route of the sandbox project
 // (`npm start`: embedded simulators), with and without the build's code cache. The engine runs its
 // build (`npm run build` first: run.ts refuses a stale one). Interleaved runs, medians.
@@ -27,7 +27,7 @@ if (!process.env.ENGINE && (!existsSync(built) || statSync(built).mtimeMs < Math
 }
 
 interface Target { name: string; args: (vendor: string) => string[]; env?: NodeJS.ProcessEnv }
-const limitJs = buildLimit('bench/fx/baseline.ts');
+const limitJs = buildLimit('bench/hubvendor-foreign-exchange/baseline.ts');
 const targets: Target[] = [
   { name: 'hand-written limit (node:http + undici + ajv)', args: (vendor) => [limitJs, vendor] },
   { name: 'engine, FX route', args: (vendor) => [engineBin, 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${vendor}`], env: { LOG_LEVEL: 'info' } },

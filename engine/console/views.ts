@@ -1,6 +1,7 @@
 // What the console's Routes and Gateway pages show, computed from the running engine: each
-// loaded route with its diagram, values (secrets masked) and the gateway tools that call it;
-// lint diagnostics of the project on disk; the gateway's subscriptions and tools.
+// loaded route with its diagram, values (secrets masked), what it inherits (dsl/route-inheritance.ts,
+// as `engine routes --explain` prints it) and the gateway tools that call it; lint diagnostics
+// of the project on disk; the gateway's subscriptions and tools.
 
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { RunningEngine, EngineExtension } from '../engine.ts';
@@ -13,6 +14,7 @@ import type { Diagnostic } from '../core/diagnostics.ts';
 import type { GatewayExtension } from '../gateway/index.ts';
 import { approvalState, readApprovals } from '../gateway/tools.ts';
 import { routeGraph, type RouteGraph } from './route-graph.ts';
+import { routeInheritance, type RouteInheritance } from '../dsl/route-inheritance.ts';
 
 export interface RouteView {
   id: string;
@@ -24,6 +26,8 @@ export interface RouteView {
   values: { key: string; value: string; origin: string }[];
   tools: string[];
   graph?: RouteGraph;
+  /** what it takes from elsewhere, as `engine routes --explain` prints it (secrets masked) */
+  inherits: RouteInheritance;
 }
 
 /**
@@ -53,6 +57,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
       values: shown,
       tools: tools.filter((t) => t.route === r.id).map((t) => t.name),
       graph,
+      inherits: routeInheritance(r, engine.values, root),
     };
   });
 }

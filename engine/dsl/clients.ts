@@ -68,6 +68,7 @@ const CLIENTS_DOC_SCHEMA = {
   additionalProperties: false,
   required: ['clients'],
   properties: {
+    connector: { type: 'string', description: 'connector id of every route of this folder that names none, e.g. gc-acme-foreign-exchange-connector (said here once: the table of `engine routes`, OpenAPI tags, traces)' },
     values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2; also the values file of every route of this folder that names none' },
     'on-exception': {
       type: 'array',
@@ -98,6 +99,8 @@ export const LOAD_SCHEMA = {
 export interface ConnectorDoc {
   src: YamlSource;
   dir: string;
+  /** its `connector:`, the connector id of the folder's routes */
+  connector?: string;
   /** its `values:` as written, and the file (undefined when there is no such file: reported at the document) */
   valuesName?: string;
   values?: ValuesFile;
@@ -144,7 +147,7 @@ export class ClientRegistry {
     const raw = src.value as Record<string, unknown>;
     if (explicit) this.reported.add(src.file);
     const dir = dirname(src.file);
-    const connector: ConnectorDoc = { src, dir, valuesName: typeof raw.values === 'string' ? raw.values : undefined };
+    const connector: ConnectorDoc = { src, dir, valuesName: typeof raw.values === 'string' ? raw.values : undefined, connector: typeof raw.connector === 'string' ? raw.connector : undefined };
     const shared = this.share(connector, raw);
     let values: ValuesFile | undefined;
     if (typeof raw.values === 'string') {
@@ -198,10 +201,13 @@ export class ClientRegistry {
    * on-exception, is refused.
    */
   private share(doc: ConnectorDoc, raw: Record<string, unknown>): Diagnostic[] {
-    if (raw.values === undefined && raw['on-exception'] === undefined) return [];
+    if (raw.values === undefined && raw['on-exception'] === undefined && raw.connector === undefined) return [];
     const first = this.docs.get(doc.dir);
     if (!first) { this.docs.set(doc.dir, doc); return []; }
     const out: Diagnostic[] = [];
+    if (raw.connector !== undefined && raw.connector !== first.connector) {
+      out.push(diagAt(doc.src, ['connector'], `the routes of this folder take their defaults (connector, values, on-exception) from ${first.src.file}: say the connector id there`));
+    }
     if (raw.values !== undefined && raw.values !== first.valuesName) {
       out.push(diagAt(doc.src, ['values'], `the routes of this folder already take values '${first.valuesName}' from ${first.src.file}: one connector document per folder gives them values (this document's placeholders may still use its own)`));
     }
@@ -349,6 +355,28 @@ export class ClientRegistry {
   profileOf(routeFile: string, name: string): { file: string; settings: Settings } | undefined {
     const p = this.visible(dirname(routeFile)).get(name);
     return p && { file: p.src.file, settings: p.settings };
+  }
+
+  /**
+   * Where the profile `name` a route file's steps see comes from, the profile itself first, then
+   * what it extends, up to the last template: each as written (placeholders unresolved), with the
+   * document defining it and the values its placeholders resolved from (a template's: those of the
+   * profile extending it). `engine routes --explain` and the console show it (route-inheritance.ts).
+   */
+  lineage(routeFile: string, name: string): { name: string; src: YamlSource; written: Settings; values?: ValuesFile }[] {
+    const out: { name: string; src: YamlSource; written: Settings; values?: ValuesFile }[] = [];
+    let p = this.visible(dirname(routeFile)).get(name);
+    let values: ValuesFile | undefined;
+    while (p && !out.some((x) => x.src === p!.src && x.name === p!.name)) {
+      const doc = (p.src.value ?? {}) as { clients?: Record<string, unknown> };
+      const w = doc.clients?.[p.name];
+      const written = (w && typeof w === 'object' && !Array.isArray(w) ? w : {}) as Settings;
+      values = p.values ?? values;
+      out.push({ name: p.name, src: p.src, written, values });
+      if (written.extends === undefined) break;
+      p = this.visible(p.dir, p).get(String(written.extends));
+    }
+    return out;
   }
 
   /** Marks a profile as used by a route (also when that route fails to compile for another reason). */

@@ -18,6 +18,7 @@ import { connectorFilesIn, connectorFileDiagnostics } from './connector-file.ts'
 import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
 import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import { routeInstances } from './route-instances.ts';
+import { rememberClients } from './route-inheritance.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { CompileContext, type EngineServices, type RouteInfo } from '../pipeline/compile-context.ts';
 import { compileOutputCheck, type OutputCheck } from '../pipeline/output-check.ts';
@@ -156,6 +157,7 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
         if (params) route.instance = params;
         const named = [...new Set(refs.filter((r) => r.to === 'client').map((r) => r.name))];
         if (named.length) route.clients = named;
+        rememberClients(route, clients);
         const written = one.value as Record<string, unknown>;
         if (written['check-output'] !== undefined && written['output-schema'] === undefined && !said.has('check-output')) {
           said.add('check-output');
@@ -309,7 +311,7 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     id: route.id,
     file: src.file,
     description: resolved.description,
-    connector: resolved.connector ?? (values?.has('connector') ? String(values.get('connector')) : undefined),
+    connector: resolved.connector ?? connector?.connector ?? (values?.has('connector') ? String(values.get('connector')) : undefined),
     valuesName: values?.name,
     source: source!,
     meta,

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
 import { ConfigError, DiagnosticError, textPosition } from '../core/diagnostics.ts';
 import { formatPath, type YamlPath } from '../core/yaml-source.ts';
+import { stepFile } from '../core/step-file.ts';
 import type { ValuesFile } from '../config/values.ts';
 import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
@@ -129,7 +130,7 @@ export class CompileContext {
       throw e;
     }
     // {{properties}} of the route's values, as in the route itself; problems at the file's line
-    const resolved = resolveTextPlaceholders(text, this.values, relative(process.cwd(), resolve(this.services.root, name)) || name, (key) => this.uses.push({ key, path: [...this.base, ...path] }));
+    const resolved = resolveTextPlaceholders(text, this.values, relative(process.cwd(), stepFile(name, this.route.file, this.services.root)) || name, (key) => this.uses.push({ key, path: [...this.base, ...path] }));
     if (resolved.diagnostics.length) {
       throw new DiagnosticError(resolved.diagnostics.map((d) => ({ ...d, message: `${d.message} (the values of route ${this.route.id}, which names this file at ${formatPath([...this.base, ...path])})` })));
     }
@@ -147,9 +148,9 @@ export class CompileContext {
     }
   }
 
-  /** Absolute path of a project file named in a route (`schemas/...`, `transforms/...`). */
+  /** Absolute path of a project file named in a route (`schemas/...`, `transforms/...`): beside the route first (core/step-file.ts). */
   file(name: string, path: YamlPath): string {
-    const abs = resolve(this.services.root, name);
+    const abs = stepFile(name, this.route.file, this.services.root);
     if (!existsSync(abs)) this.fail(`file not found: ${name}`, path);
     if (statSync(abs).isDirectory()) this.fail(`${name} is a folder, not a file`, path);
     return abs;

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { parseYamlFile, type YamlSource } from '../core/yaml-source.ts';
+import { stepFile } from '../core/step-file.ts';
 import { resolvePlaceholders, resolveTextPlaceholders } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import type { CompiledRoute } from '../pipeline/route.ts';
@@ -70,7 +71,7 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
       const resolved = resolvePlaceholders(raw, vf, src).value;
       hash.update(stable(resolved));
       for (const name of pathLike(resolved)) {
-        let text = read(resolve(root, name));
+        let text = read(stepFile(name, route.file, root));
         // a .jsonata file takes {{properties}} from the route's values: as they resolve now
         if (text !== undefined && name.endsWith('.jsonata')) text = resolveTextPlaceholders(text, vf, name).text;
         if (text !== undefined) hash.update('\0').update(name).update('\0').update(text);
@@ -82,7 +83,7 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     // the error templates of the connector document's on-exception, when the route takes it
     const from = route.handlersFrom ? shared(resolve(route.handlersFrom)) : undefined;
     for (const name of pathLike((from?.value as Record<string, unknown> | undefined)?.['on-exception'])) {
-      const text = read(resolve(root, name));
+      const text = read(stepFile(name, route.handlersFrom, root));
       if (text !== undefined) hash.update('\0').update(name).update('\0').update(text);
     }
     const dir = dirname(resolve(route.file));
@@ -156,10 +157,10 @@ function safeList(dir: string): string[] {
   try { return readdirSync(dir); } catch { return []; }
 }
 
-/** Strings that may name a project file (`schemas/x.json`, `transforms/a/b.jsonata`). */
+/** Strings that may name a project file (`schemas/x.json`, `transforms/a/b.jsonata`, `rate.jsonata` beside the route). */
 function pathLike(v: unknown, out = new Set<string>()): Set<string> {
   if (typeof v === 'string') {
-    if (/^[\w.@-]+(\/[\w.@-]+)+$/.test(v) && !v.includes('..')) out.add(v);
+    if ((/^[\w.@-]+(\/[\w.@-]+)+$/.test(v) || /^[\w.@-]+\.json(ata)?$/.test(v)) && !v.includes('..')) out.add(v);
   } else if (Array.isArray(v)) for (const x of v) pathLike(x, out);
   else if (v && typeof v === 'object') for (const x of Object.values(v)) pathLike(x, out);
   return out;

@@ -22,7 +22,7 @@ export default defineStep<TransformConfig>({
     additionalProperties: false,
     properties: {
       expression: { type: 'string', description: 'inline JSONata' },
-      file: { type: 'string', description: 'a .jsonata file, relative to the project (transforms/...)' },
+      file: { type: 'string', description: 'a .jsonata file: beside the route first, then from the project root (transforms/...)' },
       into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'body, status or vars.<name>' },
     },
     oneOf: [{ required: ['expression'] }, { required: ['file'] }],

@@ -63,7 +63,7 @@ export default defineStep<ValidateConfig>({
     type: 'object',
     additionalProperties: false,
     properties: {
-      schema: { description: 'JSON Schema file (relative to the project) or an inline schema', anyOf: [{ type: 'string' }, { type: 'object' }] },
+      schema: { description: 'JSON Schema file (beside the route first, then from the project root) or an inline schema', anyOf: [{ type: 'string' }, { type: 'object' }] },
       target: { enum: ['body', 'query', 'params', 'headers'], default: 'body', description: 'the part of the exchange checked' },
       rules: {
         type: 'array',

@@ -3,7 +3,7 @@
 // Results depend on the screened name (./profiles.ts). Monitoring list updates are triggered over
 // `/__screenvendor/*` and sent to the engine as signed webhooks (./triggers.ts). Fault injection
 // and request recording come from the sim server (`/__sandbox/faults`, `/__sandbox/requests`).
-// The shapes it answers with are the ones the connector maps (transforms/screenvendor/); the
+// The shapes it answers with are the ones the connector maps (routes/screenvendor-screening/*.jsonata); the
 // connector's page: docs/connectors/screening.md.
 // One file per area: ./screening.ts, ./risks.ts, ./decisions.ts, ./mutes.ts, ./customers.ts,
 // ./triggers.ts (webhooks), ./control.ts; records: ./state.ts; paths and shapes: ./model.ts.

@@ -59,7 +59,7 @@ describe('engine eval', () => {
 describe('engine eval --values', () => {
   it('resolves a file\'s {{properties}} from the values file named, with --set as engine run takes it; without --values it says what to give', async () => {
     const batch = JSON.stringify({ batch: { sec_code: 'XYZ' } });
-    const rule = 'transforms/achvendor/rules/sec-code.jsonata';
+    const rule = 'routes/achvendor-batch-payment/rules/sec-code.jsonata';
     const none = await engine(['-f', rule, '--body', '-c'], batch);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(`engine eval: ${rule} uses {{sec.code.supported}}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)\n`);

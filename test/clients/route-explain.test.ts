@@ -20,7 +20,8 @@ const FILES = {
   'values/other-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:8\nvendor.timeout: 2500\n',
   // a template of all connectors, extended by the connector's profile
   'routes/connector.yaml': 'clients:\n  vendor:\n    base-url: "{{vendor.baseUrl}}"\n    timeouts: { request: "{{vendor.timeout}}" }\n',
-  'routes/conn/connector.yaml': `values: demo-v1
+  'routes/conn/connector.yaml': `connector: gc-demo-connector
+values: demo-v1
 on-exception:
   - when: { kind: [timeout] }
     problem: { status: 504, code: GC027, title: Vendor timeout }
@@ -31,7 +32,7 @@ clients:
     headers: { x-trace: "'t'" }
 `,
   'routes/conn/inherits.yaml': call('inherits'),
-  'routes/conn/own.yaml': call('own', 'values: other-v1\non-exception: []\n'),
+  'routes/conn/own.yaml': call('own', 'connector: own-connector\nvalues: other-v1\non-exception: []\n'),
 };
 
 const explain = (id: string) => {
@@ -59,6 +60,20 @@ describe('engine routes --explain', () => {
     // the template resolved from the route's connector document's values, not the route's
     expect(text).toContain('request: 1500');
     expect(text).toMatch(/\non-exception: none\n$/);
+  });
+
+  it('names the connector id and where it is said, and where each client setting is written, with the values line behind a placeholder', () => {
+    const inherits = explain('inherits').text;
+    expect(inherits).toMatch(/\nconnector: gc-demo-connector \(from the connector document .*routes\/conn\/connector\.yaml\)\n/);
+    expect(inherits).toMatch(/\n {2}extends vendor \(.*routes\/connector\.yaml\)\n/);
+    // the timeout: written in the template (line 4), its number from the values file (line 2)
+    expect(inherits).toMatch(/\n {4}timeouts\.request: .*routes\/connector\.yaml:4 <- \{\{vendor\.timeout\}\} = .*values\/demo-v1\.values\.yaml:2\n/);
+    expect(inherits).toMatch(/\n {4}static-headers\.x-api-key: .*routes\/conn\/connector\.yaml:9\n/);
+    expect(inherits).not.toContain('do-not-print-this-key');
+    const own = explain('own').text;
+    expect(own).toContain('connector: own-connector (named by the route)');
+    // the template resolves from the connector document's values, and says so
+    expect(own).toMatch(/\{\{vendor\.timeout\}\} = .*values\/demo-v1\.values\.yaml:2\n/);
   });
 
   it('an unknown id is refused, naming the routes', () => {

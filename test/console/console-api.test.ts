@@ -176,6 +176,31 @@ describe('console API on a sandbox engine', () => {
     expect(JSON.stringify(body)).not.toContain('sandbox-achvendor-client-key');
   });
 
+  it('the routes API says what each route inherits, as engine routes --explain does, configured secrets masked', async () => {
+    const { body } = await get('/console/api/routes');
+    const fxRoute = body.routes.find((r: any) => r.id === 'get-exchange-rate');
+    expect(fxRoute.inherits).toMatchObject({
+      id: 'get-exchange-rate',
+      values: { name: 'foreign-exchange-v1', file: 'values/foreign-exchange-v1.values.yaml', from: 'routes/hubvendor-foreign-exchange/connector.yaml' },
+      onException: { from: 'routes/hubvendor-foreign-exchange/connector.yaml', handlers: [{ when: 'kind: vendor, timeout, connection', template: expect.stringMatching(/transform-hubvendor-error-details\.json$/) }] },
+    });
+    const hub = fxRoute.inherits.clients.find((c: any) => c.name === 'hubvendor');
+    expect(hub.extends.map((e: any) => `${e.name} ${e.file}`)).toEqual(['hubvendor routes/connector.yaml', 'seed-http routes/connector.yaml']);
+    // the retry count: written in the template, its number from the connector's values file
+    const retries = hub.sources.find((x: any) => x.setting === 'retry.max-retries');
+    expect(retries).toMatchObject({ value: '3', profile: 'seed-http', at: expect.stringMatching(/^routes\/connector\.yaml:\d+$/), properties: [{ key: 'maximumRedeliveries', at: expect.stringMatching(/^values\/foreign-exchange-v1\.values\.yaml:\d+$/), origin: 'values' }] });
+    // the ACH client's key header: a configured secret (sandbox environment), masked in the settings and its row
+    const ach = body.routes.find((r: any) => r.id === 'submit-credit-batch').inherits.clients.find((c: any) => c.name === 'achvendor');
+    expect(ach.settings['static-headers'].client_key).toMatch(/^\S{0,4}\*{4}$/);
+    expect(ach.sources.find((x: any) => x.setting === 'static-headers.client_key').value).toMatch(/^\S{0,4}\*{4}$/);
+    const screening = body.routes.find((r: any) => r.id === 'customer-screening').inherits.clients.find((c: any) => c.name === 'screenvendor');
+    expect(screening.settings['static-headers']['X-API-Key']).toMatch(/\*{4}$/);
+    const text = JSON.stringify(body);
+    expect(text).not.toContain('sandbox-achvendor-client-key');
+    expect(String(engine.values.find('screening-v2')!.get('screenvendor.apiKey'))).toBe('sandbox-screenvendor-api-key');
+    expect(text).not.toContain('sandbox-screenvendor-api-key');
+  });
+
   it('the sandbox panel masks credential headers of recorded requests and filters events', async () => {
     const token = 'secret-token-value-1234';
     await fetch(`${engine.simulators.sandbox.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' } });

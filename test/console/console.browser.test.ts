@@ -57,6 +57,27 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await shot('routes');
   }, 60_000);
 
+  it("the route page shows what the route inherits: values, the client after extends with the retry count's values line, the folder's handlers; no secret", async () => {
+    await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
+    const inherits = page.locator('article.detail[data-route="get-exchange-rate"] section.inherits');
+    await inherits.waitFor();
+    expect(await inherits.locator('tr[data-fact="connector"]').textContent()).toContain('gc-hubvendor-foreign-exchange-connector');
+    expect(await inherits.locator('tr[data-fact="values"]').textContent()).toMatch(/foreign-exchange-v1.*from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml/);
+    const client = inherits.locator('.client[data-client="hubvendor"]');
+    expect(await client.locator('p.muted').textContent()).toMatch(/extends hubvendor \(routes\/connector\.yaml\), which extends seed-http/);
+    const retries = await client.locator('tr[data-setting="retry.max-retries"] td').allTextContents();
+    expect(retries[1]).toBe('3');
+    expect(retries[2]).toMatch(/^routes\/connector\.yaml:\d+ \(seed-http\)$/);
+    expect(retries[3]).toMatch(/^\{\{maximumRedeliveries\}\} values\/foreign-exchange-v1\.values\.yaml:\d+$/);
+    expect(await inherits.locator('.handlers').textContent()).toMatch(/from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml.*when kind: vendor, timeout, connection → .*transform-hubvendor-error-details\.json/);
+    await page.goto(`${engine.url}/console/#/routes/submit-credit-batch`);
+    const key = page.locator('article.detail[data-route="submit-credit-batch"] tr[data-setting="static-headers.client_key"]');
+    await key.waitFor();
+    expect(await key.locator('td').nth(1).textContent()).toMatch(/^\S{0,4}\*{4}$/);
+    expect(await page.content()).not.toContain('sandbox-achvendor-client-key');
+    await shot('route-inherits');
+  }, 60_000);
+
   it('an FX call made with a plain HTTP client shows up in the exchanges list within a second, with its vendor call', async () => {
     await page.goto(`${engine.url}/console/#/exchanges`);
     await page.locator('.live.live').waitFor();

@@ -5,7 +5,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { SchemaComponents } from '../../engine/http/openapi-schemas.ts';
 import { createAjv } from '../../engine/schemas/schemas.ts';
-import { batch, entry } from '../batch-payments/fixtures.ts';
+import { batch, entry } from '../achvendor-batch-payment/fixtures.ts';
 
 // The outside contract (the endpoints docs/connectors/ documents): method and path of every endpoint
 const CONTRACT: [string, string][] = [

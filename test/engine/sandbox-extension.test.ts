@@ -7,7 +7,7 @@ import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 import type { Screenvendor } from '../../sandbox/screenvendor/index.ts';
-import { batch } from '../batch-payments/fixtures.ts';
+import { batch } from '../achvendor-batch-payment/fixtures.ts';
 
 it('batch status and screening webhooks reach an engine listening on port 0', async () => {
   const e = await startTestEngine({

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
 import { consoleExtension, type ConsoleExtension } from '../../engine/console/index.ts';
-import { batch } from '../batch-payments/fixtures.ts';
+import { batch } from '../achvendor-batch-payment/fixtures.ts';
 import { leakedForms, middleOf } from '../helpers/leaked-forms.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 

@@ -5,8 +5,8 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { batch, entry } from '../batch-payments/fixtures.ts';
-import { sepaOrder, withField } from '../payments/fixtures.ts';
+import { batch, entry } from '../achvendor-batch-payment/fixtures.ts';
+import { sepaOrder, withField } from '../hubvendor-payment/fixtures.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 import type { Screenvendor } from '../../sandbox/screenvendor/index.ts';
 

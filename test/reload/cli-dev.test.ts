@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startVendor, reloadProject, httpRoute, type Vendor } from './project.ts';
-import { until } from '../payment-inbound/helpers.ts';
+import { until } from '../hubvendor-payment-inbound/helpers.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 

@@ -27,7 +27,7 @@ describe('the gateway across a reload', () => {
   it('a tool calls the reloaded route', async () => {
     const before = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: FX });
     expect(before.body.result.structuredContent.quotationCode).not.toBe('RELOADED');
-    const file = join(root, 'transforms/hubvendor/exchange-rate-response.jsonata');
+    const file = join(root, 'routes/hubvendor-foreign-exchange/exchange-rate-response.jsonata');
     writeFileSync(file, readFileSync(file, 'utf8').replace('vars.rate.body.quotationCode', '"RELOADED"'));
     expect(await e.reload()).toMatchObject({ ok: true, changed: ['get-exchange-rate'] });
     const after = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: FX });

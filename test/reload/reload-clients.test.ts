@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { captureLogs } from '../payment-inbound/helpers.ts';
+import { captureLogs } from '../hubvendor-payment-inbound/helpers.ts';
 import { reloadProject, startVendor, viaClient, type Vendor } from './project.ts';
 
 let first: Vendor;

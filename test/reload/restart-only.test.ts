@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
-import { captureLogs } from '../payment-inbound/helpers.ts';
+import { captureLogs } from '../hubvendor-payment-inbound/helpers.ts';
 import { httpRoute, reloadProject } from './project.ts';
 
 const logs = captureLogs();

@@ -7,7 +7,7 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, captureLogs, publish, startCountingSink, uniqueQueue, until, type CountingSink } from '../payment-inbound/helpers.ts';
+import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, captureLogs, publish, startCountingSink, uniqueQueue, until, type CountingSink } from '../hubvendor-payment-inbound/helpers.ts';
 
 const QA = uniqueQueue('reload-a');
 const QB = uniqueQueue('reload-b');

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { watchProject, type ProjectWatcher } from '../../engine/dev/watch.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { until } from '../payment-inbound/helpers.ts';
+import { until } from '../hubvendor-payment-inbound/helpers.ts';
 
 let w: ProjectWatcher | undefined;
 afterEach(() => w?.close());

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { RedisStore } from '../../engine/store/store-redis.ts';
 import type { ClaimSet } from '../../engine/store/store.ts';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { captureLogs } from '../payment-inbound/helpers.ts';
+import { captureLogs } from '../hubvendor-payment-inbound/helpers.ts';
 import { REDIS_URL, deleteKeys, signedWebhook, uniquePrefix, valuesWithStore } from './helpers.ts';
 
 const silent = pino({ level: 'silent' });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { stableId } from '../../engine/core/functions.ts';
-import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, drain, openConnection, publish, statusMessage, uniqueQueue, until } from '../payment-inbound/helpers.ts';
+import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, drain, openConnection, publish, statusMessage, uniqueQueue, until } from '../hubvendor-payment-inbound/helpers.ts';
 import { REDIS_URL, deleteKeys, signedWebhook, startReplica, startSharedSink, uniquePrefix, valuesWithStore, type Replica, type SharedSink } from './helpers.ts';
 
 const STATUS_TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';

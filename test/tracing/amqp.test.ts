@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { SpanKind } from '@opentelemetry/api';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, openConnection, publish, statusMessage, uniqueQueue, until } from '../payment-inbound/helpers.ts';
+import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, openConnection, publish, statusMessage, uniqueQueue, until } from '../hubvendor-payment-inbound/helpers.ts';
 
 const exporter = new InMemorySpanExporter();
 const queue = uniqueQueue('trace');

@@ -5,8 +5,8 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { ROUTES, recurringOrder, sepaOrder } from '../payments/fixtures.ts';
-import { achvendorOf, batch } from '../batch-payments/fixtures.ts';
+import { ROUTES, recurringOrder, sepaOrder } from '../hubvendor-payment/fixtures.ts';
+import { achvendorOf, batch } from '../achvendor-batch-payment/fixtures.ts';
 import { BATCH_CANCEL_PATH, type Achvendor } from '../../sandbox/achvendor/index.ts';
 
 let engine: TestEngine;

@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
-import { BEARER, ROUTES, sepaOrder } from '../payments/fixtures.ts';
-import { achvendorOf, batch } from '../batch-payments/fixtures.ts';
+import { BEARER, ROUTES, sepaOrder } from '../hubvendor-payment/fixtures.ts';
+import { achvendorOf, batch } from '../achvendor-batch-payment/fixtures.ts';
 import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 
 const TOKEN = BEARER.slice('Bearer '.length);

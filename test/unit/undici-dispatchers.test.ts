@@ -1,7 +1,7 @@
 // The engine imports undici's Agent and EnvHttpProxyAgent by their files, not through the
 // package's index (engine/outbound/undici-dispatchers.ts). They must be the package's own classes,
 // with the request API the index adds to every dispatcher (the proxy agent connects through it;
-// test/payments/proxy.test.ts calls a vendor through a proxy).
+// test/hubvendor-payment/proxy.test.ts calls a vendor through a proxy).
 
 import { describe, expect, it } from 'vitest';
 import { Agent, EnvHttpProxyAgent } from '../../engine/outbound/undici-dispatchers.ts';

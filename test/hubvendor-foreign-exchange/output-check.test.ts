@@ -3,11 +3,11 @@
 // text; not a 200 that breaks the route's own output schema. `check-output: false` turns it off.
 
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
-import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, copyFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { captureLogs } from '../payment-inbound/helpers.ts';
+import { captureLogs } from '../hubvendor-payment-inbound/helpers.ts';
 
 const PATH = '/foreign-exchange/exchange-rates';
 const FX = 'routes/hubvendor-foreign-exchange';
@@ -15,13 +15,14 @@ const TOKEN = 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLW9m
 // the vendor echoes the caller's credential into its answer: the log must carry it masked
 const NAN_ANSWER = { header: { status: 'success', echo: TOKEN }, body: { buyCurrencyId: 'EUR', sellCurrencyId: 'USD', currencyMarketId: 1, buyRate: 'NaN', sellRate: 1.0825, middleRate: 1.085, rateDate: '2026-11-23' } };
 
-/** A copy of the project whose FX route says `check-output: false` (schemas, values, transforms shared). */
+/** A copy of the project whose FX route says `check-output: false` (schemas, values, transforms shared; the connector's own files copied). */
 function projectWithCheckOff(): string {
   const root = mkdtempSync(join(tmpdir(), 'fx-output-'));
   for (const d of ['values', 'schemas', 'transforms']) symlinkSync(resolve(d), join(root, d));
   mkdirSync(join(root, FX), { recursive: true });
   copyFileSync('routes/connector.yaml', join(root, 'routes/connector.yaml'));
-  copyFileSync(join(FX, 'connector.yaml'), join(root, FX, 'connector.yaml'));
+  // the connector document, its own schemas and mapping (its tests stay behind)
+  cpSync(FX, join(root, FX), { recursive: true, filter: (src) => !/[/\\]tests$/.test(src) });
   const route = readFileSync(join(FX, 'get-exchange-rate.yaml'), 'utf8').replace(/^output-schema: .*$/m, '$&\ncheck-output: false');
   expect(route).toContain('check-output: false');
   writeFileSync(join(root, FX, 'get-exchange-rate.yaml'), route);

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { BATCH_CANCEL_PATH, SANDBOX_WEBHOOK_SECRET, type Achvendor } from '../../sandbox/achvendor/index.ts';
 import { sign } from '../../engine/outbound/webhook-signature.ts';
-import { achvendorOf, batch, entry, eventually } from './fixtures.ts';
+import { achvendorOf, batch, entry, eventually } from '../achvendor-batch-payment/fixtures.ts';
 
 const ROUTES = ['routes/achvendor-batch-payment', 'routes/achvendor-batch-payment-inbound'];
 const BATCH_TYPE = 'com.platform.payment.event.spec.v1.BatchStatusUpdateEvent';

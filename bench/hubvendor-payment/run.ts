@@ -1,8 +1,8 @@
 // Payment initiation benchmark: POST /payments/payment-orders through the engine (route
-// initiate-payment-order) against the hand-written limit (bench/payments/baseline.ts), same
+// initiate-payment-order) against the hand-written limit (bench/hubvendor-payment/baseline.ts), same
 // hubvendor simulator in its own process, same bounded autocannon load, interleaved rounds. Every request
 // creates a new payment order (no endToEndIdentification: a fresh idempotency key per request).
-//   node --import tsx bench/payments/run.ts          (SECONDS=10 CONNECTIONS=20 ROUNDS=3 to change)
+//   node --import tsx bench/hubvendor-payment/run.ts          (SECONDS=10 CONNECTIONS=20 ROUNDS=3 to change)
 //   OUT=docs/benchmarks-payments.md appends the result table there.
 import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -28,7 +28,7 @@ const load = {
 };
 const rounds = Number(process.env.ROUNDS ?? 3);
 const { best: results, perRound } = await engineVersusBaseline({
-  baseline: ['hand-written limit (node:http + undici Pool dispatch + ajv)', 'bench/payments/baseline.ts'],
+  baseline: ['hand-written limit (node:http + undici Pool dispatch + ajv)', 'bench/hubvendor-payment/baseline.ts'],
   engine: ['engine (initiate-payment-order route)', 'routes/hubvendor-payment'],
   load, rounds,
   // every order is a new one: its ids and creation time differ, the rest of the answer must not

@@ -4,6 +4,8 @@
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadValues } from '../../engine/config/values.ts';
 import { lintProject, startEngine } from '../../engine/engine.ts';
@@ -50,7 +52,9 @@ describe('values/v2/payment-v2.values.yaml', () => {
       expect(file.has(p), p).toBe(true);
       expect(file.get(p), p).not.toBeUndefined();
     }
-    expect(file.get('connector')).toBe('gc-hubvendor-payment-connector');
+    // the connector id is said once, by the connector document of the route folder
+    expect(file.has('connector')).toBe(false);
+    expect(parse(readFileSync('routes/hubvendor-payment/connector.yaml', 'utf8')).connector).toBe('gc-hubvendor-payment-connector');
   });
 
   it('takes the base URL from the environmental key hubvendor-base-url', () => {

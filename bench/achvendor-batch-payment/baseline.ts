@@ -1,7 +1,7 @@
 // Hand-written baseline of the ACH batch routes: node:http, the request schema compiled once by
 // ajv, every business rule of routes/achvendor-batch-payment/validate-batch.yaml as plain
 // JavaScript (same checks, same messages), the vendor call through an undici Pool, and replies
-// with content-length. `node --import tsx bench/batch/baseline.ts <vendor URL>` prints its URL.
+// with content-length. `node --import tsx bench/achvendor-batch-payment/baseline.ts <vendor URL>` prints its URL.
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';

@@ -9,7 +9,7 @@ import { amountValid } from '../../engine/core/functions.ts';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
 const pool = vendorPool(process.argv[2]);
-const validate = createAjv().compile(JSON.parse(readFileSync('schemas/foreign-exchange/exchange-rate-request.schema.json', 'utf8')));
+const validate = createAjv().compile(JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')));
 const HEADERS = { accept: 'application/json' };
 const BAD_GATEWAY = JSON.stringify({ status: 502, code: 'GC027' });
 

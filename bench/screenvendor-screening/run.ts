@@ -1,13 +1,13 @@
 // Screening benchmark: the customer-screening route through the engine against the hand-written
-// baseline (bench/screening/baseline.ts), each in its own process, the vendor simulator
-// (bench/screening/screenvendor-sim.ts) in a third. A person with 0, 100 and 1,000 risks, in
+// baseline (bench/screenvendor-screening/baseline.ts), each in its own process, the vendor simulator
+// (bench/screenvendor-screening/screenvendor-sim.ts) in a third. A person with 0, 100 and 1,000 risks, in
 // interleaved rounds: CPU per screening read from /proc, and per risk (the cost above a screening
 // with no hits, divided by the risks). Both answers are compared before measuring.
 // `npm run bench:screening` (SECONDS=3 ROUNDS=2 RISKS=0,100,1000 to change).
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from 'undici';
 import { spawnUrl, stop } from '../lib/harness.ts';
-import { cpuLoad, engineBuild, machine, send, type Request } from '../batch/measure.ts';
+import { cpuLoad, engineBuild, machine, send, type Request } from '../achvendor-batch-payment/measure.ts';
 
 const seconds = Number(process.env.SECONDS ?? 3);
 const rounds = Number(process.env.ROUNDS ?? 2);
@@ -16,10 +16,10 @@ const API_KEY = 'bench-screenvendor-api-key';
 const tsx = ['--import', 'tsx'];
 const started = machine();
 
-const sim = await spawnUrl([...tsx, 'bench/screening/screenvendor-sim.ts']);
+const sim = await spawnUrl([...tsx, 'bench/screenvendor-screening/screenvendor-sim.ts']);
 const targets: { name: string; url: string; pid: number; stop: () => Promise<void> }[] = [];
 try {
-  const baseline = await spawnUrl([...tsx, 'bench/screening/baseline.ts', sim.url, API_KEY]);
+  const baseline = await spawnUrl([...tsx, 'bench/screenvendor-screening/baseline.ts', sim.url, API_KEY]);
   targets.push({ name: 'baseline', url: baseline.url, pid: baseline.child.pid!, stop: () => stop(baseline) });
   const engine = await spawnUrl(['bin/engine.js', 'run', 'routes/screenvendor-screening', '--env', 'development', '--port', '0',
     '--set', `screenvendor-base-url=${sim.url}`, '--set', `screenvendor-api-key=${API_KEY}`,

@@ -1,7 +1,7 @@
 // Hand-written baseline of the customer-screening route: node:http, the request schema compiled
 // once by ajv, the vendor calls through an undici Pool (create-and-screen, then every page of each
-// alert's risks, four alerts at a time), the mappings of transforms/screenvendor/*.jsonata as
-// plain JavaScript, a reply with content-length. `node --import tsx bench/screening/baseline.ts
+// alert's risks, four alerts at a time), the mappings of routes/screenvendor-screening/*.jsonata as
+// plain JavaScript, a reply with content-length. `node --import tsx bench/screenvendor-screening/baseline.ts
 // <vendor URL> <api key>` prints its URL.
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ const PAGE_SIZE = 50;
 const PARALLEL = 4;
 const ORDER = ['Sanctions', 'Warnings', 'Fitness and Probity', 'Watchlists', 'PEPs', 'Adverse Media'];
 const STRONG = ['aka_exact', 'name_variation', 'equivalent_name', 'removed_personal_title', 'phonetic_name'];
-const validate = createAjv().compile<any>(JSON.parse(readFileSync('schemas/screening/customer-screening-request.schema.json', 'utf8')));
+const validate = createAjv().compile<any>(JSON.parse(readFileSync('routes/screenvendor-screening/schemas/customer-screening-request.schema.json', 'utf8')));
 const pool = new Pool(vendor, { connections: 8 });
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
 

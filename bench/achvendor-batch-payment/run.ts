@@ -1,5 +1,5 @@
 // ACH batch benchmark: the batch routes through the engine against the hand-written baseline
-// (bench/batch/baseline.ts), each in its own process, the ACH vendor simulator in a third.
+// (bench/achvendor-batch-payment/baseline.ts), each in its own process, the ACH vendor simulator in a third.
 // Batches of 1 / 100 / 1,000 / 5,000 valid entries, validated (?validate_only=true) and submitted,
 // in interleaved rounds: CPU per entry (the load alone), then the same load with a /health/live
 // probe every 2 ms on another connection (its worst latency) and the peak RSS above idle. Last, a
@@ -16,10 +16,10 @@ const sizes = (process.env.SIZES ?? '1,100,1000,5000').split(',').map(Number);
 const tsx = ['--import', 'tsx'];
 const started = machine();
 
-const sim = await spawnUrl([...tsx, 'bench/batch/achvendor-sim.ts']);
+const sim = await spawnUrl([...tsx, 'bench/achvendor-batch-payment/achvendor-sim.ts']);
 const targets: { name: string; url: string; pid: number; stop: () => Promise<void> }[] = [];
 try {
-  const baseline = await spawnUrl([...tsx, 'bench/batch/baseline.ts', sim.url]);
+  const baseline = await spawnUrl([...tsx, 'bench/achvendor-batch-payment/baseline.ts', sim.url]);
   targets.push({ name: 'baseline', url: baseline.url, pid: baseline.child.pid!, stop: () => stop(baseline) });
   const engine = await spawnUrl(['bin/engine.js', 'run', 'routes/achvendor-batch-payment', '--env', 'development', '--port', '0',
     '--set', `achvendor-base-url=${sim.url}`, '--set', 'achvendor-client-key=sandbox-achvendor-client-key'], { LOG_LEVEL: 'info' });

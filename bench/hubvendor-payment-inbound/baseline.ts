@@ -2,7 +2,7 @@
 // work as the route — parse the status message, check its required fields, map it, POST a
 // CloudEvent (structured mode) to the event hub and accept the message only after a 2xx, release
 // it otherwise. `consumers` receiver links with credit 1 each, like the connector.
-// Usage: node --import tsx bench/payment-inbound/baseline.ts <amqp-url> <queue> <event-hub-url> <consumers>
+// Usage: node --import tsx bench/hubvendor-payment-inbound/baseline.ts <amqp-url> <queue> <event-hub-url> <consumers>
 
 import rhea from 'rhea';
 import { Pool } from 'undici';

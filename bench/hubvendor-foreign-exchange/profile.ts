@@ -1,6 +1,6 @@
 // CPU profiles of the hand-written limit and of the engine serving the FX route under the
 // benchmark's load, one after the other in one run, side by side:
-//   npm run build && node --import tsx bench/fx/profile.ts [DIR]     (SECONDS=8 CONNECTIONS=20)
+//   npm run build && node --import tsx bench/hubvendor-foreign-exchange/profile.ts [DIR]     (SECONDS=8 CONNECTIONS=20)
 // writes each target's .cpuprofile (open them in Chrome DevTools) and prints self time per file
 // and per function in µs per request. Run it on the build: the TypeScript loader's names would be
 // mixed in otherwise. The profiles cover start-up too: its share is small after seconds of load.
@@ -31,7 +31,7 @@ async function profile(name: string, args: (out: string) => string[], signal: No
 
 try {
   // the limit exits on SIGTERM, the engine writes its profile after a graceful SIGINT
-  const limit = await profile('limit', () => ['--import', 'tsx', 'bench/fx/baseline.ts', sim.url], 'SIGTERM');
+  const limit = await profile('limit', () => ['--import', 'tsx', 'bench/hubvendor-foreign-exchange/baseline.ts', sim.url], 'SIGTERM');
   const engine = await profile('engine', () => ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], 'SIGINT');
   const show = (title: string, rows: [string, number][], n: number) => {
     console.log(`\n${title}`);

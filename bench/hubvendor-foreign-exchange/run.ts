@@ -9,7 +9,7 @@ const connections = Number(process.env.CONNECTIONS ?? 20);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const load = { method: 'POST' as const, path: '/foreign-exchange/exchange-rates', body: { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }, connections, seconds, warmupSeconds: 3 };
 const { best: results, perRound } = await engineVersusBaseline({
-  baseline: ['hand-written limit (node:http + undici Pool dispatch + ajv)', 'bench/fx/baseline.ts'],
+  baseline: ['hand-written limit (node:http + undici Pool dispatch + ajv)', 'bench/hubvendor-foreign-exchange/baseline.ts'],
   engine: ['engine (FX route, JSONata)', 'routes/hubvendor-foreign-exchange'],
   load, rounds,
 });

@@ -3,7 +3,7 @@
 // consumers, for the engine's route and for a minimal hand-written rhea consumer doing the same
 // POST, same broker, same sink, one run. Each case drains its own queue of MESSAGES pre-published
 // messages (default 3000; bounded); the rate is counted from the first to the last event.
-// `node bin/run-ts.js bench/payment-inbound/run.ts` or `node --import tsx bench/payment-inbound/run.ts`.
+// `node bin/run-ts.js bench/hubvendor-payment-inbound/run.ts` or `node --import tsx bench/hubvendor-payment-inbound/run.ts`.
 // Needs RabbitMQ with rabbitmq_amqp1_0 at AMQP_URL (default amqp://127.0.0.1:5672, guest/guest).
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -90,7 +90,7 @@ async function runCase(name: string, consumers: number, start: (queue: string) =
 
 const env = { ...process.env, HUBVENDOR_AMQP_USERNAME: USER, HUBVENDOR_AMQP_PASSWORD: PASSWORD };
 const baseline = (consumers: number) => (queue: string) =>
-  spawn(process.execPath, ['--import', 'tsx', 'bench/payment-inbound/baseline.ts', AMQP_URL, queue, sinkUrl, String(consumers)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  spawn(process.execPath, ['--import', 'tsx', 'bench/hubvendor-payment-inbound/baseline.ts', AMQP_URL, queue, sinkUrl, String(consumers)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 const engine = (consumers: number) => (queue: string) =>
   spawn(process.execPath, [
     'bin/engine.js', 'run', 'routes/hubvendor-payment-inbound', '--env', 'development', '--port', '0',
