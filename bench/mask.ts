@@ -7,13 +7,24 @@ import { createLogger, setLogSecrets } from '../engine/observability/logger.ts';
 
 // the secrets of the six connectors' values files, as long as real ones
 const SECRETS = compileSecrets([
-  'sandbox-achvendor-client-key', 'achvendor-webhook-secret-0123456789', 'screenvendor-api-key-0123456789',
-  'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'hub-amqp-password-xyz-42', 'platform-backend-token-abcdef',
+  'sandbox-achvendor-client-key',
+  'achvendor-webhook-secret-0123456789',
+  'screenvendor-api-key-0123456789',
+  'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  'hub-amqp-password-xyz-42',
+  'platform-backend-token-abcdef',
 ]);
-const LINE = 'The ACH vendor refused the connector configuration (header.client_key): Invalid header client key, correlation 3f2a9c1e-8b7d-4c21-9e0f-5a6b7c8d9e0f';
-const BODY = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({
-  id: i, name: 'Viktor Petrov', iban: 'DE89370400440532013000', amount: 1234.56, remittance: `invoice 2026-11 number ${i}`,
-}))).slice(0, 100_000);
+const LINE =
+  'The ACH vendor refused the connector configuration (header.client_key): Invalid header client key, correlation 3f2a9c1e-8b7d-4c21-9e0f-5a6b7c8d9e0f';
+const BODY = JSON.stringify(
+  Array.from({ length: 1000 }, (_, i) => ({
+    id: i,
+    name: 'Viktor Petrov',
+    iban: 'DE89370400440532013000',
+    amount: 1234.56,
+    remittance: `invoice 2026-11 number ${i}`,
+  })),
+).slice(0, 100_000);
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 // a destination that drops the line: the cost measured is pino's and the masking's
@@ -28,8 +39,24 @@ const CASES: [string, number, () => unknown][] = [
   ['body 100 kB, bounded to 4,000 (console), 6 secrets', 20_000, () => maskText(BODY, SECRETS, 4000)],
   ['body 100 kB, unbounded (a log field), no secrets', 200, () => maskText(BODY, NO_SECRETS, UNBOUNDED)],
   ['body 100 kB, unbounded (a log field), 6 secrets', 200, () => maskText(BODY, SECRETS, UNBOUNDED)],
-  ['log line "exchange failed", no secrets registered', 100_000, () => bare.warn({ kind: 'vendor', status: 401, code: 'GC002', vendorStatus: 401, vendorCode: 'RSK-10-1002', detail: LINE }, 'exchange failed')],
-  ['log line "exchange failed", 6 secrets registered', 100_000, () => logger.warn({ kind: 'vendor', status: 401, code: 'GC002', vendorStatus: 401, vendorCode: 'RSK-10-1002', detail: LINE }, 'exchange failed')],
+  [
+    'log line "exchange failed", no secrets registered',
+    100_000,
+    () =>
+      bare.warn(
+        { kind: 'vendor', status: 401, code: 'GC002', vendorStatus: 401, vendorCode: 'RSK-10-1002', detail: LINE },
+        'exchange failed',
+      ),
+  ],
+  [
+    'log line "exchange failed", 6 secrets registered',
+    100_000,
+    () =>
+      logger.warn(
+        { kind: 'vendor', status: 401, code: 'GC002', vendorStatus: 401, vendorCode: 'RSK-10-1002', detail: LINE },
+        'exchange failed',
+      ),
+  ],
 ];
 
 // best of 15 interleaved rounds: the machine may be shared

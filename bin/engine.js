@@ -21,7 +21,10 @@ function newestSource(dir) {
 }
 
 const hasBuild = existsSync(built);
-const fresh = hasBuild && statSync(built).mtimeMs >= Math.max(newestSource(at('engine')), newestSource(at('packages')), newestSource(at('sandbox')));
+const fresh =
+  hasBuild &&
+  statSync(built).mtimeMs >=
+    Math.max(newestSource(at('engine')), newestSource(at('packages')), newestSource(at('sandbox')));
 
 let register;
 if (!fresh) {
@@ -30,7 +33,9 @@ if (!fresh) {
   } catch (e) {
     if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
     if (!hasBuild) {
-      process.stderr.write('engine: no build in dist/ and no tsx to run the TypeScript sources: run `npm run build`, or `npm ci` with dev dependencies\n');
+      process.stderr.write(
+        'engine: no build in dist/ and no tsx to run the TypeScript sources: run `npm run build`, or `npm ci` with dev dependencies\n',
+      );
       process.exit(1);
     }
     // a production install (no tsx) beside newer sources: the build is all that can run

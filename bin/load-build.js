@@ -32,11 +32,17 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
     try {
       const c = readFileSync(cacheFile);
       // V8 does not check the cache's own bytes: a corrupted cache would crash the process
-      if (c.length > 8 && c.readUInt32LE(0) === sum && c.readUInt32LE(4) === crc32(c.subarray(8))) cachedData = c.subarray(8);
-    } catch { /* no cache yet */ }
+      if (c.length > 8 && c.readUInt32LE(0) === sum && c.readUInt32LE(4) === crc32(c.subarray(8)))
+        cachedData = c.subarray(8);
+    } catch {
+      /* no cache yet */
+    }
   }
   // the wrapper on the bundle's first line: line numbers of stack traces stay those of the file
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`, { filename: file, cachedData });
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`,
+    { filename: file, cachedData },
+  );
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   const codeCache = mode === 'off' ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';

@@ -21,7 +21,9 @@ const out = join(root, 'dist');
 const lazyPackages = {
   name: 'lazy-packages',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined));
+    b.onResolve({ filter: /^[^./]/ }, (a) =>
+      a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined,
+    );
   },
 };
 
@@ -38,7 +40,9 @@ async function precompiledValidators() {
   return {
     name: 'precompiled-validators',
     setup(b) {
-      b.onLoad({ filter: /precompiled\.ts$/ }, (a) => (a.path === target ? { contents, loader: 'js', resolveDir: root } : undefined));
+      b.onLoad({ filter: /precompiled\.ts$/ }, (a) =>
+        a.path === target ? { contents, loader: 'js', resolveDir: root } : undefined,
+      );
     },
   };
 }
@@ -83,8 +87,22 @@ export async function bundleEngine() {
     banner: { js: "const __engineModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
   // a package both bundled and left external would run as two copies with two states
-  const bundled = new Set(Object.keys(result.metafile.inputs).map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1]).filter(Boolean));
-  const external = new Set(Object.values(result.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path.split('/').slice(0, i.path.startsWith('@') ? 2 : 1).join('/')));
+  const bundled = new Set(
+    Object.keys(result.metafile.inputs)
+      .map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1])
+      .filter(Boolean),
+  );
+  const external = new Set(
+    Object.values(result.metafile.outputs)
+      .flatMap((o) => o.imports)
+      .filter((i) => i.external && !i.path.startsWith('node:'))
+      .map((i) =>
+        i.path
+          .split('/')
+          .slice(0, i.path.startsWith('@') ? 2 : 1)
+          .join('/'),
+      ),
+  );
   const both = [...external].filter((p) => bundled.has(p));
   if (both.length) throw new Error(`bundled and also imported lazily from node_modules: ${both.join(', ')}`);
   for (const f of result.outputFiles) {
@@ -104,27 +122,60 @@ export async function writeCodeCache({ timeoutMs = 60_000 } = {}) {
   rmSync(cache, { force: true });
   if (!existsSync(join(root, 'routes'))) return 'no routes/ to start: no code cache';
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const child = spawn(process.execPath, [join(root, 'bin', 'engine.js'), 'run', 'routes/', '--env', 'sandbox', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: root, env: { ...env, ENGINE_CODE_CACHE: 'write', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin', 'engine.js'), 'run', 'routes/', '--env', 'sandbox', '--host', '127.0.0.1', '--port', '0'],
+    {
+      cwd: root,
+      env: { ...env, ENGINE_CODE_CACHE: 'write', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const url = await new Promise((done, fail) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`the built engine did not start within ${timeoutMs} ms:\n${output}`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`the built engine did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const read = (b) => {
       output += b;
-      const started = output.split('\n').map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).find((l) => l?.msg === 'engine started');
-      if (started) { clearTimeout(timer); done(started.url); }
+      const started = output
+        .split('\n')
+        .map((l) => {
+          try {
+            return JSON.parse(l);
+          } catch {
+            return undefined;
+          }
+        })
+        .find((l) => l?.msg === 'engine started');
+      if (started) {
+        clearTimeout(timer);
+        done(started.url);
+      }
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
-    child.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the built engine exited with ${code} before it started:\n${output}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`the built engine exited with ${code} before it started:\n${output}`));
+    });
   });
   await fetch(`${url}/foreign-exchange/exchange-rates`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
-  }).then((r) => r.arrayBuffer(), () => undefined);
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
+  }).then(
+    (r) => r.arrayBuffer(),
+    () => undefined,
+  );
   child.removeAllListeners('exit');
-  const code = await new Promise((done) => { child.once('exit', done); child.kill('SIGTERM'); });
-  if (code !== 0 || !existsSync(cache)) throw new Error(`the built engine stopped with ${code} and wrote no code cache:\n${output}`);
+  const code = await new Promise((done) => {
+    child.once('exit', done);
+    child.kill('SIGTERM');
+  });
+  if (code !== 0 || !existsSync(cache))
+    throw new Error(`the built engine stopped with ${code} and wrote no code cache:\n${output}`);
   return cache;
 }
 

@@ -16,12 +16,17 @@ const root = resolve(fileURLToPath(import.meta.url), '../..');
  * It is the engine's own code, bundled into dist/, so the SBOM of the dependencies leaves it out;
  * the packages it depends on are in node_modules/ and listed like the root's.
  */
-export const isWorkspace = (path, entry) => !!entry.link || !path.startsWith('node_modules/') && !path.includes('/node_modules/');
+export const isWorkspace = (path, entry) =>
+  !!entry.link || (!path.startsWith('node_modules/') && !path.includes('/node_modules/'));
 
 /** The lock's production entries: every package but the root, the workspaces and those only dev dependencies reach. */
 export function productionPackages(lock) {
-  return Object.entries(lock.packages).filter(([path, entry]) => path && !entry.dev && !isWorkspace(path, entry))
-    .map(([path, entry]) => ({ name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), version: entry.version }));
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => path && !entry.dev && !isWorkspace(path, entry))
+    .map(([path, entry]) => ({
+      name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length),
+      version: entry.version,
+    }));
 }
 
 export function writeSbom({ from = root, to = join(root, 'dist', 'sbom.cdx.json') } = {}) {
@@ -31,7 +36,8 @@ export function writeSbom({ from = root, to = join(root, 'dist', 'sbom.cdx.json'
   delete pkg.workspaces;
   delete lock.packages[''].devDependencies;
   delete lock.packages[''].workspaces;
-  for (const [path, entry] of Object.entries(lock.packages)) if (path && (entry.dev || isWorkspace(path, entry))) delete lock.packages[path];
+  for (const [path, entry] of Object.entries(lock.packages))
+    if (path && (entry.dev || isWorkspace(path, entry))) delete lock.packages[path];
   // npm names the SBOM's root component after the directory
   const base = mkdtempSync(join(tmpdir(), 'engine-sbom-'));
   const dir = join(base, pkg.name);
@@ -40,13 +46,31 @@ export function writeSbom({ from = root, to = join(root, 'dist', 'sbom.cdx.json'
     writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
     writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lock, null, 2));
     // the npm running this build where there is one (`npm run build`), else the one on PATH
-    const [cmd, pre] = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];
-    const r = spawnSync(cmd, [...pre, 'sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application', '--omit', 'dev', '--package-lock-only'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const [cmd, pre] = process.env.npm_execpath?.endsWith('.js')
+      ? [process.execPath, [process.env.npm_execpath]]
+      : ['npm', []];
+    const r = spawnSync(
+      cmd,
+      [
+        ...pre,
+        'sbom',
+        '--sbom-format',
+        'cyclonedx',
+        '--sbom-type',
+        'application',
+        '--omit',
+        'dev',
+        '--package-lock-only',
+      ],
+      { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
     if (r.status !== 0) throw new Error(`npm sbom exited ${r.status ?? r.signal}:\n${r.stderr}`);
     const sbom = JSON.parse(r.stdout);
     const expected = productionPackages(lock).length;
     if (sbom.bomFormat !== 'CycloneDX' || sbom.components?.length !== expected) {
-      throw new Error(`npm sbom listed ${sbom.components?.length} components (${sbom.bomFormat}), the lock has ${expected} production packages`);
+      throw new Error(
+        `npm sbom listed ${sbom.components?.length} components (${sbom.bomFormat}), the lock has ${expected} production packages`,
+      );
     }
     mkdirSync(join(to, '..'), { recursive: true });
     writeFileSync(to, JSON.stringify(sbom, null, 2) + '\n');

@@ -32,7 +32,9 @@ export function live(kind, fn) {
 function connect() {
   if (source) return;
   source = new EventSource('/console/api/stream');
-  const status = (s) => { for (const fn of listeners.status) fn(s); };
+  const status = (s) => {
+    for (const fn of listeners.status) fn(s);
+  };
   source.onopen = () => status('live');
   source.onerror = () => status('reconnecting');
   for (const kind of ['exchange', 'metrics']) {

@@ -13,8 +13,14 @@ export async function bundleConsole(root) {
   const { build } = await import('esbuild');
   const out = await build({
     entryPoints: [join(root, 'console-ui', 'main.js')],
-    bundle: true, minify: true, format: 'esm', target: 'es2022', write: false,
-    outdir: join(root, 'console-ui', 'out'), legalComments: 'none', logLevel: 'silent',
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    outdir: join(root, 'console-ui', 'out'),
+    legalComments: 'none',
+    logLevel: 'silent',
   });
   const files = out.outputFiles.map((f) => {
     const ext = f.path.slice(f.path.lastIndexOf('.'));

@@ -23,7 +23,8 @@ function box(x, y, w, cls, text, title, extra = {}) {
   </g>`;
 }
 
-const arrow = (x1, y1, x2, y2) => html`<line class="edge" x1=${x1} y1=${y1} x2=${x2} y2=${y2} marker-end="url(#arrow)" />`;
+const arrow = (x1, y1, x2, y2) =>
+  html`<line class="edge" x1=${x1} y1=${y1} x2=${x2} y2=${y2} marker-end="url(#arrow)" />`;
 
 /** A list of steps: { w, h, draw(x, y) }. */
 function list(steps) {
@@ -31,7 +32,8 @@ function list(steps) {
   const w = Math.max(BW, ...items.map((i) => i.w));
   const h = items.reduce((a, i) => a + i.h, 0) + GAP * Math.max(0, items.length - 1);
   return {
-    w, h,
+    w,
+    h,
     draw(x, y) {
       const out = [];
       let at = y;
@@ -49,32 +51,54 @@ function one(s) {
   if (!s.branches) {
     const w = BW + (s.target ? TGAP + TW : 0);
     return {
-      w, h: BH,
+      w,
+      h: BH,
       draw(x, y) {
         const out = [box(x, y, BW, `step ${s.kind}`, s.label, `${s.path}: ${s.label}`, { 'data-path': s.path })];
         if (s.target) {
           const tx = x + BW + TGAP;
           out.push(arrow(x + BW, y + BH / 2, tx - 2, y + BH / 2));
-          out.push(box(tx, y, TW, `target ${s.target.kind}`, s.target.name, `${s.target.kind}: ${s.target.name}`, { 'data-target': s.target.name }));
+          out.push(
+            box(tx, y, TW, `target ${s.target.kind}`, s.target.name, `${s.target.kind}: ${s.target.name}`, {
+              'data-target': s.target.name,
+            }),
+          );
         }
         return out;
       },
     };
   }
-  const cols = s.branches.map((b) => ({ label: b.label, l: list(b.steps.length ? b.steps : [{ kind: 'empty', label: '(nothing)', path: '' }]) }));
+  const cols = s.branches.map((b) => ({
+    label: b.label,
+    l: list(b.steps.length ? b.steps : [{ kind: 'empty', label: '(nothing)', path: '' }]),
+  }));
   const inner = cols.reduce((a, c) => a + c.l.w, 0) + GAP * 2 * (cols.length - 1);
   const w = Math.max(BW, inner + PAD * 2);
   const bodyH = Math.max(...cols.map((c) => c.l.h));
   const h = BH + GAP + LABEL + bodyH + PAD;
   return {
-    w, h,
+    w,
+    h,
     draw(x, y) {
-      const out = [html`<rect class=${`frame ${s.kind}`} x=${x - 4} y=${y + BH / 2} width=${w + 8} height=${h - BH / 2 + 4} rx="8" />`];
+      const out = [
+        html`<rect
+          class=${`frame ${s.kind}`}
+          x=${x - 4}
+          y=${y + BH / 2}
+          width=${w + 8}
+          height=${h - BH / 2 + 4}
+          rx="8"
+        />`,
+      ];
       out.push(box(x, y, BW, `step ${s.kind}`, s.label, `${s.path}: ${s.label}`, { 'data-path': s.path }));
       let cx = x + PAD;
       for (const c of cols) {
         const top = y + BH + GAP + LABEL;
-        out.push(html`<text class="branch-label" x=${cx} y=${top - 6}><title>${c.label}</title>${clip(c.label, Math.floor(c.l.w / 7))}</text>`);
+        out.push(
+          html`<text class="branch-label" x=${cx} y=${top - 6}
+            ><title>${c.label}</title>${clip(c.label, Math.floor(c.l.w / 7))}</text
+          >`,
+        );
         out.push(arrow(x + BW / 2, y + BH, cx + BW / 2, top - LABEL + 2));
         out.push(...c.l.draw(cx, top));
         cx += c.l.w + GAP * 2;
@@ -88,21 +112,61 @@ function one(s) {
 export function RouteDiagram({ graph, route }) {
   if (!graph) return html`<p class="muted">The route file could not be read to draw it.</p>`;
   const main = list(graph.steps);
-  const handlers = graph.onException.map((hd) => ({ hd, l: list(hd.steps.length ? hd.steps : [{ kind: 'template', label: hd.template ? `map with ${hd.template.split('/').pop()}` : 'answer the error', path: '' }]) }));
+  const handlers = graph.onException.map((hd) => ({
+    hd,
+    l: list(
+      hd.steps.length
+        ? hd.steps
+        : [
+            {
+              kind: 'template',
+              label: hd.template ? `map with ${hd.template.split('/').pop()}` : 'answer the error',
+              path: '',
+            },
+          ],
+    ),
+  }));
   const mainW = Math.max(BW, main.w);
   const handlersX = mainW + 60;
   const handlersW = handlers.length ? Math.max(...handlers.map((x) => x.l.w)) : 0;
   let hy = 0;
-  const hLayout = handlers.map((x) => { const at = hy; hy += LABEL + x.l.h + GAP * 2; return { ...x, at }; });
+  const hLayout = handlers.map((x) => {
+    const at = hy;
+    hy += LABEL + x.l.h + GAP * 2;
+    return { ...x, at };
+  });
   const width = (handlers.length ? handlersX + handlersW : mainW) + 20;
   const height = Math.max(BH + GAP + main.h, hy + LABEL) + 20;
-  return html`<svg class="diagram" data-route=${route} viewBox=${`-10 -10 ${width + 10} ${height + 10}`} width=${width + 10} height=${height + 10} role="img" aria-label=${`diagram of route ${route}`}>
-    <defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>
+  return html`<svg
+    class="diagram"
+    data-route=${route}
+    viewBox=${`-10 -10 ${width + 10} ${height + 10}`}
+    width=${width + 10}
+    height=${height + 10}
+    role="img"
+    aria-label=${`diagram of route ${route}`}
+  >
+    <defs>
+      <marker
+        id="arrow"
+        viewBox="0 0 10 10"
+        refX="9"
+        refY="5"
+        markerWidth="7"
+        markerHeight="7"
+        orient="auto-start-reverse"
+      >
+        <path d="M 0 0 L 10 5 L 0 10 z" />
+      </marker>
+    </defs>
     ${box(0, 0, BW, `source ${graph.source.kind}`, graph.source.label, `from ${graph.source.kind}: ${graph.source.label}`)}
-    ${graph.steps.length ? arrow(BW / 2, BH, BW / 2, BH + GAP - 2) : null}
-    ${main.draw(0, BH + GAP)}
-    ${hLayout.map((x) => html`
-      <text class="handler-label" x=${handlersX} y=${x.at + 12}>on-exception: ${clip(x.hd.label, 40)}${x.hd.from ? ` (from ${x.hd.from.split('/').pop()})` : ''}</text>
-      ${x.l.draw(handlersX, x.at + LABEL)}`)}
+    ${graph.steps.length ? arrow(BW / 2, BH, BW / 2, BH + GAP - 2) : null} ${main.draw(0, BH + GAP)}
+    ${hLayout.map(
+      (x) =>
+        html` <text class="handler-label" x=${handlersX} y=${x.at + 12}
+            >on-exception: ${clip(x.hd.label, 40)}${x.hd.from ? ` (from ${x.hd.from.split('/').pop()})` : ''}</text
+          >
+          ${x.l.draw(handlersX, x.at + LABEL)}`,
+    )}
   </svg>`;
 }

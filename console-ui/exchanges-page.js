@@ -23,7 +23,11 @@ export function mergeSnapshot(snapshot, live) {
 }
 
 function ExchangeList({ query }) {
-  const [filters, setFilters] = useState({ correlationId: query.get('correlationId') ?? '', route: query.get('route') ?? '', status: query.get('status') ?? '' });
+  const [filters, setFilters] = useState({
+    correlationId: query.get('correlationId') ?? '',
+    route: query.get('route') ?? '',
+    status: query.get('status') ?? '',
+  });
   const [rows, setRows] = useState(/** @type {any} */ (undefined));
   const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
 
@@ -32,11 +36,20 @@ function ExchangeList({ query }) {
     setRows(undefined); // rows of the previous filters must not merge into this snapshot
     // the snapshot may answer after live events arrived: merge, never drop what the stream showed
     let current = true; // a snapshot of earlier filters that answers late is dropped
-    api(`exchanges?${q}`).then((d) => { if (current) { setRows((live) => mergeSnapshot(d.exchanges, live)); setError(undefined); } }, (e) => current && setError(e.message));
+    api(`exchanges?${q}`).then(
+      (d) => {
+        if (current) {
+          setRows((live) => mergeSnapshot(d.exchanges, live));
+          setError(undefined);
+        }
+      },
+      (e) => current && setError(e.message),
+    );
     // a running exchange has no correlation id or status yet: shown only when no filter needs them
-    const matches = (e) => (!filters.route || e.route === filters.route)
-      && (!filters.correlationId || e.correlationId === filters.correlationId)
-      && (!filters.status || e.outcome === filters.status || String(e.status) === filters.status);
+    const matches = (e) =>
+      (!filters.route || e.route === filters.route) &&
+      (!filters.correlationId || e.correlationId === filters.correlationId) &&
+      (!filters.status || e.outcome === filters.status || String(e.status) === filters.status);
     const unsubscribe = live('exchange', (e) => {
       const keep = matches(e);
       setRows((rs) => {
@@ -47,31 +60,68 @@ function ExchangeList({ query }) {
         return at >= 0 ? rs.map((r) => (r.id === e.id ? e : r)) : [e, ...rest].slice(0, 500);
       });
     });
-    return () => { current = false; unsubscribe(); };
+    return () => {
+      current = false;
+      unsubscribe();
+    };
   }, [filters.correlationId, filters.route, filters.status]);
 
-  const field = (name, label, placeholder) => html`<label>${label}
-    <input name=${name} value=${filters[name]} placeholder=${placeholder}
-      onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })} /></label>`;
+  const field = (name, label, placeholder) =>
+    html`<label
+      >${label}
+      <input
+        name=${name}
+        value=${filters[name]}
+        placeholder=${placeholder}
+        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })}
+    /></label>`;
   return html`<section class="exchanges">
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
-      ${field('correlationId', 'correlation id', 'any')}
-      ${field('route', 'route', 'any')}
+      ${field('correlationId', 'correlation id', 'any')} ${field('route', 'route', 'any')}
       ${field('status', 'status', 'ok, error, 502…')}
     </form>
     ${error ? html`<p class="error">${error}</p>` : ''}
-    ${!rows ? html`<p class="muted">Loading…</p>` : rows.length === 0 ? html`<p class="muted">No exchanges yet. Call a route (the sandbox demo sends a payment every 20 s).</p>` : html`
-    <table class="list" aria-label="exchanges">
-      <thead><tr><th>time</th><th>route</th><th>status</th><th>duration</th><th>calls</th><th>retries</th><th>events</th><th>correlation id</th></tr></thead>
-      <tbody>${rows.map((r) => html`<tr class=${`exchange ${r.outcome}`} data-correlation-id=${r.correlationId} data-id=${r.id}>
-        <td>${fmtTime(r.startedAt)}</td>
-        <td><a href=${`#/exchanges/${r.id}`}>${r.route}</a></td>
-        <td><span class=${`badge ${r.outcome}`}>${r.outcome === 'running' ? 'running' : r.status ?? r.outcome}</span>${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}</td>
-        <td>${fmtMs(r.durationMs)}</td>
-        <td>${r.calls}</td><td class=${r.retries ? 'bad' : ''}>${r.retries}</td><td>${r.events}</td>
-        <td><a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a></td>
-      </tr>`)}</tbody>
-    </table>`}
+    ${
+      !rows
+        ? html`<p class="muted">Loading…</p>`
+        : rows.length === 0
+          ? html`<p class="muted">No exchanges yet. Call a route (the sandbox demo sends a payment every 20 s).</p>`
+          : html` <table class="list" aria-label="exchanges">
+              <thead>
+                <tr>
+                  <th>time</th>
+                  <th>route</th>
+                  <th>status</th>
+                  <th>duration</th>
+                  <th>calls</th>
+                  <th>retries</th>
+                  <th>events</th>
+                  <th>correlation id</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  (r) =>
+                    html`<tr class=${`exchange ${r.outcome}`} data-correlation-id=${r.correlationId} data-id=${r.id}>
+                      <td>${fmtTime(r.startedAt)}</td>
+                      <td><a href=${`#/exchanges/${r.id}`}>${r.route}</a></td>
+                      <td>
+                        <span class=${`badge ${r.outcome}`}
+                          >${r.outcome === 'running' ? 'running' : (r.status ?? r.outcome)}</span
+                        >${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}
+                      </td>
+                      <td>${fmtMs(r.durationMs)}</td>
+                      <td>${r.calls}</td>
+                      <td class=${r.retries ? 'bad' : ''}>${r.retries}</td>
+                      <td>${r.events}</td>
+                      <td>
+                        <a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }
   </section>`;
 }
 
@@ -81,7 +131,9 @@ function ExchangeDetail({ id }) {
   useEffect(() => {
     api(`exchanges/${encodeURIComponent(id)}`).then(setX, (e) => setError(e.message));
   }, [id]);
-  if (error) return html`<p class="error">${error}</p><p><a href="#/exchanges">← all exchanges</a></p>`;
+  if (error)
+    return html`<p class="error">${error}</p>
+      <p><a href="#/exchanges">← all exchanges</a></p>`;
   if (!x) return html`<p class="muted">Loading…</p>`;
   const root = x.spans.find((s) => s.role === 'exchange' && !x.spans.some((p) => p.id === s.parentId));
   const mapped = root?.events.find((e) => e.name === 'error.mapped');
@@ -90,29 +142,80 @@ function ExchangeDetail({ id }) {
   const attempts = retryDelays(x.spans);
   return html`<article class="exchange-detail" data-correlation-id=${x.correlationId}>
     <p><a href="#/exchanges">← all exchanges</a></p>
-    <h2>${x.route} <span class=${`badge ${x.outcome}`}>${x.status ?? x.outcome}</span> ${x.errorCode ? html`<code class="code">${x.errorCode}</code>` : ''}</h2>
-    <p class="muted">${x.name} · ${fmtTime(x.startedAt)} · ${fmtMs(x.durationMs)} · correlation id <code>${x.correlationId}</code> · trace <code>${x.traceId}</code></p>
-    ${mapped ? html`<section class="mapping"><h3>Error and its mapping</h3>
-      <table><tr><th></th><th>kind</th><th>status</th><th>code</th><th>detail</th></tr>
-      ${['from', 'to'].map((p) => html`<tr><th>${p === 'from' ? 'raised' : 'answered'}</th><td>${mapped.attributes[`${p}.kind`]}</td><td>${mapped.attributes[`${p}.status`]}</td>
-        <td><code>${mapped.attributes[`${p}.code`] ?? ''}</code></td><td>${mapped.attributes[`${p}.detail`] ?? ''}${mapped.attributes[`${p}.vendorStatus`] ? ` (vendor ${mapped.attributes[`${p}.vendorStatus`]})` : ''}</td></tr>`)}
-      </table></section>` : ''}
+    <h2>
+      ${x.route}
+      <span class=${`badge ${x.outcome}`}>${x.status ?? x.outcome}</span>
+      ${x.errorCode ? html`<code class="code">${x.errorCode}</code>` : ''}
+    </h2>
+    <p class="muted">
+      ${x.name} · ${fmtTime(x.startedAt)} · ${fmtMs(x.durationMs)} · correlation id <code>${x.correlationId}</code> ·
+      trace <code>${x.traceId}</code>
+    </p>
+    ${
+      mapped
+        ? html`<section class="mapping">
+            <h3>Error and its mapping</h3>
+            <table>
+              <tr>
+                <th></th>
+                <th>kind</th>
+                <th>status</th>
+                <th>code</th>
+                <th>detail</th>
+              </tr>
+              ${['from', 'to'].map(
+                (p) =>
+                  html`<tr>
+                    <th>${p === 'from' ? 'raised' : 'answered'}</th>
+                    <td>${mapped.attributes[`${p}.kind`]}</td>
+                    <td>${mapped.attributes[`${p}.status`]}</td>
+                    <td><code>${mapped.attributes[`${p}.code`] ?? ''}</code></td>
+                    <td>
+                      ${mapped.attributes[`${p}.detail`] ?? ''}${mapped.attributes[`${p}.vendorStatus`] ? ` (vendor ${mapped.attributes[`${p}.vendorStatus`]})` : ''}
+                    </td>
+                  </tr>`,
+              )}
+            </table>
+          </section>`
+        : ''
+    }
     <h3>Timeline</h3>
-    <ol class="timeline">${x.spans.map((s) => html`<li class=${`span ${s.role}${s.failed ? ' failed' : ''}`} data-role=${s.role}>
-      <details>
-        <summary>
-          <span class="name" data-depth=${depth.get(s.id) ?? 0}>${'\u00a0\u00a0\u00a0'.repeat(depth.get(s.id) ?? 0)}${label(s)}</span>
-          <span class="attempt">${s.role === 'call' || s.role === 'publish' ? html`attempt ${Number(s.attributes['http.request.resend_count'] ?? 0) + 1}${attempts.has(s.id) ? html`, after ${fmtMs(attempts.get(s.id))}` : ''}` : ''}</span>
-          <span class="status">${s.attributes['http.response.status_code'] ?? ''}</span>
-          <span class="bar"><${Bar} start=${s.start} width=${s.durationMs} total=${total} /></span>
-          <span class="dur">${fmtMs(s.durationMs)}</span>
-        </summary>
-        ${s.events.map((e) => html`<div class="event"><h4>${e.name} <span class="muted">+${fmtMs(e.at)}</span></h4>
-          ${Object.entries(e.attributes).map(([k, v]) => html`<div class="attr"><span class="muted">${k}</span><pre>${pretty(v)}</pre></div>`)}
-        </div>`)}
-        <div class="attrs muted">${Object.entries(s.attributes).map(([k, v]) => html`<span>${k}=${String(v)} </span>`)}</div>
-      </details>
-    </li>`)}</ol>
+    <ol class="timeline">
+      ${x.spans.map(
+        (s) =>
+          html`<li class=${`span ${s.role}${s.failed ? ' failed' : ''}`} data-role=${s.role}>
+            <details>
+              <summary>
+                <span class="name" data-depth=${depth.get(s.id) ?? 0}
+                  >${'\u00a0\u00a0\u00a0'.repeat(depth.get(s.id) ?? 0)}${label(s)}</span
+                >
+                <span class="attempt"
+                  >${s.role === 'call' || s.role === 'publish' ? html`attempt ${Number(s.attributes['http.request.resend_count'] ?? 0) + 1}${attempts.has(s.id) ? html`, after ${fmtMs(attempts.get(s.id))}` : ''}` : ''}</span
+                >
+                <span class="status">${s.attributes['http.response.status_code'] ?? ''}</span>
+                <span class="bar"><${Bar} start=${s.start} width=${s.durationMs} total=${total} /></span>
+                <span class="dur">${fmtMs(s.durationMs)}</span>
+              </summary>
+              ${s.events.map(
+                (e) =>
+                  html`<div class="event">
+                    <h4>${e.name} <span class="muted">+${fmtMs(e.at)}</span></h4>
+                    ${Object.entries(e.attributes).map(
+                      ([k, v]) =>
+                        html`<div class="attr">
+                          <span class="muted">${k}</span>
+                          <pre>${pretty(v)}</pre>
+                        </div>`,
+                    )}
+                  </div>`,
+              )}
+              <div class="attrs muted">
+                ${Object.entries(s.attributes).map(([k, v]) => html`<span>${k}=${String(v)} </span>`)}
+              </div>
+            </details>
+          </li>`,
+      )}
+    </ol>
   </article>`;
 }
 
@@ -152,7 +255,8 @@ function retryDelays(spans) {
   const last = new Map();
   for (const s of spans.filter((x) => x.role === 'call' || x.role === 'publish')) {
     const prev = last.get(s.parentId);
-    if (prev && Number(s.attributes['http.request.resend_count'] ?? s.attributes['engine.attempt'] ?? 0) > 0) out.set(s.id, Math.max(0, s.start - (prev.start + prev.durationMs)));
+    if (prev && Number(s.attributes['http.request.resend_count'] ?? s.attributes['engine.attempt'] ?? 0) > 0)
+      out.set(s.id, Math.max(0, s.start - (prev.start + prev.durationMs)));
     last.set(s.parentId, s);
   }
   return out;

@@ -7,27 +7,67 @@ import { api } from './api.js';
 export function GatewayPage({ selected, tokens }) {
   const [g, setG] = useState(/** @type {any} */ (undefined));
   const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
-  useEffect(() => { api('gateway').then(setG, (e) => setError(e.message)); }, []);
+  useEffect(() => {
+    api('gateway').then(setG, (e) => setError(e.message));
+  }, []);
   if (error) return html`<p class="error">${error}</p>`;
   if (!g) return html`<p class="muted">Loading…</p>`;
   if (!g.tools.length) return html`<p class="muted">No gateway tools are loaded (routes/gateway/*.yaml).</p>`;
   return html`<div class="gateway">
-    <p class="muted">Environment <code>${g.env}</code>${g.available ? ' · serving POST /mcp' : ' · /mcp is not served (no approved tools or no gateway settings)'}</p>
-    <section><h2>Subscriptions</h2>
-      <table class="list"><thead><tr><th>subscription</th><th>keys</th><th>tools it may use</th></tr></thead><tbody>
-        ${g.subscriptions.map((s) => html`<tr><td>${s.name}</td><td>${s.keys}</td><td>${s.tools.map((t) => html`<span class="chip">${t}</span> `)}</td></tr>`)}
-      </tbody></table>
+    <p class="muted">
+      Environment
+      <code>${g.env}</code
+      >${g.available ? ' · serving POST /mcp' : ' · /mcp is not served (no approved tools or no gateway settings)'}
+    </p>
+    <section>
+      <h2>Subscriptions</h2>
+      <table class="list">
+        <thead>
+          <tr>
+            <th>subscription</th>
+            <th>keys</th>
+            <th>tools it may use</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${g.subscriptions.map(
+            (s) =>
+              html`<tr>
+                <td>${s.name}</td>
+                <td>${s.keys}</td>
+                <td>${s.tools.map((t) => html`<span class="chip">${t}</span> `)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
     </section>
-    <section><h2>Try a tool</h2><${TryIt} tools=${g.tools.filter((t) => t.served)} initial=${selected} tokens=${tokens} /></section>
-    <section><h2>Tools</h2>
-      ${g.tools.map((t) => html`<details class="tool" open=${t.name === selected} data-tool=${t.name}>
-        <summary><b>${t.name}</b> <span class=${`badge ${t.approval}`}>${t.approval}</span> ${t.security === 'bearer' ? html`<span class="badge">bearer token</span>` : ''}
-          <span class="muted"> → route <a href=${`#/routes/${encodeURIComponent(t.route)}`}>${t.route}</a></span></summary>
-        <p>${t.description}</p>
-        <p class="muted"><code>${t.file}</code></p>
-        <h4>input schema</h4><pre>${pretty(t.inputSchema)}</pre>
-        ${t.outputSchema ? html`<h4>output schema</h4><pre>${pretty(t.outputSchema)}</pre>` : ''}
-      </details>`)}
+    <section>
+      <h2>Try a tool</h2>
+      <${TryIt} tools=${g.tools.filter((t) => t.served)} initial=${selected} tokens=${tokens} />
+    </section>
+    <section>
+      <h2>Tools</h2>
+      ${g.tools.map(
+        (t) =>
+          html`<details class="tool" open=${t.name === selected} data-tool=${t.name}>
+            <summary>
+              <b>${t.name}</b>
+              <span class=${`badge ${t.approval}`}>${t.approval}</span>
+              ${t.security === 'bearer' ? html`<span class="badge">bearer token</span>` : ''}
+              <span class="muted"> → route <a href=${`#/routes/${encodeURIComponent(t.route)}`}>${t.route}</a></span>
+            </summary>
+            <p>${t.description}</p>
+            <p class="muted"><code>${t.file}</code></p>
+            <h4>input schema</h4>
+            <pre>${pretty(t.inputSchema)}</pre>
+            ${
+              t.outputSchema
+                ? html`<h4>output schema</h4>
+                    <pre>${pretty(t.outputSchema)}</pre>`
+                : ''
+            }
+          </details>`,
+      )}
     </section>
   </div>`;
 }
@@ -38,45 +78,106 @@ function exampleArgs(schema) {
   for (const [k, p] of Object.entries(schema?.properties ?? {})) {
     const v = p.examples?.[0] ?? p.default ?? p.enum?.[0] ?? p.const;
     if (v !== undefined) out[k] = v;
-    else if ((schema.required ?? []).includes(k)) out[k] = p.type === 'number' || p.type === 'integer' ? 0 : p.type === 'boolean' ? false : '';
+    else if ((schema.required ?? []).includes(k))
+      out[k] = p.type === 'number' || p.type === 'integer' ? 0 : p.type === 'boolean' ? false : '';
   }
   return out;
 }
 
 function TryIt({ tools, initial, tokens }) {
   const first = tools.find((t) => t.name === initial) ?? tools[0];
-  const [form, setForm] = useState({ key: '', token: '', tool: first?.name ?? '', args: pretty(exampleArgs(first?.inputSchema)) });
+  const [form, setForm] = useState({
+    key: '',
+    token: '',
+    tool: first?.name ?? '',
+    args: pretty(exampleArgs(first?.inputSchema)),
+  });
   const [out, setOut] = useState(/** @type {any} */ (undefined));
   const [busy, setBusy] = useState(false);
   if (!tools.length) return html`<p class="muted">No tool is served in this environment.</p>`;
   const set = (k) => (e) => {
     const v = e.currentTarget.value;
-    if (k === 'tool') setForm({ ...form, tool: v, args: pretty(exampleArgs(tools.find((t) => t.name === v)?.inputSchema)) });
+    if (k === 'tool')
+      setForm({ ...form, tool: v, args: pretty(exampleArgs(tools.find((t) => t.name === v)?.inputSchema)) });
     else setForm({ ...form, [k]: v });
   };
-  const getToken = () => api('panels/sandbox/token', { method: 'POST', body: { sub: 'alice' } })
-    .then((r) => setForm((f) => ({ ...f, token: r.token })), (e) => setOut({ error: e.message }));
+  const getToken = () =>
+    api('panels/sandbox/token', { method: 'POST', body: { sub: 'alice' } }).then(
+      (r) => setForm((f) => ({ ...f, token: r.token })),
+      (e) => setOut({ error: e.message }),
+    );
   const submit = async (e) => {
     e.preventDefault();
     let args;
-    try { args = JSON.parse(form.args || '{}'); } catch { setOut({ error: 'arguments: not valid JSON' }); return; }
+    try {
+      args = JSON.parse(form.args || '{}');
+    } catch {
+      setOut({ error: 'arguments: not valid JSON' });
+      return;
+    }
     setBusy(true);
     try {
-      setOut(await api('gateway/try', { method: 'POST', body: { key: form.key, token: form.token || undefined, tool: form.tool, arguments: args } }));
-    } catch (err) { setOut({ error: /** @type {Error} */ (err).message }); }
+      setOut(
+        await api('gateway/try', {
+          method: 'POST',
+          body: { key: form.key, token: form.token || undefined, tool: form.tool, arguments: args },
+        }),
+      );
+    } catch (err) {
+      setOut({ error: /** @type {Error} */ (err).message });
+    }
     setBusy(false);
   };
   return html`<form class="try-it" onSubmit=${submit}>
-    <label>subscription key <input name="key" value=${form.key} onInput=${set('key')} autocomplete="off" placeholder="e.g. the sandbox's sandbox-demo-subscription-key" required /></label>
-    <label>bearer token (optional) <input name="token" value=${form.token} onInput=${set('token')} autocomplete="off" /></label>
-    ${tokens ? html`<button type="button" onClick=${getToken}>Sandbox token for alice</button>` : ''}
-    <label>tool <select name="tool" value=${form.tool} onChange=${set('tool')}>${tools.map((t) => html`<option value=${t.name}>${t.name}</option>`)}</select></label>
-    <label class="wide">arguments (JSON) <textarea name="arguments" rows="5" value=${form.args} onInput=${set('args')}></textarea></label>
-    <button type="submit" disabled=${busy}>Call through /mcp</button>
-  </form>
-  ${out?.error ? html`<p class="error">${out.error}</p>` : ''}
-  ${out?.steps ? html`<ol class="rpc">${out.steps.map((s) => html`<li class="rpc-step" data-method=${s.method}>
-    <h4>${s.method} <span class=${`badge ${s.response.status < 400 ? 'ok' : 'error'}`}>${s.response.status}</span></h4>
-    <div class="pair"><div><h5>request</h5><pre>${pretty(s.request)}</pre></div><div><h5>response</h5><pre>${pretty(s.response)}</pre></div></div>
-  </li>`)}</ol>` : ''}`;
+      <label
+        >subscription key
+        <input
+          name="key"
+          value=${form.key}
+          onInput=${set('key')}
+          autocomplete="off"
+          placeholder="e.g. the sandbox's sandbox-demo-subscription-key"
+          required
+      /></label>
+      <label
+        >bearer token (optional) <input name="token" value=${form.token} onInput=${set('token')} autocomplete="off"
+      /></label>
+      ${tokens ? html`<button type="button" onClick=${getToken}>Sandbox token for alice</button>` : ''}
+      <label
+        >tool
+        <select name="tool" value=${form.tool} onChange=${set('tool')}>
+          ${tools.map((t) => html`<option value=${t.name}>${t.name}</option>`)}
+        </select></label
+      >
+      <label class="wide"
+        >arguments (JSON) <textarea name="arguments" rows="5" value=${form.args} onInput=${set('args')}></textarea>
+      </label>
+      <button type="submit" disabled=${busy}>Call through /mcp</button>
+    </form>
+    ${out?.error ? html`<p class="error">${out.error}</p>` : ''}
+    ${
+      out?.steps
+        ? html`<ol class="rpc">
+            ${out.steps.map(
+              (s) =>
+                html`<li class="rpc-step" data-method=${s.method}>
+                  <h4>
+                    ${s.method}
+                    <span class=${`badge ${s.response.status < 400 ? 'ok' : 'error'}`}>${s.response.status}</span>
+                  </h4>
+                  <div class="pair">
+                    <div>
+                      <h5>request</h5>
+                      <pre>${pretty(s.request)}</pre>
+                    </div>
+                    <div>
+                      <h5>response</h5>
+                      <pre>${pretty(s.response)}</pre>
+                    </div>
+                  </div>
+                </li>`,
+            )}
+          </ol>`
+        : ''
+    }`;
 }

@@ -14,7 +14,11 @@ import './console.css';
 function parseHash() {
   const [path, q] = (location.hash.replace(/^#\/?/, '') || 'routes').split('?');
   const [page, ...rest] = path.split('/');
-  return { page, arg: rest.length ? decodeURIComponent(rest.join('/')) : undefined, query: new URLSearchParams(q ?? '') };
+  return {
+    page,
+    arg: rest.length ? decodeURIComponent(rest.join('/')) : undefined,
+    query: new URLSearchParams(q ?? ''),
+  };
 }
 
 function App() {
@@ -27,19 +31,32 @@ function App() {
     on(); // the hash may have changed between the first render and this effect
     api('overview').then(setOverview, () => {});
     const off = live('status', setStatus);
-    return () => { removeEventListener('hashchange', on); off(); };
+    return () => {
+      removeEventListener('hashchange', on);
+      off();
+    };
   }, []);
-  const pages = [['routes', 'Routes'], ['exchanges', 'Exchanges'], ...(overview?.panels ?? []).map((p) => [p.id, p.title]), ['gateway', 'Gateway']];
+  const pages = [
+    ['routes', 'Routes'],
+    ['exchanges', 'Exchanges'],
+    ...(overview?.panels ?? []).map((p) => [p.id, p.title]),
+    ['gateway', 'Gateway'],
+  ];
   const tokens = (overview?.panels ?? []).some((p) => p.id === 'sandbox');
   let body;
-  if (where.page === 'exchanges') body = html`<${ExchangesPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
+  if (where.page === 'exchanges')
+    body = html`<${ExchangesPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'sandbox') body = html`<${SandboxPage} />`;
   else if (where.page === 'gateway') body = html`<${GatewayPage} selected=${where.arg} tokens=${tokens} />`;
   else body = html`<${RoutesPage} selected=${where.arg} />`;
   return html`<header>
       <h1>Integration engine</h1>
-      <nav>${pages.map(([id, title]) => html`<a href=${`#/${id}`} class=${where.page === id ? 'active' : ''} data-page=${id}>${title}</a>`)}</nav>
-      <span class="env">${overview ? html`env <b>${overview.environment}</b> · ${overview.routes} routes · keeps ${overview.exchanges} exchanges` : ''}</span>
+      <nav>
+        ${pages.map(([id, title]) => html`<a href=${`#/${id}`} class=${where.page === id ? 'active' : ''} data-page=${id}>${title}</a>`)}
+      </nav>
+      <span class="env"
+        >${overview ? html`env <b>${overview.environment}</b> · ${overview.routes} routes · keeps ${overview.exchanges} exchanges` : ''}</span
+      >
       <span class=${`live ${status}`} title="live updates">${status}</span>
     </header>
     <main data-page=${where.page}>${body}</main>`;

@@ -14,11 +14,17 @@ export function RoutesPage({ selected }) {
   const [lint, setLint] = useState(/** @type {any} */ (undefined));
 
   useEffect(() => {
-    api('routes').then((d) => {
-      setRoutes(d.routes);
-      setMetrics(Object.fromEntries(d.routes.map((r) => [r.id, r.metrics])));
-    }, (e) => setError(e.message));
-    api('lint').then((d) => setLint(d.diagnostics), (e) => setLint([{ file: '', line: 0, col: 0, message: `lint failed: ${e.message}` }]));
+    api('routes').then(
+      (d) => {
+        setRoutes(d.routes);
+        setMetrics(Object.fromEntries(d.routes.map((r) => [r.id, r.metrics])));
+      },
+      (e) => setError(e.message),
+    );
+    api('lint').then(
+      (d) => setLint(d.diagnostics),
+      (e) => setLint([{ file: '', line: 0, col: 0, message: `lint failed: ${e.message}` }]),
+    );
     return live('metrics', setMetrics);
   }, []);
 
@@ -34,13 +40,26 @@ export function RoutesPage({ selected }) {
   const diagsOf = (r) => (lint ?? []).filter((d) => d.file === r.file);
   return html`<div class="split">
     <nav class="side" aria-label="routes">
-      ${[...byConnector].map(([c, rs]) => html`<section>
-        <h3>${c}</h3>
-        <ul>${rs.map((r) => html`<li>
-          <a href=${`#/routes/${encodeURIComponent(r.id)}`} class=${r.id === current?.id ? 'active route-link' : 'route-link'} data-route=${r.id}>
-            ${r.id}${diagsOf(r).length ? html` <span class="badge warn">${diagsOf(r).length}</span>` : ''}
-          </a></li>`)}</ul>
-      </section>`)}
+      ${[...byConnector].map(
+        ([c, rs]) =>
+          html`<section>
+            <h3>${c}</h3>
+            <ul>
+              ${rs.map(
+                (r) =>
+                  html`<li>
+                    <a
+                      href=${`#/routes/${encodeURIComponent(r.id)}`}
+                      class=${r.id === current?.id ? 'active route-link' : 'route-link'}
+                      data-route=${r.id}
+                    >
+                      ${r.id}${diagsOf(r).length ? html` <span class="badge warn">${diagsOf(r).length}</span>` : ''}
+                    </a>
+                  </li>`,
+              )}
+            </ul>
+          </section>`,
+      )}
     </nav>
     ${current ? html`<${RouteDetail} route=${current} metrics=${metrics[current.id]} diagnostics=${lint === undefined ? undefined : diagsOf(current)} />` : html`<p>No routes are loaded.</p>`}
   </div>`;
@@ -51,7 +70,10 @@ function RouteDetail({ route, metrics, diagnostics }) {
   return html`<article class="detail" data-route=${route.id}>
     <h2>${route.id}</h2>
     ${route.description ? html`<p class="description">${route.description}</p>` : ''}
-    <p class="muted">${route.source.label} · <code>${route.file}</code>${route.valuesName ? html` · values <code>${route.valuesName}</code>` : ''}</p>
+    <p class="muted">
+      ${route.source.label} ·
+      <code>${route.file}</code>${route.valuesName ? html` · values <code>${route.valuesName}</code>` : ''}
+    </p>
     <div class="metrics" aria-label="live metrics">
       <span><b>${m.rate ?? 0}</b>/s</span>
       <span><b>${m.requests ?? 0}</b> exchanges</span>
@@ -62,20 +84,52 @@ function RouteDetail({ route, metrics, diagnostics }) {
       <span><b>${m.inFlight ?? 0}</b> in flight</span>
       <a href=${`#/exchanges?route=${encodeURIComponent(route.id)}`}>its exchanges →</a>
     </div>
-    <section><h3>Diagram</h3><div class="diagram-box"><${RouteDiagram} graph=${route.graph} route=${route.id} /></div></section>
-    <${Inheritance} inherits=${route.inherits} />
-    <section><h3>Lint</h3>
-      ${diagnostics === undefined ? html`<p class="muted">Linting the project…</p>`
-        : diagnostics.length === 0 ? html`<p class="ok">No diagnostics.</p>`
-          : html`<ul class="diagnostics">${diagnostics.map((d) => html`<li class=${d.severity ?? 'error'}><code>${d.file}:${d.line}:${d.col}</code> ${d.message}${d.path ? html` <span class="muted">(at ${d.path})</span>` : ''}</li>`)}</ul>`}
+    <section>
+      <h3>Diagram</h3>
+      <div class="diagram-box"><${RouteDiagram} graph=${route.graph} route=${route.id} /></div>
     </section>
-    <section><h3>Gateway tools</h3>
+    <${Inheritance} inherits=${route.inherits} />
+    <section>
+      <h3>Lint</h3>
+      ${
+        diagnostics === undefined
+          ? html`<p class="muted">Linting the project…</p>`
+          : diagnostics.length === 0
+            ? html`<p class="ok">No diagnostics.</p>`
+            : html`<ul class="diagnostics">
+                ${diagnostics.map((d) => html`<li class=${d.severity ?? 'error'}><code>${d.file}:${d.line}:${d.col}</code> ${d.message}${d.path ? html` <span class="muted">(at ${d.path})</span>` : ''}</li>`)}
+              </ul>`
+      }
+    </section>
+    <section>
+      <h3>Gateway tools</h3>
       ${route.tools.length ? html`<p>${route.tools.map((t) => html`<a class="chip" href=${`#/gateway/${encodeURIComponent(t)}`}>${t}</a> `)}</p>` : html`<p class="muted">No gateway tool calls this route.</p>`}
     </section>
-    <section><h3>Values</h3>
-      ${route.values.length ? html`<table class="values"><thead><tr><th>property</th><th>value</th><th>from</th></tr></thead><tbody>
-        ${route.values.map((v) => html`<tr><td><code>${v.key}</code></td><td><code>${v.value}</code></td><td class="muted">${v.origin}</td></tr>`)}
-      </tbody></table>` : html`<p class="muted">The route uses no values file.</p>`}
+    <section>
+      <h3>Values</h3>
+      ${
+        route.values.length
+          ? html`<table class="values">
+              <thead>
+                <tr>
+                  <th>property</th>
+                  <th>value</th>
+                  <th>from</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${route.values.map(
+                  (v) =>
+                    html`<tr>
+                      <td><code>${v.key}</code></td>
+                      <td><code>${v.value}</code></td>
+                      <td class="muted">${v.origin}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : html`<p class="muted">The route uses no values file.</p>`
+      }
     </section>
   </article>`;
 }

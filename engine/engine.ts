@@ -83,7 +83,9 @@ export interface EngineExtension {
    * Runs first, before the routes load. May start what the routes reach and return the base URLs
    * that `simulator:NAME` references resolve to. Closes what it starts through `services.onClose`.
    */
-  prepare?(ctx: PrepareContext): Promise<{ simulatorUrls?: Record<string, string> } | void> | { simulatorUrls?: Record<string, string> } | void;
+  prepare?(
+    ctx: PrepareContext,
+  ): Promise<{ simulatorUrls?: Record<string, string> } | void> | { simulatorUrls?: Record<string, string> } | void;
   /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
   /** after the routes are registered, before the listener accepts connections */
@@ -147,8 +149,17 @@ function readValues(opts: EngineOptions, root: string, lintOnly: boolean): Value
 
 function loadProject(opts: EngineOptions, root: string, values: ValuesSet, services: EngineServices, run: boolean) {
   // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
-  const docs = [routeTestDocuments(), ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? [])];
-  return loadRoutes(opts.routes.map((r) => resolve(root, r)), values, services, docs, { run });
+  const docs = [
+    routeTestDocuments(),
+    ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []),
+  ];
+  return loadRoutes(
+    opts.routes.map((r) => resolve(root, r)),
+    values,
+    services,
+    docs,
+    { run },
+  );
 }
 
 async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
@@ -162,10 +173,14 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     metrics: new Metrics(!lintOnly),
     http: new HttpClients(),
     schemas: new SchemaStore(),
-    callRoute: async () => { throw new Error('routes are not loaded yet'); },
+    callRoute: async () => {
+      throw new Error('routes are not loaded yet');
+    },
     settings: values.environment.engine,
     lintOnly,
-    onClose: (fn) => { closers.push(fn); },
+    onClose: (fn) => {
+      closers.push(fn);
+    },
     readiness: new Map(),
     tracing: new EngineTracing(),
   };
@@ -174,7 +189,13 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     let supplied: Record<string, string> | undefined;
     const simulators: Record<string, Record<string, string>> = {};
     for (const x of opts.extensions ?? []) {
-      const out = await x.prepare?.({ values, services, lintOnly, simulated, routes: opts.routes.map((r) => resolve(root, r)) });
+      const out = await x.prepare?.({
+        values,
+        services,
+        lintOnly,
+        simulated,
+        routes: opts.routes.map((r) => resolve(root, r)),
+      });
       if (out?.simulatorUrls) {
         supplied = { ...supplied, ...out.simulatorUrls };
         simulators[x.name] = { ...simulators[x.name], ...out.simulatorUrls };
@@ -183,21 +204,35 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     const diagnostics: Diagnostic[] = [];
     if (!lintOnly && simulated && !supplied) {
       diagnostics.push({
-        file: values.environment.file ?? resolve(root, opts.valuesDir ?? 'values'), line: 1, col: 1,
-        message: `environment '${values.environment.name}' runs on simulators (simulated: true) but no extension `
-          + 'starts the simulators; register the extension that does, as the engine program does',
+        file: values.environment.file ?? resolve(root, opts.valuesDir ?? 'values'),
+        line: 1,
+        col: 1,
+        message:
+          `environment '${values.environment.name}' runs on simulators (simulated: true) but no extension ` +
+          'starts the simulators; register the extension that does, as the engine program does',
       });
     }
     // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
     // simulator references to stand-ins without starting anything
-    values.keys.setSimulatorUrls(lintOnly || (simulated && !supplied) ? STAND_INS : supplied ?? {});
+    values.keys.setSimulatorUrls(lintOnly || (simulated && !supplied) ? STAND_INS : (supplied ?? {}));
     const loaded = loadProject(opts, root, values, services, !lintOnly);
     // after the load: the routes' placeholders say which new properties an environment may add
     diagnostics.push(...checkEnvironment(values));
-    return { values, services, routes: loaded.routes, diagnostics: [...diagnostics, ...loaded.diagnostics], closers, simulators, simulatorUrls: supplied ?? {} };
+    return {
+      values,
+      services,
+      routes: loaded.routes,
+      diagnostics: [...diagnostics, ...loaded.diagnostics],
+      closers,
+      simulators,
+      simulatorUrls: supplied ?? {},
+    };
   } catch (e) {
     // whatever an extension started (the simulators) stops again
-    for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => {});
+    for (const c of closers.reverse())
+      await Promise.resolve()
+        .then(c)
+        .catch(() => {});
     await services.http.close();
     throw e;
   }
@@ -232,7 +267,12 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
   const { services, routes } = p;
   // the logger masks the configured secrets by value, in every form, compiled once per load
   setLogSecrets(services.logger, compileSecrets(valuesSecrets(p.values)));
-  let live: LiveRoutes = { routes, byId: new Map(routes.map((r) => [r.id, r])), handles: new Map(), fingerprints: new Map() };
+  let live: LiveRoutes = {
+    routes,
+    byId: new Map(routes.map((r) => [r.id, r])),
+    handles: new Map(),
+    fingerprints: new Map(),
+  };
   const closeAll = async () => {
     await Promise.allSettled([...live.handles.values()].map((h) => h.stop()));
     for (const c of p.closers.reverse()) await c();
@@ -242,10 +282,19 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     await closeAll();
     throw new DiagnosticError(p.diagnostics);
   }
-  if (p.diagnostics.length) services.logger.warn({ warnings: p.diagnostics.map(formatDiagnostic) }, `${p.diagnostics.length} lint warning(s); starting`);
+  if (p.diagnostics.length)
+    services.logger.warn(
+      { warnings: p.diagnostics.map(formatDiagnostic) },
+      `${p.diagnostics.length} lint warning(s); starting`,
+    );
   let tracing: TracingHandle | undefined;
   try {
-    tracing = await startTracing({ tracing: services.tracing, logger: services.logger, env: opts.processEnv, exporter: opts.tracing?.exporter });
+    tracing = await startTracing({
+      tracing: services.tracing,
+      logger: services.logger,
+      env: opts.processEnv,
+      exporter: opts.tracing?.exporter,
+    });
   } catch (e) {
     await closeAll();
     throw e;
@@ -255,8 +304,15 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     if (!route) return Promise.reject(new PlatformError({ kind: 'config', detail: `no route '${id}'` }));
     const correlationId = init.correlationId ?? randomUUID();
     const ex = createExchange({
-      routeId: id, correlationId, body: init.body, headers: init.headers, query: init.query, params: init.params,
-      user: init.user, logger: services.logger, signal: init.signal,
+      routeId: id,
+      correlationId,
+      body: init.body,
+      headers: init.headers,
+      query: init.query,
+      params: init.params,
+      user: init.user,
+      logger: services.logger,
+      signal: init.signal,
     });
     // the outcome mapped inside runRoute's own promise (no async function of our own around it)
     return runRoute(route, ex, services.metrics, (out) => {
@@ -279,43 +335,71 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
       return { ready: Object.values(checks).every(Boolean), checks };
     },
     // the OpenAPI generator loads on the first request for the document, not at every start
-    openapi: async (): Promise<unknown> => (await import('./http/openapi.ts')).openApiDocument(http.httpRoutes(), { title: 'Integration platform unified API', version: '1.0.0' }, {
-      serverUrl: engine.url || undefined,
-      mcp: http.serves('POST', '/mcp'),
-    }),
+    openapi: async (): Promise<unknown> =>
+      (await import('./http/openapi.ts')).openApiDocument(
+        http.httpRoutes(),
+        { title: 'Integration platform unified API', version: '1.0.0' },
+        {
+          serverUrl: engine.url || undefined,
+          mcp: http.serves('POST', '/mcp'),
+        },
+      ),
   });
   let closed = false;
-  const reloads = new ReloadQueue((reason) => reloadRoutes({
-    root: services.root,
-    logger: services.logger,
-    http,
-    live: () => live,
-    lint: async () => closed ? [{ file: services.root, line: 1, col: 1, message: 'the engine is shutting down' }] : lintProject({ ...opts, logger: createLogger('silent') }),
-    load: async () => {
-      const values = readValues(opts, services.root, false);
-      values.keys.setSimulatorUrls(p.simulatorUrls);
-      // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
-      const next: EngineServices = { ...services, schemas: new SchemaStore(), settings: values.environment.engine, callRoute: call };
-      return { values, services: next, ...loadProject(opts, services.root, values, next, true) };
-    },
-    commit: async (next, values, nextServices) => {
-      live = next;
-      engine.routes = next.routes;
-      engine.values = values;
-      engine.services = nextServices;
-      setLogSecrets(services.logger, compileSecrets(valuesSecrets(values)));
-      const was = services.settings.server;
-      const now = nextServices.settings.server;
-      if (was.port !== now.port || was.host !== now.host) services.logger.warn({ port: now.port, host: now.host }, 'reload: engine.server port and host apply at the next restart');
-      // the store (and its Redis connection) is kept across reloads; say so rather than ignore the edit
-      if (JSON.stringify(services.settings.store) !== JSON.stringify(nextServices.settings.store)) services.logger.warn('reload: engine.store applies at the next restart');
-      for (const x of opts.extensions ?? []) {
-        try { await x.reload?.(engine); } catch (err) {
-          services.logger.error({ err, extension: x.name }, `reload: extension '${x.name}' could not follow the new routes`);
-        }
-      }
-    },
-  }, reason));
+  const reloads = new ReloadQueue((reason) =>
+    reloadRoutes(
+      {
+        root: services.root,
+        logger: services.logger,
+        http,
+        live: () => live,
+        lint: async () =>
+          closed
+            ? [{ file: services.root, line: 1, col: 1, message: 'the engine is shutting down' }]
+            : lintProject({ ...opts, logger: createLogger('silent') }),
+        load: async () => {
+          const values = readValues(opts, services.root, false);
+          values.keys.setSimulatorUrls(p.simulatorUrls);
+          // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
+          const next: EngineServices = {
+            ...services,
+            schemas: new SchemaStore(),
+            settings: values.environment.engine,
+            callRoute: call,
+          };
+          return { values, services: next, ...loadProject(opts, services.root, values, next, true) };
+        },
+        commit: async (next, values, nextServices) => {
+          live = next;
+          engine.routes = next.routes;
+          engine.values = values;
+          engine.services = nextServices;
+          setLogSecrets(services.logger, compileSecrets(valuesSecrets(values)));
+          const was = services.settings.server;
+          const now = nextServices.settings.server;
+          if (was.port !== now.port || was.host !== now.host)
+            services.logger.warn(
+              { port: now.port, host: now.host },
+              'reload: engine.server port and host apply at the next restart',
+            );
+          // the store (and its Redis connection) is kept across reloads; say so rather than ignore the edit
+          if (JSON.stringify(services.settings.store) !== JSON.stringify(nextServices.settings.store))
+            services.logger.warn('reload: engine.store applies at the next restart');
+          for (const x of opts.extensions ?? []) {
+            try {
+              await x.reload?.(engine);
+            } catch (err) {
+              services.logger.error(
+                { err, extension: x.name },
+                `reload: extension '${x.name}' could not follow the new routes`,
+              );
+            }
+          }
+        },
+      },
+      reason,
+    ),
+  );
   const engine: RunningEngine = {
     url: '',
     port: 0,

@@ -43,10 +43,32 @@ export function sandboxPanel(sb: Sandbox): ConsolePanel {
     describe() {
       const events = sb.eventhub.events();
       return {
-        simulators: [...sims].map(([name, s]) => ({ name, url: s.url, requests: s.requests().length, faults: s.faults() })),
-        events: { count: events.length, types: [...new Set(events.map((e) => e.type))].sort(), topics: [...new Set(events.map((e) => e.topic).filter(Boolean))].sort() },
-        screening: screen ? { customers: [...screen.customers.values()].filter((c) => c.monitoring.enabled).map((c) => c.identifier).slice(-50) } : undefined,
-        ach: ach ? { batches: [...ach.batches.values()].slice(-50).map((b) => ({ batchId: b.batch_id, reference: b.batch_reference, status: b.status })) } : undefined,
+        simulators: [...sims].map(([name, s]) => ({
+          name,
+          url: s.url,
+          requests: s.requests().length,
+          faults: s.faults(),
+        })),
+        events: {
+          count: events.length,
+          types: [...new Set(events.map((e) => e.type))].sort(),
+          topics: [...new Set(events.map((e) => e.topic).filter(Boolean))].sort(),
+        },
+        screening: screen
+          ? {
+              customers: [...screen.customers.values()]
+                .filter((c) => c.monitoring.enabled)
+                .map((c) => c.identifier)
+                .slice(-50),
+            }
+          : undefined,
+        ach: ach
+          ? {
+              batches: [...ach.batches.values()]
+                .slice(-50)
+                .map((b) => ({ batchId: b.batch_id, reference: b.batch_reference, status: b.status })),
+            }
+          : undefined,
         tokens: idp !== undefined,
       };
     },
@@ -55,7 +77,16 @@ export function sandboxPanel(sb: Sandbox): ConsolePanel {
       if (action === 'requests' && method === 'GET') {
         const s = sim(query.sim);
         if (typeof s === 'string') return bad(s);
-        return { status: 200, body: { requests: s.requests().slice(-LIMIT).reverse().map((r) => ({ ...r, headers: maskedHeaders(r.headers) })) } };
+        return {
+          status: 200,
+          body: {
+            requests: s
+              .requests()
+              .slice(-LIMIT)
+              .reverse()
+              .map((r) => ({ ...r, headers: maskedHeaders(r.headers) })),
+          },
+        };
       }
       if (action === 'requests' && method === 'DELETE') {
         const s = sim(query.sim);
@@ -80,17 +111,27 @@ export function sandboxPanel(sb: Sandbox): ConsolePanel {
       if (action === 'faults' && method === 'DELETE') {
         const s = sim(query.sim);
         if (typeof s === 'string') return bad(s);
-        if (!query.id) { s.clearFaults(); return { status: 204 }; }
-        return s.removeFault(query.id) ? { status: 204 } : { status: 404, body: { error: `no fault '${query.id}' on ${query.sim}` } };
+        if (!query.id) {
+          s.clearFaults();
+          return { status: 204 };
+        }
+        return s.removeFault(query.id)
+          ? { status: 204 }
+          : { status: 404, body: { error: `no fault '${query.id}' on ${query.sim}` } };
       }
       if (action === 'triggers/screening-list-update' && method === 'POST') {
         if (!screen) return { status: 404, body: { error: 'the screening simulator is not running' } };
-        if (typeof b.customer !== 'string' || !b.customer) return bad("'customer' is required: a monitored customer identifier");
-        if (!screen.customers.has(b.customer)) return { status: 404, body: { error: `customer '${b.customer}' does not exist` } };
+        if (typeof b.customer !== 'string' || !b.customer)
+          return bad("'customer' is required: a monitored customer identifier");
+        if (!screen.customers.has(b.customer))
+          return { status: 404, body: { error: `customer '${b.customer}' does not exist` } };
         try {
           return { status: 200, body: await screen.triggerListUpdate(b.customer) };
         } catch (e) {
-          return { status: (e as { status?: number }).status ?? 500, body: { error: (e as Error & { detail?: string }).detail ?? (e as Error).message } };
+          return {
+            status: (e as { status?: number }).status ?? 500,
+            body: { error: (e as Error & { detail?: string }).detail ?? (e as Error).message },
+          };
         }
       }
       if (action === 'triggers/ach-status' && method === 'POST') {
@@ -102,7 +143,8 @@ export function sandboxPanel(sb: Sandbox): ConsolePanel {
       if (action === 'token' && method === 'POST') {
         if (!idp) return { status: 404, body: { error: 'the identity provider simulator is not running' } };
         const sub = b.sub ?? 'alice';
-        if (typeof sub !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(sub)) return bad("'sub' must be 1-128 characters [A-Za-z0-9._@-]");
+        if (typeof sub !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(sub))
+          return bad("'sub' must be 1-128 characters [A-Za-z0-9._@-]");
         return { status: 200, body: { sub, token: await idp.sign({ sub, ttl: 3600 }) } };
       }
       return { status: 404, body: { error: `no sandbox action ${method} ${action}` } };
@@ -112,6 +154,7 @@ export function sandboxPanel(sb: Sandbox): ConsolePanel {
 
 function maskedHeaders(h: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = isSecretHeader(k) || isSecretKey(k) || k === 'webhook-signature' ? maskSecret(v) : v;
+  for (const [k, v] of Object.entries(h))
+    out[k] = isSecretHeader(k) || isSecretKey(k) || k === 'webhook-signature' ? maskSecret(v) : v;
   return out;
 }

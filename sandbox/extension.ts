@@ -31,7 +31,9 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
   let sandbox: Sandbox | undefined;
   return {
     name: 'sandbox',
-    get sandbox() { return sandbox; },
+    get sandbox() {
+      return sandbox;
+    },
     // what the engine and its route tests know of the simulators: the environment they serve, and
     // the ones a route test replaces with its event hub stub or a closed AMQP port
     simulation: { environment: 'sandbox', standIns: { eventhub: 'event-hub', amqp: 'amqp' } },
@@ -49,7 +51,9 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
     listening(engine: RunningEngine) {
       if (!sandbox) return;
       // ACHVENDOR_WEBHOOK_BASE_URL still wins: the engine may be reached through a proxy
-      (sandbox.services.achvendor as Achvendor | undefined)?.setWebhookBaseUrl(process.env.ACHVENDOR_WEBHOOK_BASE_URL || engine.url);
+      (sandbox.services.achvendor as Achvendor | undefined)?.setWebhookBaseUrl(
+        process.env.ACHVENDOR_WEBHOOK_BASE_URL || engine.url,
+      );
       (sandbox.services.screenvendor as Screenvendor | undefined)?.setWebhookUrl(engine.url + SCREENING_WEBHOOK_PATH);
     },
 

@@ -41,15 +41,33 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     // publishes a payment status message to it on every payment order status change
     import('./amqp/index.ts').then(async ({ startAmqpEndpoint, paymentStatusPublisher }) => {
       const amqp = started('amqp', await startAmqpEndpoint({ log: simLog('amqp') }));
-      started('hubvendor', await startHubvendor({ log: simLog('hubvendor'), record: opts.record, onPaymentStatus: paymentStatusPublisher(amqp) }));
+      started(
+        'hubvendor',
+        await startHubvendor({
+          log: simLog('hubvendor'),
+          record: opts.record,
+          onPaymentStatus: paymentStatusPublisher(amqp),
+        }),
+      );
     }),
     // [sandbox:gateway] identity provider and platform backend
-    import('./idp/index.ts').then(async ({ startIdp }) => started('idp', await startIdp({ log: simLog('idp'), record: opts.record }))),
-    import('./platform-backend/index.ts').then(async ({ startPlatformBackend }) => started('platform', await startPlatformBackend({ log: simLog('platform'), record: opts.record }))),
+    import('./idp/index.ts').then(async ({ startIdp }) =>
+      started('idp', await startIdp({ log: simLog('idp'), record: opts.record })),
+    ),
+    import('./platform-backend/index.ts').then(async ({ startPlatformBackend }) =>
+      started('platform', await startPlatformBackend({ log: simLog('platform'), record: opts.record })),
+    ),
     // [sandbox:screening] screenvendor simulator
-    import('./screenvendor/index.ts').then(async ({ startScreenvendor }) => started('screenvendor', await startScreenvendor({ log: simLog('screenvendor'), record: opts.record }))),
+    import('./screenvendor/index.ts').then(async ({ startScreenvendor }) =>
+      started('screenvendor', await startScreenvendor({ log: simLog('screenvendor'), record: opts.record })),
+    ),
     // [sandbox:batch] achvendor simulator; it sends webhooks once the engine listens (extension.ts)
-    import('./achvendor/index.ts').then(async ({ startAchvendor }) => started('achvendor', await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: null }))),
+    import('./achvendor/index.ts').then(async ({ startAchvendor }) =>
+      started(
+        'achvendor',
+        await startAchvendor({ log: simLog('achvendor'), record: opts.record, webhookBaseUrl: null }),
+      ),
+    ),
   ];
   const failed = (await Promise.allSettled(starts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
@@ -57,13 +75,17 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     throw failed.reason;
   }
   // in the order they always had (the log line, the console's Sandbox page), whichever listened first
-  const ordered = Object.fromEntries(['eventhub', 'amqp', 'hubvendor', 'idp', 'platform', 'screenvendor', 'achvendor'].map((n) => [n, urls[n]]));
+  const ordered = Object.fromEntries(
+    ['eventhub', 'amqp', 'hubvendor', 'idp', 'platform', 'screenvendor', 'achvendor'].map((n) => [n, urls[n]]),
+  );
   opts.logger.info({ urls: ordered }, 'sandbox started');
   return {
     urls: ordered,
     hubvendor: services.hubvendor as Hubvendor,
     eventhub: services.eventhub as EventHub,
     services,
-    close: async () => { for (const c of closers.reverse()) await c(); },
+    close: async () => {
+      for (const c of closers.reverse()) await c();
+    },
   };
 }

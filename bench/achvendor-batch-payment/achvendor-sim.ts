@@ -4,4 +4,6 @@ import { startAchvendor } from '../../sandbox/achvendor/index.ts';
 
 const sim = await startAchvendor({ record: false, webhookBaseUrl: null, stepDelayMs: null });
 process.stdout.write(sim.url + '\n');
-process.on('SIGTERM', () => { void sim.close().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  void sim.close().then(() => process.exit(0));
+});

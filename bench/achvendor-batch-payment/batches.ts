@@ -28,5 +28,14 @@ export function achBatch(entries: number, reference = `BENCH-${entries}`): Recor
 /** The answer both targets give to `?validate_only=true` for `achBatch(n)` (credit). */
 export function validationSummary(batch: Record<string, any>): Record<string, unknown> {
   const total = batch.entries.reduce((s: number, e: any) => s + e.amount_minor, 0);
-  return { batch_reference: batch.batch_reference, direction: 'credit', status: 'VALIDATED', validate_only: true, entry_count: batch.entries.length, total_credit_minor: total, total_debit_minor: 0, rejected_entries: [] };
+  return {
+    batch_reference: batch.batch_reference,
+    direction: 'credit',
+    status: 'VALIDATED',
+    validate_only: true,
+    entry_count: batch.entries.length,
+    total_credit_minor: total,
+    total_debit_minor: 0,
+    rejected_entries: [],
+  };
 }

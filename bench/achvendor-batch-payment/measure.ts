@@ -5,7 +5,13 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { Client } from 'undici';
 import { cpuMicros, cpuTicks } from '../lib/harness.ts';
 
-export interface Request { method: 'POST' | 'GET'; path: string; body?: string; headers?: Record<string, string>; /** the status every answer must have */ status: number }
+export interface Request {
+  method: 'POST' | 'GET';
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** the status every answer must have */ status: number;
+}
 
 export interface LoadMeasure {
   requests: number;
@@ -38,12 +44,23 @@ function resetPeak(pid: number): void {
 
 /** One request; resolves with status and body text. */
 export async function send(client: Client, r: Request): Promise<{ status: number; text: string }> {
-  const res = await client.request({ method: r.method, path: r.path, body: r.body, headers: { 'content-type': 'application/json', ...r.headers } });
+  const res = await client.request({
+    method: r.method,
+    path: r.path,
+    body: r.body,
+    headers: { 'content-type': 'application/json', ...r.headers },
+  });
   return { status: res.statusCode, text: await res.body.text() };
 }
 
 /** Requests one after the other on one connection for `seconds` (at least `min` of them). */
-async function sequential(client: Client, r: Request, seconds: number, min: number, durations?: number[]): Promise<number> {
+async function sequential(
+  client: Client,
+  r: Request,
+  seconds: number,
+  min: number,
+  durations?: number[],
+): Promise<number> {
   const end = performance.now() + seconds * 1000;
   let n = 0;
   while (performance.now() < end || n < min) {
@@ -73,7 +90,14 @@ export async function cpuLoad(url: string, pid: number, r: Request, seconds: num
 }
 
 /** The same load with a probe every `everyMs` on another connection; peak RSS of the load. */
-export async function probedLoad(url: string, pid: number, r: Request, seconds: number, min = 3, everyMs = 2): Promise<ProbeMeasure> {
+export async function probedLoad(
+  url: string,
+  pid: number,
+  r: Request,
+  seconds: number,
+  min = 3,
+  everyMs = 2,
+): Promise<ProbeMeasure> {
   const client = new Client(url, { bodyTimeout: 60_000, headersTimeout: 60_000 });
   const probeClient = new Client(url);
   try {
@@ -124,8 +148,13 @@ export function machine(): () => string {
 
 /** What `bin/engine.js` runs: the build in dist/ when it is fresh (as shipped), else the TypeScript through tsx. */
 export function engineBuild(): string {
-  const newest = (dir: string) => Math.max(0, ...readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs));
+  const newest = (dir: string) =>
+    Math.max(
+      0,
+      ...readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+        .map((e) => statSync(`${e.parentPath}/${e.name}`).mtimeMs),
+    );
   const built = 'dist/engine.cjs';
   return existsSync(built) && statSync(built).mtimeMs >= Math.max(newest('engine'), newest('sandbox'))
     ? 'engine from the build in dist/'

@@ -27,7 +27,15 @@ try {
   /** CPU µs per request of `p` over `seconds` at the fixed rate. */
   const slot = async (p: Proc, seconds: number): Promise<number> => {
     const cpu0 = cpuMicros(p.child.pid!);
-    const r = await autocannon({ url: p.url + req.path, method: 'POST', connections: 50, headers: req.headers, body: req.body, duration: seconds, overallRate: rate });
+    const r = await autocannon({
+      url: p.url + req.path,
+      method: 'POST',
+      connections: 50,
+      headers: req.headers,
+      body: req.body,
+      duration: seconds,
+      overallRate: rate,
+    });
     if (r.non2xx || r.errors) throw new Error(`${r.non2xx + r.errors} failed requests`);
     return (cpuMicros(p.child.pid!) - cpu0) / r.requests.total;
   };
@@ -38,14 +46,17 @@ try {
   const diff: number[] = [];
   for (let i = 0; i < pairs; i++) {
     // alternating which goes first, so a drift of the machine's load favours neither
-    const [x, y] = i % 2 ? [await slot(b, slice), await slot(a, slice)].reverse() : [await slot(a, slice), await slot(b, slice)];
+    const [x, y] =
+      i % 2 ? [await slot(b, slice), await slot(a, slice)].reverse() : [await slot(a, slice), await slot(b, slice)];
     ra.push(x);
     rb.push(y);
     diff.push(y - x);
     process.stderr.write(`pair ${i + 1}: A ${x.toFixed(1)} µs, B ${y.toFixed(1)} µs\n`);
   }
   const q = (xs: number[], f: number) => [...xs].sort((m, n) => m - n)[Math.floor((xs.length - 1) * f)].toFixed(1);
-  console.log(`${target} at ${rate} req/s, ${pairs} pairs of ${slice} s, CPU per request: A median ${q(ra, 0.5)} µs, B median ${q(rb, 0.5)} µs; B - A median ${q(diff, 0.5)} µs (quartiles ${q(diff, 0.25)} / ${q(diff, 0.75)})`);
+  console.log(
+    `${target} at ${rate} req/s, ${pairs} pairs of ${slice} s, CPU per request: A median ${q(ra, 0.5)} µs, B median ${q(rb, 0.5)} µs; B - A median ${q(diff, 0.5)} µs (quartiles ${q(diff, 0.25)} / ${q(diff, 0.75)})`,
+  );
 } finally {
   for (const p of procs) await stop(p);
   await stop(sim);

@@ -12,38 +12,61 @@ import { createLogger } from '../../engine/observability/logger.ts';
 
 const vendor = process.argv[2];
 const engine = await startEngine({
-  routes: ['routes/hubvendor-foreign-exchange'], port: 0, logger: createLogger('warn'), set: { 'hubvendor-base-url': vendor },
+  routes: ['routes/hubvendor-foreign-exchange'],
+  port: 0,
+  logger: createLogger('warn'),
+  set: { 'hubvendor-base-url': vendor },
 });
 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'sdk-baseline', version: '1.0.0' });
-  server.registerTool('getExchangeRate', {
-    description: 'Exchange rate of one currency pair',
-    inputSchema: {
-      buyCurrency: z.string().length(3), sellCurrency: z.string().length(3),
-      transactionAmount: z.string().optional(), transactionAmountType: z.enum(['BUY', 'SELL']).optional(),
+  server.registerTool(
+    'getExchangeRate',
+    {
+      description: 'Exchange rate of one currency pair',
+      inputSchema: {
+        buyCurrency: z.string().length(3),
+        sellCurrency: z.string().length(3),
+        transactionAmount: z.string().optional(),
+        transactionAmountType: z.enum(['BUY', 'SELL']).optional(),
+      },
     },
-  }, async (args) => {
-    try {
-      const r = await engine.call('get-exchange-rate', { body: args });
-      return { content: [{ type: 'text' as const, text: JSON.stringify(r.body) }], structuredContent: r.body as Record<string, unknown> };
-    } catch (e) {
-      return { content: [{ type: 'text' as const, text: String((e as Error).message) }], isError: true };
-    }
-  });
+    async (args) => {
+      try {
+        const r = await engine.call('get-exchange-rate', { body: args });
+        return {
+          content: [{ type: 'text' as const, text: JSON.stringify(r.body) }],
+          structuredContent: r.body as Record<string, unknown>,
+        };
+      } catch (e) {
+        return { content: [{ type: 'text' as const, text: String((e as Error).message) }], isError: true };
+      }
+    },
+  );
   return server;
 }
 
 const http = createServer((req, res) => {
-  if (req.method !== 'POST' || req.url !== '/mcp') { res.writeHead(405).end(); return; }
+  if (req.method !== 'POST' || req.url !== '/mcp') {
+    res.writeHead(405).end();
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', async () => {
     let body: unknown;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400).end(); return; }
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
     const server = mcpServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => { void transport.close(); void server.close(); });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   });
@@ -53,4 +76,7 @@ http.listen(0, '127.0.0.1', () => {
   const a = http.address() as { port: number };
   process.stdout.write(`http://127.0.0.1:${a.port}\n`);
 });
-process.on('SIGTERM', () => { http.close(); void engine.close().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  http.close();
+  void engine.close().then(() => process.exit(0));
+});

@@ -9,31 +9,76 @@ import { amountValid } from '../../engine/core/functions.ts';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 
 const pool = vendorPool(process.argv[2]);
-const validate = createAjv().compile(JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')));
+const validate = createAjv().compile(
+  JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')),
+);
 const HEADERS = { accept: 'application/json' };
 const BAD_GATEWAY = JSON.stringify({ status: 502, code: 'GC027' });
 
-const server = createServer((req, res) => readText(req, async (text) => {
-  let b: any;
-  try { b = JSON.parse(text); } catch { reply(res, 400, JSON.stringify({ status: 400, detail: 'the body is not valid JSON' }), 'application/problem+json'); return; }
-  if (!validate(b as object)) { reply(res, 400, JSON.stringify({ status: 400, errors: validate.errors }), 'application/problem+json'); return; }
-  if (b.transactionAmount !== undefined && !amountValid(b.transactionAmount, b.transactionAmountType === 'SELL' ? b.sellCurrency : b.buyCurrency)) {
-    reply(res, 400, JSON.stringify({ status: 400, errors: [{ field: '/transactionAmount' }] }), 'application/problem+json'); return;
-  }
-  const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
-  try {
-    const r = await call(pool, { method: 'GET', path, headers: HEADERS });
-    if (r.status !== 200) { reply(res, 502, BAD_GATEWAY, 'application/problem+json'); return; }
-    const v = JSON.parse(r.text).body;
-    reply(res, 200, JSON.stringify({
-      buyCurrency: v.buyCurrencyId, sellCurrency: v.sellCurrencyId, currencyMarket: String(v.currencyMarketId),
-      buyRate: v.buyRate, sellRate: v.sellRate, middleRate: v.middleRate, quotationCode: v.quotationCode,
-      rateDate: v.rateDate, transactionAmount: String(v.transactionAmount), transactionAmountType: v.transactionAmountType,
-    }));
-  } catch {
-    reply(res, 502, BAD_GATEWAY, 'application/problem+json');
-  }
-}));
+const server = createServer((req, res) =>
+  readText(req, async (text) => {
+    let b: any;
+    try {
+      b = JSON.parse(text);
+    } catch {
+      reply(
+        res,
+        400,
+        JSON.stringify({ status: 400, detail: 'the body is not valid JSON' }),
+        'application/problem+json',
+      );
+      return;
+    }
+    if (!validate(b as object)) {
+      reply(res, 400, JSON.stringify({ status: 400, errors: validate.errors }), 'application/problem+json');
+      return;
+    }
+    if (
+      b.transactionAmount !== undefined &&
+      !amountValid(b.transactionAmount, b.transactionAmountType === 'SELL' ? b.sellCurrency : b.buyCurrency)
+    ) {
+      reply(
+        res,
+        400,
+        JSON.stringify({ status: 400, errors: [{ field: '/transactionAmount' }] }),
+        'application/problem+json',
+      );
+      return;
+    }
+    const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
+    try {
+      const r = await call(pool, { method: 'GET', path, headers: HEADERS });
+      if (r.status !== 200) {
+        reply(res, 502, BAD_GATEWAY, 'application/problem+json');
+        return;
+      }
+      const v = JSON.parse(r.text).body;
+      reply(
+        res,
+        200,
+        JSON.stringify({
+          buyCurrency: v.buyCurrencyId,
+          sellCurrency: v.sellCurrencyId,
+          currencyMarket: String(v.currencyMarketId),
+          buyRate: v.buyRate,
+          sellRate: v.sellRate,
+          middleRate: v.middleRate,
+          quotationCode: v.quotationCode,
+          rateDate: v.rateDate,
+          transactionAmount: String(v.transactionAmount),
+          transactionAmountType: v.transactionAmountType,
+        }),
+      );
+    } catch {
+      reply(res, 502, BAD_GATEWAY, 'application/problem+json');
+    }
+  }),
+);
 server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => { process.stdout.write(`http://127.0.0.1:${(server.address() as any).port}\n`); });
-process.on('SIGTERM', () => { server.close(); process.exit(0); });
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`http://127.0.0.1:${(server.address() as any).port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  process.exit(0);
+});

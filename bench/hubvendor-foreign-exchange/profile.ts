@@ -20,24 +20,53 @@ async function profile(name: string, args: (out: string) => string[], signal: No
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const p = await spawnUrl(['--cpu-prof', `--cpu-prof-dir=${out}`, ...args(out)], { LOG_LEVEL: 'info' });
-  const r = await autocannon({ url: `${p.url}/foreign-exchange/exchange-rates`, method: 'POST', connections: Number(process.env.CONNECTIONS ?? 20), body, headers: { 'content-type': 'application/json' }, duration: seconds });
+  const r = await autocannon({
+    url: `${p.url}/foreign-exchange/exchange-rates`,
+    method: 'POST',
+    connections: Number(process.env.CONNECTIONS ?? 20),
+    body,
+    headers: { 'content-type': 'application/json' },
+    duration: seconds,
+  });
   console.log(`${name}: ${Math.round(r.requests.average)} req/s, ${r.requests.total} requests, non-2xx ${r.non2xx}`);
   p.child.kill(signal);
   await new Promise((res) => p.child.once('exit', res));
   // the main thread's profile is the biggest (a loader thread may write one too)
-  const file = readdirSync(out).filter((f) => f.endsWith('.cpuprofile')).map((f) => [f, statSync(join(out, f)).size] as const).sort((a, b) => b[1] - a[1])[0][0];
+  const file = readdirSync(out)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => [f, statSync(join(out, f)).size] as const)
+    .sort((a, b) => b[1] - a[1])[0][0];
   return summarize(join(out, file), r.requests.total);
 }
 
 try {
   // the limit exits on SIGTERM, the engine writes its profile after a graceful SIGINT
-  const limit = await profile('limit', () => ['--import', 'tsx', 'bench/hubvendor-foreign-exchange/baseline.ts', sim.url], 'SIGTERM');
-  const engine = await profile('engine', () => ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--port', '0', '--set', `hubvendor-base-url=${sim.url}`], 'SIGINT');
+  const limit = await profile(
+    'limit',
+    () => ['--import', 'tsx', 'bench/hubvendor-foreign-exchange/baseline.ts', sim.url],
+    'SIGTERM',
+  );
+  const engine = await profile(
+    'engine',
+    () => [
+      'bin/engine.js',
+      'run',
+      'routes/hubvendor-foreign-exchange',
+      '--port',
+      '0',
+      '--set',
+      `hubvendor-base-url=${sim.url}`,
+    ],
+    'SIGINT',
+  );
   const show = (title: string, rows: [string, number][], n: number) => {
     console.log(`\n${title}`);
     for (const [k, us] of rows.slice(0, n)) console.log(`${us.toFixed(2).padStart(7)} µs  ${k}`);
   };
-  for (const [name, s] of [['limit', limit], ['engine', engine]] as const) {
+  for (const [name, s] of [
+    ['limit', limit],
+    ['engine', engine],
+  ] as const) {
     console.log(`\n== ${name}: busy ${s.totalUs.toFixed(1)} µs per request (profiler overhead included)`);
     show('by file:', s.files, 20);
     show('by function:', s.functions, name === 'engine' ? 40 : 20);

@@ -16,8 +16,11 @@ const TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';
 
 const container = rhea.create_container();
 const conn = container.connect({
-  host: u.hostname, port: Number(u.port || 5672), reconnect: false,
-  username: process.env.HUBVENDOR_AMQP_USERNAME, password: process.env.HUBVENDOR_AMQP_PASSWORD,
+  host: u.hostname,
+  port: Number(u.port || 5672),
+  reconnect: false,
+  username: process.env.HUBVENDOR_AMQP_USERNAME,
+  password: process.env.HUBVENDOR_AMQP_PASSWORD,
 });
 conn.on('connection_open', () => {
   for (let i = 0; i < Number(consumersArg); i++) {
@@ -27,18 +30,41 @@ conn.on('connection_open', () => {
       const d = ctx.delivery!;
       try {
         const b = JSON.parse(ctx.message.body as string);
-        if (typeof b.paymentOrderId !== 'string' || typeof b.status !== 'string' || typeof b.statusDateTime !== 'string') {
+        if (
+          typeof b.paymentOrderId !== 'string' ||
+          typeof b.status !== 'string' ||
+          typeof b.statusDateTime !== 'string'
+        ) {
           d.reject({ condition: 'amqp:precondition-failed', description: 'invalid' });
         } else {
           const event = {
-            specversion: '1.0', id: stableId(TYPE, ctx.message.message_id), source: 'com.platform.payments', type: TYPE,
-            time: new Date().toISOString(), datacontenttype: 'application/json', dataversion: '1.0.0', topic: 'payment-status',
+            specversion: '1.0',
+            id: stableId(TYPE, ctx.message.message_id),
+            source: 'com.platform.payments',
+            type: TYPE,
+            time: new Date().toISOString(),
+            datacontenttype: 'application/json',
+            dataversion: '1.0.0',
+            topic: 'payment-status',
             subject: b.paymentOrderId,
-            data: { bankReferenceId: b.paymentOrderId, endToEndReference: b.endToEndReference ?? null, bankStatus: b.status, reasonCode: b.statusReasonCode ?? null, reasonText: null, statusDateTime: b.statusDateTime },
+            data: {
+              bankReferenceId: b.paymentOrderId,
+              endToEndReference: b.endToEndReference ?? null,
+              bankStatus: b.status,
+              reasonCode: b.statusReasonCode ?? null,
+              reasonText: null,
+              statusDateTime: b.statusDateTime,
+            },
           };
-          const res = await pool.request({ method: 'POST', path: hub.pathname, headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event) });
+          const res = await pool.request({
+            method: 'POST',
+            path: hub.pathname,
+            headers: { 'content-type': 'application/cloudevents+json' },
+            body: JSON.stringify(event),
+          });
           await res.body.dump();
-          if (res.statusCode >= 200 && res.statusCode < 300) d.accept(); else d.release();
+          if (res.statusCode >= 200 && res.statusCode < 300) d.accept();
+          else d.release();
         }
       } catch {
         d.release();
@@ -47,4 +73,7 @@ conn.on('connection_open', () => {
     });
   }
 });
-process.on('SIGTERM', () => { conn.close(); void pool.close().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  conn.close();
+  void pool.close().then(() => process.exit(0));
+});

@@ -3,7 +3,8 @@
 // consumers, for the engine's route and for a minimal hand-written rhea consumer doing the same
 // POST, same broker, same sink, one run. Each case drains its own queue of MESSAGES pre-published
 // messages (default 3000; bounded); the rate is counted from the first to the last event.
-// `node bin/run-ts.js bench/hubvendor-payment-inbound/run.ts` or `node --import tsx bench/hubvendor-payment-inbound/run.ts`.
+// `node bin/run-ts.js bench/hubvendor-payment-inbound/run.ts` or `node --import tsx
+// bench/hubvendor-payment-inbound/run.ts`.
 // Needs RabbitMQ with rabbitmq_amqp1_0 at AMQP_URL (default amqp://127.0.0.1:5672, guest/guest).
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,7 +44,9 @@ const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/events
 
 async function publish(address: string, n: number): Promise<void> {
   const u = new URL(AMQP_URL);
-  const conn = rhea.create_container().connect({ host: u.hostname, port: Number(u.port || 5672), username: USER, password: PASSWORD, reconnect: false });
+  const conn = rhea
+    .create_container()
+    .connect({ host: u.hostname, port: Number(u.port || 5672), username: USER, password: PASSWORD, reconnect: false });
   await new Promise<void>((resolve, reject) => {
     const s = conn.open_sender({ target: { address } });
     let sent = 0;
@@ -54,19 +57,34 @@ async function publish(address: string, n: number): Promise<void> {
         const m: Message = {
           message_id: `bench-${run}-${address}-${sent}`,
           content_type: 'application/json',
-          body: JSON.stringify({ paymentOrderId: `PO${String(sent).padStart(10, '0')}`, endToEndReference: `E2E-${sent}`, status: 'PROCESSED', statusReasonCode: null, statusDateTime: new Date().toISOString() }),
+          body: JSON.stringify({
+            paymentOrderId: `PO${String(sent).padStart(10, '0')}`,
+            endToEndReference: `E2E-${sent}`,
+            status: 'PROCESSED',
+            statusReasonCode: null,
+            statusDateTime: new Date().toISOString(),
+          }),
         };
         s.send(m);
       }
     });
-    s.on('accepted', () => { if (++acked === n) resolve(); });
+    s.on('accepted', () => {
+      if (++acked === n) resolve();
+    });
     s.on('rejected', () => reject(new Error('broker rejected a message')));
     conn.on('disconnected', (ctx) => reject(new Error(`broker: ${ctx.error?.message ?? 'disconnected'}`)));
   });
   conn.close();
 }
 
-interface Result { name: string; consumers: number; msgsPerSec: number; seconds: number; rssMiB: number; cpuUsPerMsg: number }
+interface Result {
+  name: string;
+  consumers: number;
+  msgsPerSec: number;
+  seconds: number;
+  rssMiB: number;
+  cpuUsPerMsg: number;
+}
 
 async function runCase(name: string, consumers: number, start: (queue: string) => ChildProcess): Promise<Result> {
   const queue = `/queue/bench-pi-${run}-${name.replace(/\W+/g, '-')}-${consumers}`;
@@ -76,7 +94,10 @@ async function runCase(name: string, consumers: number, start: (queue: string) =
   const deadline = Date.now() + TIMEOUT_MS;
   let cpuStart = 0;
   while (count < MESSAGES) {
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`${name}: ${count}/${MESSAGES} events after ${TIMEOUT_MS} ms`); }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name}: ${count}/${MESSAGES} events after ${TIMEOUT_MS} ms`);
+    }
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     if (count > 0 && !cpuStart) cpuStart = cpuMicros(child.pid!);
     await new Promise((r) => setTimeout(r, count > 0 ? 5 : 20));
@@ -84,19 +105,50 @@ async function runCase(name: string, consumers: number, start: (queue: string) =
   const cpu = cpuMicros(child.pid!) - cpuStart;
   const rss = rssMiB(child.pid!);
   const seconds = (lastAt - firstAt) / 1000;
-  await new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); });
-  return { name, consumers, msgsPerSec: Math.round((MESSAGES - 1) / seconds), seconds: Math.round(seconds * 100) / 100, rssMiB: rss, cpuUsPerMsg: Math.round(cpu / MESSAGES) };
+  await new Promise<void>((r) => {
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+  return {
+    name,
+    consumers,
+    msgsPerSec: Math.round((MESSAGES - 1) / seconds),
+    seconds: Math.round(seconds * 100) / 100,
+    rssMiB: rss,
+    cpuUsPerMsg: Math.round(cpu / MESSAGES),
+  };
 }
 
 const env = { ...process.env, HUBVENDOR_AMQP_USERNAME: USER, HUBVENDOR_AMQP_PASSWORD: PASSWORD };
 const baseline = (consumers: number) => (queue: string) =>
-  spawn(process.execPath, ['--import', 'tsx', 'bench/hubvendor-payment-inbound/baseline.ts', AMQP_URL, queue, sinkUrl, String(consumers)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/hubvendor-payment-inbound/baseline.ts', AMQP_URL, queue, sinkUrl, String(consumers)],
+    { env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 const engine = (consumers: number) => (queue: string) =>
-  spawn(process.execPath, [
-    'bin/engine.js', 'run', 'routes/hubvendor-payment-inbound', '--env', 'development', '--port', '0',
-    '--set', `hubvendor-amqp-url=${AMQP_URL}`, '--set', `hubvendor-amqp-queue-name=${queue}`,
-    '--set', `asb.producer.apiUri=${sinkUrl}`, '--set', `source.concurrent.threads=${consumers}`,
-  ], { env: { ...env, LOG_LEVEL: process.env.ENGINE_LOG_LEVEL ?? 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  spawn(
+    process.execPath,
+    [
+      'bin/engine.js',
+      'run',
+      'routes/hubvendor-payment-inbound',
+      '--env',
+      'development',
+      '--port',
+      '0',
+      '--set',
+      `hubvendor-amqp-url=${AMQP_URL}`,
+      '--set',
+      `hubvendor-amqp-queue-name=${queue}`,
+      '--set',
+      `asb.producer.apiUri=${sinkUrl}`,
+      '--set',
+      `source.concurrent.threads=${consumers}`,
+    ],
+    { env: { ...env, LOG_LEVEL: process.env.ENGINE_LOG_LEVEL ?? 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 
 const results: Result[] = [];
 try {

@@ -13,7 +13,10 @@ const connections = Number(process.env.CONNECTIONS ?? 20);
 const order = {
   paymentType: 'SEPA',
   requestedExecutionDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
-  originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+  originatorAccount: {
+    name: 'Acme GmbH',
+    identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' },
+  },
   transferTransactionInformation: {
     instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
     counterparty: { name: 'Jane Doe' },
@@ -22,19 +25,26 @@ const order = {
   },
 };
 const load = {
-  method: 'POST' as const, path: '/payments/payment-orders', body: order,
+  method: 'POST' as const,
+  path: '/payments/payment-orders',
+  body: order,
   headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2ln' },
-  connections, seconds, warmupSeconds: 3,
+  connections,
+  seconds,
+  warmupSeconds: 3,
 };
 const rounds = Number(process.env.ROUNDS ?? 3);
 const { best: results, perRound } = await engineVersusBaseline({
   baseline: ['hand-written limit (node:http + undici Pool dispatch + ajv)', 'bench/hubvendor-payment/baseline.ts'],
   engine: ['engine (initiate-payment-order route)', 'routes/hubvendor-payment'],
-  load, rounds,
+  load,
+  rounds,
   // every order is a new one: its ids and creation time differ, the rest of the answer must not
   varying: ['bankReferenceId', 'instructionId', 'createdAt'],
 });
-const head = `Payment initiation (POST /payments/payment-orders -> POST hubvendor paymentOrders), ${connections} connections, ${seconds} s after 3 s warm-up, ${new Date().toISOString()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+const head = `Payment initiation (POST /payments/payment-orders -> POST hubvendor paymentOrders), ${connections} connections, ${seconds} s after 3 s warm-up, ${new Date().toISOString()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ')}`;
 const out = `\n${head}, ${rounds} interleaved rounds (best of each)\n\n${table(results, results[0].name)}\n\n${roundsTable(perRound)}\n`;
 console.log(out);
 if (process.env.OUT) appendFileSync(process.env.OUT, out);

@@ -11,7 +11,11 @@ process.on('SIGUSR2', () => {
   if (!sampling) {
     sampling = true;
     session.post('HeapProfiler.enable');
-    session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    session.post('HeapProfiler.startSampling', {
+      samplingInterval: 512,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
     return;
   }
   session.post('HeapProfiler.stopSampling', (err, r) => {

@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export interface ProfileSummary { functions: [string, number][]; files: [string, number][]; totalUs: number; idleUs: number; programUs: number }
+export interface ProfileSummary {
+  functions: [string, number][];
+  files: [string, number][];
+  totalUs: number;
+  idleUs: number;
+  programUs: number;
+}
 
 /**
  * Module boundaries of a bundled file of dist/: esbuild writes `// engine/pipeline/route.ts` (or `//
@@ -19,10 +25,12 @@ function sourceOf(url: string, line: number): string {
   let marks = boundaries.get(url);
   if (!marks) {
     marks = [];
-    readFileSync(fileURLToPath(url), 'utf8').split('\n').forEach((l, i) => {
-      const m = /^\/\/ ((?:node_modules|engine|sandbox)\/\S+)$/.exec(l);
-      if (m) marks!.push([i, m[1].startsWith('node_modules/') ? `/${m[1]}` : m[1]]);
-    });
+    readFileSync(fileURLToPath(url), 'utf8')
+      .split('\n')
+      .forEach((l, i) => {
+        const m = /^\/\/ ((?:node_modules|engine|sandbox)\/\S+)$/.exec(l);
+        if (m) marks!.push([i, m[1].startsWith('node_modules/') ? `/${m[1]}` : m[1]]);
+      });
     boundaries.set(url, marks);
   }
   let found = url;
@@ -51,15 +59,35 @@ export function summarize(file: string, requests: number, window?: { from: numbe
     const t = dt.get(n.id) ?? 0;
     const cf = n.callFrame;
     // (program): native work outside any JavaScript function (the event loop, node's C++ callbacks)
-    if (cf.functionName === '(idle)') { idle += t; continue; }
-    if (cf.functionName === '(program)') { program += t; continue; }
+    if (cf.functionName === '(idle)') {
+      idle += t;
+      continue;
+    }
+    if (cf.functionName === '(program)') {
+      program += t;
+      continue;
+    }
     total += t;
-    const where = sourceOf(cf.url, cf.lineNumber).replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
+    const where =
+      sourceOf(cf.url, cf.lineNumber)
+        .replace(/^.*\/node_modules\//, '')
+        .replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
     const k = `${cf.functionName || '(anon)'} ${where}:${cf.lineNumber + 1}`;
     fns.set(k, (fns.get(k) ?? 0) + t);
-    const f = where.startsWith('node:') ? 'node internals' : where.includes('/') && !where.startsWith('engine/') && !where.startsWith('sandbox/') ? where.split('/')[0] : where;
+    const f = where.startsWith('node:')
+      ? 'node internals'
+      : where.includes('/') && !where.startsWith('engine/') && !where.startsWith('sandbox/')
+        ? where.split('/')[0]
+        : where;
     files.set(f, (files.get(f) ?? 0) + t);
   }
-  const per = (m: Map<string, number>) => [...m].map(([k, t]) => [k, t / requests] as [string, number]).sort((a, b) => b[1] - a[1]);
-  return { functions: per(fns), files: per(files), totalUs: total / requests, idleUs: idle / requests, programUs: program / requests };
+  const per = (m: Map<string, number>) =>
+    [...m].map(([k, t]) => [k, t / requests] as [string, number]).sort((a, b) => b[1] - a[1]);
+  return {
+    functions: per(fns),
+    files: per(files),
+    totalUs: total / requests,
+    idleUs: idle / requests,
+    programUs: program / requests,
+  };
 }

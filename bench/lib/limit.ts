@@ -5,7 +5,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 
-export interface Answer { status: number; text: string }
+export interface Answer {
+  status: number;
+  text: string;
+}
 
 /** A keep-alive pool to one vendor origin, sized like the engine's (200 connections). */
 export function vendorPool(origin: string): Pool {
@@ -13,15 +16,29 @@ export function vendorPool(origin: string): Pool {
 }
 
 /** One call: the status and the body as text; a connection failure rejects. */
-export function call(pool: Pool, o: { method: Dispatcher.HttpMethod; path: string; headers: Record<string, string>; body?: string }): Promise<Answer> {
+export function call(
+  pool: Pool,
+  o: { method: Dispatcher.HttpMethod; path: string; headers: Record<string, string>; body?: string },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let status = 0;
     const chunks: Buffer[] = [];
     pool.dispatch({ ...o, headersTimeout: 16_000, bodyTimeout: 10_000 }, {
       onConnect() {},
-      onHeaders(s: number) { status = s; return true; },
-      onData(c: Buffer) { chunks.push(c); return true; },
-      onComplete() { resolve({ status, text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8') }); },
+      onHeaders(s: number) {
+        status = s;
+        return true;
+      },
+      onData(c: Buffer) {
+        chunks.push(c);
+        return true;
+      },
+      onComplete() {
+        resolve({
+          status,
+          text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+        });
+      },
       onError: reject,
     } as Dispatcher.DispatchHandler);
   });

@@ -4,4 +4,6 @@ import { startHubvendor } from '../../sandbox/hubvendor/index.ts';
 
 const hub = await startHubvendor({ record: false, processingDelayMs: null });
 process.stdout.write(hub.url + '\n');
-process.on('SIGTERM', () => { void hub.close().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  void hub.close().then(() => process.exit(0));
+});

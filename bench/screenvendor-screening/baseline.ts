@@ -13,15 +13,29 @@ const PAGE_SIZE = 50;
 const PARALLEL = 4;
 const ORDER = ['Sanctions', 'Warnings', 'Fitness and Probity', 'Watchlists', 'PEPs', 'Adverse Media'];
 const STRONG = ['aka_exact', 'name_variation', 'equivalent_name', 'removed_personal_title', 'phonetic_name'];
-const validate = createAjv().compile<any>(JSON.parse(readFileSync('routes/screenvendor-screening/schemas/customer-screening-request.schema.json', 'utf8')));
+const validate = createAjv().compile<any>(
+  JSON.parse(readFileSync('routes/screenvendor-screening/schemas/customer-screening-request.schema.json', 'utf8')),
+);
 const pool = new Pool(vendor, { connections: 8 });
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
 
 const category = (t: string): string | undefined =>
-  t.startsWith('sanction') ? 'Sanctions' : t.startsWith('warning') ? 'Warnings' : t.startsWith('fitness') ? 'Fitness and Probity'
-    : t.startsWith('watchlist') ? 'Watchlists' : t.startsWith('pep') ? 'PEPs' : t.startsWith('adverse-media') ? 'Adverse Media' : undefined;
-const strength = (m: string[]) => (m.includes('name_exact') ? 'EXACT' : m.some((v) => STRONG.includes(v)) ? 'STRONG' : 'FUZZY');
-const list = <T,>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  t.startsWith('sanction')
+    ? 'Sanctions'
+    : t.startsWith('warning')
+      ? 'Warnings'
+      : t.startsWith('fitness')
+        ? 'Fitness and Probity'
+        : t.startsWith('watchlist')
+          ? 'Watchlists'
+          : t.startsWith('pep')
+            ? 'PEPs'
+            : t.startsWith('adverse-media')
+              ? 'Adverse Media'
+              : undefined;
+const strength = (m: string[]) =>
+  m.includes('name_exact') ? 'EXACT' : m.some((v) => STRONG.includes(v)) ? 'STRONG' : 'FUZZY';
+const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 async function vendorJson(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
   const r = await pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -60,7 +74,10 @@ function screeningAlert(alert: string, r: any) {
 async function risksOf(alert: string): Promise<any[]> {
   const risks: any[] = [];
   for (let page = 1; ; page++) {
-    const v = await vendorJson('GET', `/v2/alerts/${encodeURIComponent(alert)}/risks?page_number=${page}&page_size=${PAGE_SIZE}`);
+    const v = await vendorJson(
+      'GET',
+      `/v2/alerts/${encodeURIComponent(alert)}/risks?page_number=${page}&page_size=${PAGE_SIZE}`,
+    );
     risks.push(...list(v.risks));
     if (!v.next) return risks;
   }
@@ -73,10 +90,25 @@ async function screen(b: any): Promise<unknown> {
     customer: {
       external_identifier: b.customerReference,
       person: {
-        first_name: p.firstName, last_name: p.lastName, full_name: p.lastName === undefined ? p.fullName : undefined,
-        date_of_birth: p.dateOfBirth === undefined ? undefined : { year: Number(p.dateOfBirth.slice(0, 4)), month: Number(p.dateOfBirth.slice(5, 7)), day: Number(p.dateOfBirth.slice(8, 10)) },
-        nationality: p.nationality === undefined ? undefined : p.nationality, country_of_birth: p.countryOfBirth, gender: p.gender?.toLowerCase(),
-        personal_identification: p.identifications?.map((i: any) => ({ type: i.type.toLowerCase(), number: i.number, issuing_country: i.issuingCountry })),
+        first_name: p.firstName,
+        last_name: p.lastName,
+        full_name: p.lastName === undefined ? p.fullName : undefined,
+        date_of_birth:
+          p.dateOfBirth === undefined
+            ? undefined
+            : {
+                year: Number(p.dateOfBirth.slice(0, 4)),
+                month: Number(p.dateOfBirth.slice(5, 7)),
+                day: Number(p.dateOfBirth.slice(8, 10)),
+              },
+        nationality: p.nationality === undefined ? undefined : p.nationality,
+        country_of_birth: p.countryOfBirth,
+        gender: p.gender?.toLowerCase(),
+        personal_identification: p.identifications?.map((i: any) => ({
+          type: i.type.toLowerCase(),
+          number: i.number,
+          issuing_country: i.issuingCountry,
+        })),
       },
     },
     configuration: { screening_configuration_identifier: b.screeningConfigurationId ?? 'default-kyc' },
@@ -87,14 +119,18 @@ async function screen(b: any): Promise<unknown> {
   const ids: string[] = list<any>(w.step_details?.alerting?.alerts).map((a) => a.identifier);
   const pages: any[][] = new Array(ids.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
-    while (next < ids.length) {
-      const i = next++;
-      pages[i] = await risksOf(ids[i]);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        pages[i] = await risksOf(ids[i]);
+      }
+    }),
+  );
   const alerts: unknown[] = [];
-  ids.forEach((id, i) => { for (const r of pages[i]) alerts.push(screeningAlert(id, r)); });
+  ids.forEach((id, i) => {
+    for (const r of pages[i]) alerts.push(screeningAlert(id, r));
+  });
   const s = w.step_details;
   const enabled = w.monitoring?.entity_screening?.enabled;
   return {
@@ -102,15 +138,30 @@ async function screen(b: any): Promise<unknown> {
     caseIdentifier: s['case-creation']?.case_identifier,
     screeningCaseReference: w.workflow_instance_identifier,
     customerReference: b.customerReference,
-    screeningResult: s['customer-screening']?.screening_result === 'HAS_PROFILES' || alerts.length > 0 ? 'HIT' : 'NO_HIT',
-    monitoringFlag: enabled === true ? 'Y' : enabled === false ? 'N' : flag === undefined ? undefined : flag === 'Y' || flag === true ? 'Y' : 'N',
+    screeningResult:
+      s['customer-screening']?.screening_result === 'HAS_PROFILES' || alerts.length > 0 ? 'HIT' : 'NO_HIT',
+    monitoringFlag:
+      enabled === true
+        ? 'Y'
+        : enabled === false
+          ? 'N'
+          : flag === undefined
+            ? undefined
+            : flag === 'Y' || flag === true
+              ? 'Y'
+              : 'N',
     screeningAlerts: alerts,
   };
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': status < 300 ? 'application/json' : 'application/problem+json', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(status, {
+      'content-type': status < 300 ? 'application/json' : 'application/problem+json',
+      'content-length': Buffer.byteLength(text),
+    })
+    .end(text);
 }
 
 const server = createServer((req, res) => {
@@ -120,12 +171,23 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { return reply(res, 400, { status: 400 }); }
-    if (body?.subjectType === 'COMPANY' || body?.company !== undefined) return reply(res, 400, { status: 400, code: 'GC025' });
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return reply(res, 400, { status: 400 });
+    }
+    if (body?.subjectType === 'COMPANY' || body?.company !== undefined)
+      return reply(res, 400, { status: 400, code: 'GC025' });
     if (!validate(body)) return reply(res, 400, { status: 400, code: 'GC025', errors: validate.errors });
-    screen(body).then((answer) => reply(res, 200, answer), () => reply(res, 502, { status: 502, code: 'GC027' }));
+    screen(body).then(
+      (answer) => reply(res, 200, answer),
+      () => reply(res, 502, { status: 502, code: 'GC027' }),
+    );
   });
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as any).port}\n`));
-process.on('SIGTERM', () => { server.close(); process.exit(0); });
+process.on('SIGTERM', () => {
+  server.close();
+  process.exit(0);
+});

@@ -6,18 +6,39 @@ import { createServer, type ServerResponse } from 'node:http';
 
 const API_KEY = 'bench-screenvendor-api-key';
 const PER_ALERT = 250;
-const AML = [['sanction', 'pep-class-1'], ['warning'], ['adverse-media', 'adverse-media-financial-crime'], ['watchlist'], ['fitness-probity'], ['pep-class-2']];
+const AML = [
+  ['sanction', 'pep-class-1'],
+  ['warning'],
+  ['adverse-media', 'adverse-media-financial-crime'],
+  ['watchlist'],
+  ['fitness-probity'],
+  ['pep-class-2'],
+];
 const MATCH = [['name_exact'], ['name_variation'], ['name_fuzzy'], ['aka_exact', 'phonetic_name']];
 
 const risk = (alert: string, i: number) => ({
-  identifier: `RSK-${alert}-${i}`, type: 'screening', decision: 'NOT_REVIEWED', created_at: '2026-11-23T00:00:00Z', updated_at: '2026-11-23T00:00:00Z',
+  identifier: `RSK-${alert}-${i}`,
+  type: 'screening',
+  decision: 'NOT_REVIEWED',
+  created_at: '2026-11-23T00:00:00Z',
+  updated_at: '2026-11-23T00:00:00Z',
   detail: {
     profile: {
-      identifier: `PRF-${i}`, match_types: MATCH[i % MATCH.length], matching_name: `Person ${i}`,
-      person: { names: [{ name: `Person ${i}`, type: 'primary' }], date_of_birth: { year: 1950 + (i % 50) }, nationality: ['GB'], gender: i % 2 ? 'male' : 'female' },
+      identifier: `PRF-${i}`,
+      match_types: MATCH[i % MATCH.length],
+      matching_name: `Person ${i}`,
+      person: {
+        names: [{ name: `Person ${i}`, type: 'primary' }],
+        date_of_birth: { year: 1950 + (i % 50) },
+        nationality: ['GB'],
+        gender: i % 2 ? 'male' : 'female',
+      },
       risk_indicators: {
-        aml_types: AML[i % AML.length], sanctions: i % 3 ? [] : [{ list_name: 'Demo List', listed_at: '2022-03-01' }], peps: i % 4 ? [] : [{ position: 'Minister', country: 'GB', class: 'pep-class-1' }],
-        lists: [], media: i % 5 ? [] : [{ title: 'Demo Times', url: 'https://news.example/1', date: '2023-05-14' }],
+        aml_types: AML[i % AML.length],
+        sanctions: i % 3 ? [] : [{ list_name: 'Demo List', listed_at: '2022-03-01' }],
+        peps: i % 4 ? [] : [{ position: 'Minister', country: 'GB', class: 'pep-class-1' }],
+        lists: [],
+        media: i % 5 ? [] : [{ title: 'Demo Times', url: 'https://news.example/1', date: '2023-05-14' }],
       },
     },
   },
@@ -43,12 +64,17 @@ const server = createServer((req, res) => {
       const ids: string[] = [];
       for (let from = 0; from < n; from += PER_ALERT) {
         const id = `ALR-${++seq}`;
-        alerts.set(id, Array.from({ length: Math.min(PER_ALERT, n - from) }, (_, i) => risk(id, from + i)));
+        alerts.set(
+          id,
+          Array.from({ length: Math.min(PER_ALERT, n - from) }, (_, i) => risk(id, from + i)),
+        );
         ids.push(id);
         if (alerts.size > 10_000) alerts.delete(alerts.keys().next().value!);
       }
       return send(res, 200, {
-        workflow_instance_identifier: `WF-${seq}`, workflow_type: 'create-and-screen', status: 'COMPLETED',
+        workflow_instance_identifier: `WF-${seq}`,
+        workflow_type: 'create-and-screen',
+        status: 'COMPLETED',
         step_details: {
           'customer-creation': { customer_identifier: `CUS-${body.customer.external_identifier}`, version: 1 },
           'customer-screening': { screening_result: n ? 'HAS_PROFILES' : 'NO_PROFILES' },
@@ -65,11 +91,20 @@ const server = createServer((req, res) => {
       const size = Number(url.searchParams.get('page_size') ?? 20);
       const start = (page - 1) * size;
       const more = start + size < all.length;
-      return send(res, 200, { risks: all.slice(start, start + size), page_number: page, page_size: size, total_count: all.length, next: more ? `${url.pathname}?page_number=${page + 1}&page_size=${size}` : null });
+      return send(res, 200, {
+        risks: all.slice(start, start + size),
+        page_number: page,
+        page_size: size,
+        total_count: all.length,
+        next: more ? `${url.pathname}?page_number=${page + 1}&page_size=${size}` : null,
+      });
     }
     send(res, 404, { title: 'Not found' });
   });
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${(server.address() as any).port}\n`));
-process.on('SIGTERM', () => { server.close(); process.exit(0); });
+process.on('SIGTERM', () => {
+  server.close();
+  process.exit(0);
+});

@@ -15,11 +15,20 @@ export function buildLimit(entry: string): string {
     if (seen.has(file)) return;
     seen.add(file);
     const src = readFileSync(file, 'utf8');
-    const js = ts.transpileModule(src, { fileName: file, compilerOptions: { target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.ESNext, rewriteRelativeImportExtensions: true, verbatimModuleSyntax: false } }).outputText;
+    const js = ts.transpileModule(src, {
+      fileName: file,
+      compilerOptions: {
+        target: ts.ScriptTarget.ES2023,
+        module: ts.ModuleKind.ESNext,
+        rewriteRelativeImportExtensions: true,
+        verbatimModuleSyntax: false,
+      },
+    }).outputText;
     const target = join(out, relative(root, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, js);
-    for (const m of src.matchAll(/^(?:import|export)\s(?!type\s)[^'"]*?from\s+'(\.[^']+\.ts)'/gm)) visit(resolve(dirname(file), m[1]));
+    for (const m of src.matchAll(/^(?:import|export)\s(?!type\s)[^'"]*?from\s+'(\.[^']+\.ts)'/gm))
+      visit(resolve(dirname(file), m[1]));
   };
   visit(resolve(root, entry));
   return join(out, entry.replace(/\.ts$/, '.js'));

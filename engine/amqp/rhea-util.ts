@@ -25,7 +25,8 @@ export function parseAmqpUrl(url: string): AmqpAddress {
     throw new Error(`'${redactUrl(url)}' is not a URL; expected amqp://host[:port] or amqps://host[:port]`);
   }
   const scheme = u.protocol.replace(/:$/, '');
-  if (scheme !== 'amqp' && scheme !== 'amqps') throw new Error(`unsupported scheme '${scheme}' in '${redactUrl(url)}'; expected amqp:// or amqps://`);
+  if (scheme !== 'amqp' && scheme !== 'amqps')
+    throw new Error(`unsupported scheme '${scheme}' in '${redactUrl(url)}'; expected amqp:// or amqps://`);
   const tls = scheme === 'amqps';
   const port = u.port ? Number(u.port) : tls ? 5671 : 5672;
   const path = decodeURIComponent(u.pathname.replace(/^\//, ''));
@@ -90,9 +91,7 @@ export function contentId(message: Message): string {
 }
 
 export type Outcome =
-  | { outcome: 'accepted' }
-  | { outcome: 'released' }
-  | { outcome: 'rejected'; condition: string; description: string };
+  { outcome: 'accepted' } | { outcome: 'released' } | { outcome: 'rejected'; condition: string; description: string };
 
 /**
  * Settles a delivery so that its outcome cannot be merged with another. rhea 3.0.5 batches the
@@ -115,7 +114,8 @@ export function settle(delivery: Delivery, o: Outcome): boolean {
   if (waiting?.length && waiting.some((d) => d.outcome !== o.outcome)) link.connection._process?.();
   (delivery as unknown as { outcome?: string }).outcome = o.outcome;
   if (o.outcome === 'accepted') delivery.accept();
-  else if (o.outcome === 'released') delivery.release(); // `released`, not `modified`: RabbitMQ 3.x refuses `modified`
+  else if (o.outcome === 'released')
+    delivery.release(); // `released`, not `modified`: RabbitMQ 3.x refuses `modified`
   else delivery.reject({ condition: o.condition, description: o.description.slice(0, 1000) });
   return true;
 }

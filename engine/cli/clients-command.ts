@@ -6,7 +6,9 @@ import type { Command } from 'commander';
 import { clientsJsonSchema } from '../dsl/clients.ts';
 
 export function registerClientsCommand(program: Command): void {
-  program.command('clients').description('HTTP client profiles (routes/<connector>/connector.yaml)')
+  program
+    .command('clients')
+    .description('HTTP client profiles (routes/<connector>/connector.yaml)')
     .command('schema')
     .description('write the JSON Schema of clients files, for editors')
     .option('--out <file>', 'output file', 'schemas/clients.schema.json')

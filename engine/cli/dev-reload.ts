@@ -24,7 +24,10 @@ function watchedPaths(opts: EngineOptions): string[] {
   ];
 }
 
-export function installReloadTriggers(engine: RunningEngine, o: { dev: boolean; opts: EngineOptions; logger: Logger; stderr?: NodeJS.WritableStream }): ReloadTriggers {
+export function installReloadTriggers(
+  engine: RunningEngine,
+  o: { dev: boolean; opts: EngineOptions; logger: Logger; stderr?: NodeJS.WritableStream },
+): ReloadTriggers {
   const stderr = o.stderr ?? process.stderr;
   const reload = async (reason: string) => {
     const r = await engine.reload(reason);
@@ -38,13 +41,20 @@ export function installReloadTriggers(engine: RunningEngine, o: { dev: boolean; 
   const root = resolve(o.opts.root ?? process.cwd());
   const watcher = o.dev
     ? watchProject({
-      root,
-      paths: watchedPaths(o.opts),
-      onChange: (files) => void reload(`changed: ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''}`),
-      onError: (err, path) => o.logger.warn({ err, path }, 'dev: a watched path failed; reload with SIGHUP'),
-    })
+        root,
+        paths: watchedPaths(o.opts),
+        onChange: (files) =>
+          void reload(
+            `changed: ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''}`,
+          ),
+        onError: (err, path) => o.logger.warn({ err, path }, 'dev: a watched path failed; reload with SIGHUP'),
+      })
     : undefined;
-  if (watcher) o.logger.info({ paths: watchedPaths(o.opts) }, 'dev: reloading on changes to routes, transforms, schemas and values');
+  if (watcher)
+    o.logger.info(
+      { paths: watchedPaths(o.opts) },
+      'dev: reloading on changes to routes, transforms, schemas and values',
+    );
   return {
     close() {
       process.off('SIGHUP', onHup);

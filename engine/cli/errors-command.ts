@@ -17,18 +17,30 @@ import { EngineTracing } from '../pipeline/tracing.ts';
 import type { EngineExtension } from '../engine.ts';
 
 /** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */
-export async function errorTable(dirs: string[], root = process.cwd(), extensions: EngineExtension[] = [])
-  : Promise<string> {
+export async function errorTable(
+  dirs: string[],
+  root = process.cwd(),
+  extensions: EngineExtension[] = [],
+): Promise<string> {
   const abs = dirs.map((d) => resolve(root, d));
   // loaded as `engine routes` loads them: lint mode, simulator references to stand-ins
   const values = loadValues({ dir: resolve(root, 'values'), lenient: true, routes: abs });
   const standIn = (_t: object, n: string | symbol) => `http://127.0.0.1:9/${String(n)}`;
   values.keys.setSimulatorUrls(new Proxy({}, { get: standIn }) as Record<string, string>);
   const services = {
-    root, logger: createLogger('silent'), metrics: new Metrics(false), http: new HttpClients(),
-    schemas: new SchemaStore(), callRoute: async () => { throw new Error('not running'); },
-    settings: values.environment.engine, lintOnly: true,
-    onClose: () => {}, readiness: new Map(), tracing: new EngineTracing(),
+    root,
+    logger: createLogger('silent'),
+    metrics: new Metrics(false),
+    http: new HttpClients(),
+    schemas: new SchemaStore(),
+    callRoute: async () => {
+      throw new Error('not running');
+    },
+    settings: values.environment.engine,
+    lintOnly: true,
+    onClose: () => {},
+    readiness: new Map(),
+    tracing: new EngineTracing(),
   };
   const docs = [routeTestDocuments(), ...extensions.flatMap((x) => x.documents?.({ values, services }) ?? [])];
   try {
@@ -40,7 +52,8 @@ export async function errorTable(dirs: string[], root = process.cwd(), extension
 }
 
 export function registerErrorsCommand(program: Command, extensions: EngineExtension[]): void {
-  program.command('errors')
+  program
+    .command('errors')
     .argument('[dirs...]', 'route files or directories (the connectors of --markdown and --docs)', ['routes'])
     .description('list the platform error codes: code, status, title (the catalog; docs/errors.md)')
     .option('--markdown', "print docs/errors.md's generated table: meaning, what to do, who answers each code")

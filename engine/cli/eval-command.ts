@@ -11,7 +11,16 @@ import { ConfigError, DiagnosticError, formatDiagnostic, textPosition } from '..
 import { loadValues } from '../config/values.ts';
 import { resolveTextPlaceholders, PLACEHOLDER } from '../config/placeholders.ts';
 
-interface EvalOpts { expression?: string; file?: string; input?: string; body?: boolean; compact?: boolean; values?: string; env?: string; set?: Record<string, string> }
+interface EvalOpts {
+  expression?: string;
+  file?: string;
+  input?: string;
+  body?: boolean;
+  compact?: boolean;
+  values?: string;
+  env?: string;
+  set?: Record<string, string>;
+}
 
 /** Why the command stops: printed on stderr, exit 1. */
 class EvalError extends Error {}
@@ -50,7 +59,10 @@ function readInput(o: EvalOpts): unknown {
 function withValues(source: string, where: string, o: EvalOpts): string {
   const keys = [...new Set([...source.matchAll(PLACEHOLDER)].map((m) => m[1]))];
   if (!keys.length) return source;
-  if (!o.values) throw new EvalError(`${where} uses ${keys.map((k) => `{{${k}}}`).join(', ')}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)`);
+  if (!o.values)
+    throw new EvalError(
+      `${where} uses ${keys.map((k) => `{{${k}}}`).join(', ')}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)`,
+    );
   let set;
   try {
     set = loadValues({ dir: resolve('values'), env: o.env, set: o.set, lenient: true });
@@ -59,7 +71,8 @@ function withValues(source: string, where: string, o: EvalOpts): string {
     throw e;
   }
   const values = set.find(o.values);
-  if (!values) throw new EvalError(`values file '${o.values}' not found under values/; available: ${set.names().join(', ')}`);
+  if (!values)
+    throw new EvalError(`values file '${o.values}' not found under values/; available: ${set.names().join(', ')}`);
   const r = resolveTextPlaceholders(source, values, where);
   if (r.diagnostics.length) throw new EvalError(r.diagnostics.map(formatDiagnostic).join('\n'));
   return r.text;
@@ -70,7 +83,11 @@ async function evaluate(o: EvalOpts): Promise<string | undefined> {
   let source: string;
   const where = o.file ?? '<expression>';
   if (o.file) {
-    try { source = readFileSync(o.file, 'utf8'); } catch (e: any) { throw new EvalError(`cannot read ${o.file}: ${e.code ?? e.message}`); }
+    try {
+      source = readFileSync(o.file, 'utf8');
+    } catch (e: any) {
+      throw new EvalError(`cannot read ${o.file}: ${e.code ?? e.message}`);
+    }
   } else source = o.expression!;
   source = withValues(source, where, o);
   let expr;
@@ -89,27 +106,45 @@ async function evaluate(o: EvalOpts): Promise<string | undefined> {
     result = await expr.evaluate(o.body ? { body: input } : input);
   } catch (e: any) {
     const code = e?.code ? `${e.code}: ` : '';
-    throw new EvalError(located(where, source, `evaluation failed: ${code}${e?.message ?? e}`, typeof e?.position === 'number' ? e.position : undefined));
+    throw new EvalError(
+      located(
+        where,
+        source,
+        `evaluation failed: ${code}${e?.message ?? e}`,
+        typeof e?.position === 'number' ? e.position : undefined,
+      ),
+    );
   }
   if (result === undefined) return undefined;
   return JSON.stringify(result, null, o.compact ? 0 : 2);
 }
 
 export function registerEvalCommand(program: Command): void {
-  program.command('eval')
-    .description('evaluate a JSONata expression or transforms file against JSON input (a file or stdin), with the engine\'s functions ($stableId, $ibanValid, ...); prints the result as JSON')
+  program
+    .command('eval')
+    .description(
+      "evaluate a JSONata expression or transforms file against JSON input (a file or stdin), with the engine's functions ($stableId, $ibanValid, ...); prints the result as JSON",
+    )
     .option('-e, --expression <jsonata>', 'the expression')
     .option('-f, --file <file>', 'a .jsonata file (transforms/...)')
     .option('-i, --input <file>', 'JSON input file (default: stdin; - for stdin)')
     .option('--body', 'wrap the input as {"body": input}, as a route step sees a request body')
     .option('-c, --compact', 'print the result on one line')
-    .option('--values <name>', 'values file whose properties {{placeholders}} resolve from (as for the routes that use the file)')
+    .option(
+      '--values <name>',
+      'values file whose properties {{placeholders}} resolve from (as for the routes that use the file)',
+    )
     .option('--env <name>', 'environment whose values and keys apply (values/environments/<name>.yaml)')
-    .option('--set <key=value>', 'set a property or environmental key (repeatable)', (v: string, prev: Record<string, string>) => {
-      const i = v.indexOf('=');
-      if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
-      return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
-    }, {})
+    .option(
+      '--set <key=value>',
+      'set a property or environmental key (repeatable)',
+      (v: string, prev: Record<string, string>) => {
+        const i = v.indexOf('=');
+        if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
+        return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+      },
+      {},
+    )
     .action(async (o: EvalOpts) => {
       try {
         const out = await evaluate(o);

@@ -12,7 +12,7 @@ import type { CliExtension, CommandContext } from '../cli-extension.ts';
 import { findYamlFiles } from '../dsl/route-loader.ts';
 import { consoleEnabled } from '../console/enabled.ts';
 
-export type { CliExtension, CommandContext };
+export type { CliExtension };
 
 /** The registered extension that simulates an environment, if any. */
 export function simulating<T extends EngineExtension>(extensions: T[]): T | undefined {

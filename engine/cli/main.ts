@@ -31,10 +31,22 @@ function packageVersion(): string {
   }
 }
 
-interface CommonOpts { env?: string; values: string; secrets?: string; set: Record<string, string> }
+interface CommonOpts {
+  env?: string;
+  values: string;
+  secrets?: string;
+  set: Record<string, string>;
+}
 
 function engineOptions(dirs: string[], o: CommonOpts, extensions: EngineExtension[]): EngineOptions {
-  return { routes: dirs.length ? dirs : ['routes'], valuesDir: o.values, env: o.env, secretsDir: o.secrets, set: o.set, extensions };
+  return {
+    routes: dirs.length ? dirs : ['routes'],
+    valuesDir: o.values,
+    env: o.env,
+    secretsDir: o.secrets,
+    set: o.set,
+    extensions,
+  };
 }
 
 function common(cmd: Command): Command {
@@ -42,7 +54,12 @@ function common(cmd: Command): Command {
     .option('--env <name>', 'environment (values/environments/<name>.yaml)')
     .option('--values <dir>', 'values directory', 'values')
     .option('--secrets <dir>', 'directory of secret files, one per environmental key')
-    .option('--set <key=value>', 'set an environmental key or a property (repeatable; file:prop scopes one values file)', collect, {});
+    .option(
+      '--set <key=value>',
+      'set an environmental key or a property (repeatable; file:prop scopes one values file)',
+      collect,
+      {},
+    );
 }
 
 /** `plugins`: extensions the program composes in (bin/engine.js registers its simulators), first. */
@@ -56,10 +73,15 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
     .description('lint the routes, then serve them')
     .addOption(new Option('--port <n>', 'HTTP port').argParser(Number))
     .option('--host <addr>', 'listen address')
-    .option('--dev', 'watch routes, transforms, schemas and values; lint and reload on every change (SIGHUP reloads in any mode)')
+    .option(
+      '--dev',
+      'watch routes, transforms, schemas and values; lint and reload on every change (SIGHUP reloads in any mode)',
+    )
     .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string; dev?: boolean }) => {
       let logger: ReturnType<typeof createLogger>;
-      try { logger = createLogger(); } catch (e) {
+      try {
+        logger = createLogger();
+      } catch (e) {
         // a wrong LOG_LEVEL: one line, not a stack trace
         process.stderr.write(`engine: ${(e as Error).message}\n`);
         process.exit(1);
@@ -80,8 +102,15 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
           const { address, port } = e as { address?: string; port?: number };
-          const why = code === 'EADDRINUSE' ? 'is in use by another process' : code === 'EACCES' ? 'may not be used by this user' : 'is not an address of this machine';
-          process.stderr.write(`engine: cannot listen on ${address ?? ''}:${port ?? ''}: it ${why} (${code}); choose another with --port or --host\n`);
+          const why =
+            code === 'EADDRINUSE'
+              ? 'is in use by another process'
+              : code === 'EACCES'
+                ? 'may not be used by this user'
+                : 'is not an address of this machine';
+          process.stderr.write(
+            `engine: cannot listen on ${address ?? ''}:${port ?? ''}: it ${why} (${code}); choose another with --port or --host\n`,
+          );
           process.exit(1);
         }
         throw e;
@@ -91,7 +120,16 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       const triggers = installReloadTriggers(engine, { dev: o.dev === true, opts, logger });
       // run from the build: whether V8's code cache of it was used (bin/load-build.js)
       const codeCache = (globalThis as Record<symbol, unknown>)[Symbol.for('engine.codeCache')];
-      logger.info({ url: engine.url, routes: engine.routes.length, env: o.env ?? 'default', ...engine.simulators, ...(codeCache ? { codeCache } : {}) }, 'engine started');
+      logger.info(
+        {
+          url: engine.url,
+          routes: engine.routes.length,
+          env: o.env ?? 'default',
+          ...engine.simulators,
+          ...(codeCache ? { codeCache } : {}),
+        },
+        'engine started',
+      );
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
@@ -107,7 +145,9 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
     });
 
   common(program.command('lint').argument('[dirs...]', 'route files or directories', ['routes']))
-    .description('check routes, values and schemas; prints file:line:col diagnostics, exits 1 on an error (on a warning too with --strict)')
+    .description(
+      'check routes, values and schemas; prints file:line:col diagnostics, exits 1 on an error (on a warning too with --strict)',
+    )
     .option('--strict', 'exit 1 on warnings too (an unused client profile, say)')
     .action(async (dirs: string[], o: CommonOpts & { strict?: boolean }) => {
       const diags = await lintProject({ ...engineOptions(dirs, o, extensions), logger: createLogger('silent') });
@@ -118,13 +158,18 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
         process.stdout.write('no problems\n');
         return;
       }
-      process.stdout.write(`${diags.length} problem(s)${warnings ? ` (${errors} error(s), ${warnings} warning(s))` : ''}\n`);
+      process.stdout.write(
+        `${diags.length} problem(s)${warnings ? ` (${errors} error(s), ${warnings} warning(s))` : ''}\n`,
+      );
       if (errors || o.strict) process.exit(1);
     });
 
   common(program.command('routes').argument('[dirs...]', 'route files or directories', ['routes']))
     .description('list the routes: id, source, connector, values file')
-    .option('--explain <id>', "what one route inherits: its values file, its client profiles after extends (secrets masked), its on-exception handlers")
+    .option(
+      '--explain <id>',
+      'what one route inherits: its values file, its client profiles after extends (secrets masked), its on-exception handlers',
+    )
     .action(async (dirs: string[], o: CommonOpts & { explain?: string }) => {
       const opts = { ...engineOptions(dirs, o, extensions), logger: createLogger('silent') };
       if (o.explain !== undefined) {
@@ -138,7 +183,8 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       process.stdout.write(await listRoutes(opts));
     });
 
-  program.command('schema')
+  program
+    .command('schema')
     .description('write the JSON Schema of the route DSL (for editors) and the generated reference in docs/routes.md')
     .option('--out <file>', 'output file', 'schemas/route.schema.json')
     .option('--docs <file>', 'DSL reference document to update', 'docs/routes.md')

@@ -22,7 +22,14 @@ function configSchemas(): Schema[] {
   return [
     ...[...STEP_KINDS.values()].map((k) => k.schema),
     ...[...SOURCE_KINDS.values()].map((k) => k.schema),
-    HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA, TEMPLATE_SCHEMA, LOAD_SCHEMA, CLIENT_SCHEMA, CLIENT_TEMPLATES_SCHEMA, ROUTE_TEST_SCHEMA, TOOLS_FILE_SCHEMA,
+    HANDLER_SCHEMA,
+    DEFAULT_HANDLER_SCHEMA,
+    TEMPLATE_SCHEMA,
+    LOAD_SCHEMA,
+    CLIENT_SCHEMA,
+    CLIENT_TEMPLATES_SCHEMA,
+    ROUTE_TEST_SCHEMA,
+    TOOLS_FILE_SCHEMA,
     engineSettingsSchema as unknown as Schema,
   ];
 }
@@ -42,6 +49,8 @@ export function standaloneModule(schemas: Schema[] = configSchemas()): string {
     exports[`v${key}`] = key;
   }
   const code = (standaloneCode as unknown as typeof standaloneCode.default)(ajv, exports);
-  const entries = Object.entries(exports).filter(([name]) => name !== 'metaSchemaValidator').map(([name, key]) => `[${JSON.stringify(key)}, ${name}]`);
+  const entries = Object.entries(exports)
+    .filter(([name]) => name !== 'metaSchemaValidator')
+    .map(([name, key]) => `[${JSON.stringify(key)}, ${name}]`);
   return `${code}\nexport const configValidators = new Map([${entries.join(', ')}]);\n`;
 }

@@ -16,7 +16,10 @@ export function explainRoute(opts: EngineOptions, id: string): { ok: boolean; te
   const { routes, diagnostics, values } = loadForListing(opts);
   const route = routes.find((r) => r.id === id);
   if (!route) {
-    const ids = routes.map((r) => r.id).sort().join(', ');
+    const ids = routes
+      .map((r) => r.id)
+      .sort()
+      .join(', ');
     const why = diagnostics.some(isError) ? '; `engine lint` says why a route did not load' : '';
     return { ok: false, text: `no route '${id}' is loaded (routes: ${ids || 'none'})${why}\n` };
   }
@@ -24,31 +27,50 @@ export function explainRoute(opts: EngineOptions, id: string): { ok: boolean; te
   return { ok: true, text: explainText(routeInheritance(route, values, resolve('.'))) };
 }
 
-export function explainText(r: RouteInheritance): string {
+function explainText(r: RouteInheritance): string {
   const out: string[] = [`route ${r.id} (${r.file})`];
   const c = r.connector;
-  out.push(!c ? 'connector: none'
-    : `connector: ${c.id} (${c.from ? `from the connector document ${c.from}` : c.property ? `values property ${c.property}` : 'named by the route'})`);
-  out.push(r.values
-    ? `values: ${r.values.name} (${r.values.from ? `from the connector document ${r.values.from}` : 'named by the route'})`
-    : 'values: none');
+  out.push(
+    !c
+      ? 'connector: none'
+      : `connector: ${c.id} (${c.from ? `from the connector document ${c.from}` : c.property ? `values property ${c.property}` : 'named by the route'})`,
+  );
+  out.push(
+    r.values
+      ? `values: ${r.values.name} (${r.values.from ? `from the connector document ${r.values.from}` : 'named by the route'})`
+      : 'values: none',
+  );
   for (const p of r.clients) {
-    if (!p.file) { out.push(`client ${p.name}: not found`); continue; }
+    if (!p.file) {
+      out.push(`client ${p.name}: not found`);
+      continue;
+    }
     out.push(`client ${p.name} (${p.file}), after extends:`);
-    if (p.extends.length) out.push(`  extends ${p.extends.map((e) => `${e.name} (${e.file})`).join(', which extends ')}`);
+    if (p.extends.length)
+      out.push(`  extends ${p.extends.map((e) => `${e.name} (${e.file})`).join(', which extends ')}`);
     out.push(indent(stringify(p.settings), '    '));
     out.push('  where each setting is written:');
     for (const s of p.sources) {
-      const props = s.properties.map((x) => `{{${x.key}}} = ${x.at}${x.origin === 'values' || x.origin === 'none' ? '' : ` (${x.origin})`}`).join(', ');
+      const props = s.properties
+        .map((x) => `{{${x.key}}} = ${x.at}${x.origin === 'values' || x.origin === 'none' ? '' : ` (${x.origin})`}`)
+        .join(', ');
       out.push(`    ${s.setting}: ${s.at}${props ? ` <- ${props}` : ''}`);
     }
   }
   const h = r.onException;
-  out.push(h.handlers.length === 0
-    ? 'on-exception: none'
-    : `on-exception (${h.from ? `from the connector document ${h.from}` : "the route's own"}):`);
-  for (const x of h.handlers) out.push(`  - when ${x.when}${x.template ? ` -> ${x.template}` : ''}${x.steps ? ` (${x.steps} step(s))` : ''}`);
+  out.push(
+    h.handlers.length === 0
+      ? 'on-exception: none'
+      : `on-exception (${h.from ? `from the connector document ${h.from}` : "the route's own"}):`,
+  );
+  for (const x of h.handlers)
+    out.push(`  - when ${x.when}${x.template ? ` -> ${x.template}` : ''}${x.steps ? ` (${x.steps} step(s))` : ''}`);
   return out.join('\n') + '\n';
 }
 
-const indent = (text: string, by: string) => text.trimEnd().split('\n').map((l) => by + l).join('\n');
+const indent = (text: string, by: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');

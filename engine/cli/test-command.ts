@@ -6,10 +6,16 @@ import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { simulating, type CliExtension } from './extensions.ts';
 
-interface TestOpts { values: string; secrets?: string; filter?: string; reporter: 'text' | 'json' }
+interface TestOpts {
+  values: string;
+  secrets?: string;
+  filter?: string;
+  reporter: 'text' | 'json';
+}
 
 export function registerTestCommand(program: Command, extensions: CliExtension[]): void {
-  program.command('test')
+  program
+    .command('test')
     .argument('[dirs...]', 'test files, or folders searched for tests/*.yaml', ['routes'])
     .description('run the route tests (routes/<connector>/tests/*.yaml) against stub vendors; exits 1 on any failure')
     .option('--values <dir>', 'values directory', 'values')
@@ -22,7 +28,10 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
       const started = performance.now();
       const simulators = simulating(extensions);
       const results = await runRouteTests({
-        paths: dirs, valuesDir: o.values, secretsDir: o.secrets, filter: o.filter,
+        paths: dirs,
+        valuesDir: o.values,
+        secretsDir: o.secrets,
+        filter: o.filter,
         // the simulators only for files that ask for them (simulators: true)
         simulators,
         extensions: extensions.filter((x) => x !== simulators),
@@ -31,10 +40,14 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
       const ms = performance.now() - started;
       process.stdout.write((o.reporter === 'json' ? jsonReport(results, ms) : summary(results, ms)) + '\n');
       process.exitCode = results.some((r) => !r.ok) ? 1 : results.length ? 0 : 1;
-      if (!results.length && o.reporter === 'text') process.stderr.write(`engine test: no test cases found under ${dirs.join(', ')}${o.filter ? ` matching '${o.filter}'` : ''}\n`);
+      if (!results.length && o.reporter === 'text')
+        process.stderr.write(
+          `engine test: no test cases found under ${dirs.join(', ')}${o.filter ? ` matching '${o.filter}'` : ''}\n`,
+        );
     });
 
-  program.command('test-schema')
+  program
+    .command('test-schema')
     .description('write the JSON Schema of route test files (for editors)')
     .option('--out <file>', 'output file', 'schemas/route-test.schema.json')
     .action(async (o: { out: string }) => {

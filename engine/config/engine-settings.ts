@@ -73,8 +73,15 @@ export const ENGINE_DEFAULTS: EngineSettings = {
   // within it from 0.4 Mbit/s up, a body at the batch route's 16 MiB body-limit from 4.5 Mbit/s up;
   // Node's own 300 s let a client that dribbles its body hold a connection five minutes
   server: {
-    port: 8080, host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, trustProxy: [], shutdownTimeout: 10_000,
-    requestTimeout: 30_000, headersTimeout: 10_000, maxConnections: 1024,
+    port: 8080,
+    host: '127.0.0.1',
+    bodyLimit: 1024 * 1024,
+    jsonDepthLimit: 64,
+    trustProxy: [],
+    shutdownTimeout: 10_000,
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    maxConnections: 1024,
   },
   expressions: { timeout: 1000, maxDepth: 500, maxRange: 100_000 },
   console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
@@ -95,11 +102,24 @@ export const engineSettingsSchema = {
         host: { type: 'string', minLength: 1, description: 'listen address' },
         bodyLimit: int(1, 'largest request body, bytes'),
         jsonDepthLimit: { ...int(1, 'deepest nesting of a JSON request body'), maximum: 1000 },
-        trustProxy: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'proxies whose X-Forwarded-For is trusted (addresses or CIDRs)' },
+        trustProxy: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description: 'proxies whose X-Forwarded-For is trusted (addresses or CIDRs)',
+        },
         shutdownTimeout: int(0, 'time allowed to in-flight exchanges at shutdown, ms'),
-        requestTimeout: int(1, 'longest time to receive a whole request, headers and body, ms (default 30000); past it: 408, connection closed'),
-        headersTimeout: int(1, 'longest time to receive the headers of a request, ms (default 10000, or requestTimeout when that is shorter; at most requestTimeout)'),
-        maxConnections: int(1, 'most open client connections, idle keep-alive ones included (default 1024); more are closed as they arrive'),
+        requestTimeout: int(
+          1,
+          'longest time to receive a whole request, headers and body, ms (default 30000); past it: 408, connection closed',
+        ),
+        headersTimeout: int(
+          1,
+          'longest time to receive the headers of a request, ms (default 10000, or requestTimeout when that is shorter; at most requestTimeout)',
+        ),
+        maxConnections: int(
+          1,
+          'most open client connections, idle keep-alive ones included (default 1024); more are closed as they arrive',
+        ),
       },
     },
     expressions: {
@@ -116,10 +136,21 @@ export const engineSettingsSchema = {
       additionalProperties: false,
       description: 'the browser console under /console/ (docs/console.md)',
       properties: {
-        enabled: { type: 'boolean', description: 'serve the console and record exchanges (default: on in a simulated environment, off elsewhere)' },
+        enabled: {
+          type: 'boolean',
+          description: 'serve the console and record exchanges (default: on in a simulated environment, off elsewhere)',
+        },
         exchanges: { ...int(1, 'exchanges the console keeps, newest first (default 200)'), maximum: 100_000 },
-        bodyLimit: { ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'), maximum: 1_000_000 },
-        allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'host names the console answers to besides loopback and the listen address (name or name:port); any other Host is refused with 403' },
+        bodyLimit: {
+          ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'),
+          maximum: 1_000_000,
+        },
+        allowedHosts: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          description:
+            'host names the console answers to besides loopback and the listen address (name or name:port); any other Host is refused with 403',
+        },
       },
     },
     store: {
@@ -131,22 +162,42 @@ export const engineSettingsSchema = {
           type: 'object',
           additionalProperties: false,
           properties: {
-            url: { type: 'string', description: "redis:// or rediss:// URL ('' = memory); credentials belong in ENGINE_STORE_REDIS_URL, not here" },
+            url: {
+              type: 'string',
+              description:
+                "redis:// or rediss:// URL ('' = memory); credentials belong in ENGINE_STORE_REDIS_URL, not here",
+            },
             prefix: { type: 'string', description: 'prefix of every key the engine writes' },
             commandTimeout: int(1, 'longest wait for one Redis command, ms (past it: the outage policy of the use)'),
           },
         },
-        inFlightTimeout: int(1, 'how long an exchange may hold an in-flight claim before another replica may take it, ms'),
+        inFlightTimeout: int(
+          1,
+          'how long an exchange may hold an in-flight claim before another replica may take it, ms',
+        ),
       },
     },
   },
 } as const;
 
 /** The settings with defaults filled in, and the problems of the section (positions from `src`). */
-export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: EngineSettings; diagnostics: Diagnostic[] } {
-  const diagnostics = src ? checkConfig(raw ?? {}, engineSettingsSchema as unknown as Record<string, unknown>, src, ['engine'], 'engine settings') : [];
+export function readEngineSettings(
+  raw: unknown,
+  src?: YamlSource,
+): { settings: EngineSettings; diagnostics: Diagnostic[] } {
+  const diagnostics = src
+    ? checkConfig(
+        raw ?? {},
+        engineSettingsSchema as unknown as Record<string, unknown>,
+        src,
+        ['engine'],
+        'engine settings',
+      )
+    : [];
   const v = (raw && typeof raw === 'object' ? raw : {}) as {
-    server?: Partial<ServerSettings>; expressions?: Partial<ExpressionSettings>; console?: Partial<ConsoleSettings>;
+    server?: Partial<ServerSettings>;
+    expressions?: Partial<ExpressionSettings>;
+    console?: Partial<ConsoleSettings>;
     store?: { redis?: { url?: string; prefix?: string; commandTimeout?: number }; inFlightTimeout?: number };
   };
   const settings: EngineSettings = {
@@ -158,7 +209,10 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
   if (src && Array.isArray(v.console?.allowedHosts)) {
     v.console.allowedHosts.forEach((h, i) => {
       const why = typeof h === 'string' ? allowedHostError(h) : undefined;
-      if (why) diagnostics.push(diagAt(src, ['engine', 'console', 'allowedHosts', i], `engine.console.allowedHosts[${i}]: ${why}`));
+      if (why)
+        diagnostics.push(
+          diagAt(src, ['engine', 'console', 'allowedHosts', i], `engine.console.allowedHosts[${i}]: ${why}`),
+        );
     });
   }
   // the schema says strings; each must be an address or CIDR too (the gateway's per-IP limits read them)
@@ -166,14 +220,21 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
   if (src && Array.isArray(proxies)) {
     proxies.forEach((p, i) => {
       const t = typeof p === 'string' && p !== '' ? parseProxy(p) : undefined;
-      if (typeof t === 'string') diagnostics.push(diagAt(src, ['engine', 'server', 'trustProxy', i], `engine.server.trustProxy: ${t}`));
+      if (typeof t === 'string')
+        diagnostics.push(diagAt(src, ['engine', 'server', 'trustProxy', i], `engine.server.trustProxy: ${t}`));
     });
   }
   const server = settings.server;
   // node:http refuses a header deadline past the request's: unset, it follows a shorter requestTimeout
   if (server.headersTimeout > server.requestTimeout) {
     if (src && v.server?.headersTimeout !== undefined) {
-      diagnostics.push(diagAt(src, ['engine', 'server', 'headersTimeout'], `engine.server.headersTimeout (${server.headersTimeout} ms) must not be longer than engine.server.requestTimeout (${server.requestTimeout} ms)`));
+      diagnostics.push(
+        diagAt(
+          src,
+          ['engine', 'server', 'headersTimeout'],
+          `engine.server.headersTimeout (${server.headersTimeout} ms) must not be longer than engine.server.requestTimeout (${server.requestTimeout} ms)`,
+        ),
+      );
     }
     server.headersTimeout = server.requestTimeout;
   }
@@ -181,16 +242,32 @@ export function readEngineSettings(raw: unknown, src?: YamlSource): { settings: 
     const r = v.store.redis;
     // environment files hold no secrets: a password in the URL is refused, not merely logged
     if (src && typeof r?.url === 'string' && hasPassword(r.url)) {
-      diagnostics.push(diagAt(src, ['engine', 'store', 'redis', 'url'], 'engine.store.redis.url: a Redis password is a secret; set the whole URL in the process environment as ENGINE_STORE_REDIS_URL instead'));
+      diagnostics.push(
+        diagAt(
+          src,
+          ['engine', 'store', 'redis', 'url'],
+          'engine.store.redis.url: a Redis password is a secret; set the whole URL in the process environment as ENGINE_STORE_REDIS_URL instead',
+        ),
+      );
     }
     settings.store = {
       inFlightTimeout: v.store.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
-      redis: r?.url ? { url: r.url, prefix: r.prefix ?? STORE_DEFAULTS.prefix, commandTimeout: r.commandTimeout ?? STORE_DEFAULTS.commandTimeout } : undefined,
+      redis: r?.url
+        ? {
+            url: r.url,
+            prefix: r.prefix ?? STORE_DEFAULTS.prefix,
+            commandTimeout: r.commandTimeout ?? STORE_DEFAULTS.commandTimeout,
+          }
+        : undefined,
     };
   }
   return { settings, diagnostics };
 }
 
 function hasPassword(url: string): boolean {
-  try { return new URL(url).password !== ''; } catch { return false; }
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
 }

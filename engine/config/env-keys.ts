@@ -66,7 +66,10 @@ export class EnvKeys {
     }
     if (environmentKeys && key in environmentKeys) {
       const v = environmentKeys[key];
-      return { value: this.simulator(String(v)), source: v.startsWith(SIMULATOR_PREFIX) ? 'simulator' : 'environment-file' };
+      return {
+        value: this.simulator(String(v)),
+        source: v.startsWith(SIMULATOR_PREFIX) ? 'simulator' : 'environment-file',
+      };
     }
     return undefined;
   }

@@ -30,17 +30,20 @@ export function checkEnvironment(values: ValuesSet): Diagnostic[] {
   const src = values.environment.source;
   const props = isMap(src?.value) ? src.value.properties : undefined;
   if (!src || props === undefined || props === null) return [];
-  if (!isMap(props)) return [diagAt(src, ['properties'], "'properties' must be a map: a values file name (or '*'), then property: value")];
+  if (!isMap(props))
+    return [
+      diagAt(src, ['properties'], "'properties' must be a map: a values file name (or '*'), then property: value"),
+    ];
   const files = [...values.files.values()];
   // a scope is a full name (`v2/payment-v2`) or a base name, which may name several files
   const byName = new Map<string, ValuesFile[]>();
   for (const vf of files) {
-    for (const n of new Set([vf.name, vf.name.split('/').pop()!])) byName.set(n, [...byName.get(n) ?? [], vf]);
+    for (const n of new Set([vf.name, vf.name.split('/').pop()!])) byName.set(n, [...(byName.get(n) ?? []), vf]);
   }
   const facts = new Map<ValuesFile, ScopeFacts>();
   const factsFor = (vf: ValuesFile): ScopeFacts => {
     let f = facts.get(vf);
-    if (!f) facts.set(vf, f = factsOf(vf));
+    if (!f) facts.set(vf, (f = factsOf(vf)));
     return f;
   };
   const diags: Diagnostic[] = [];
@@ -50,7 +53,9 @@ export function checkEnvironment(values: ValuesSet): Diagnostic[] {
     if (!targets) {
       const names = [...byName.keys()];
       const hint = suggestion(scope, names) || `; values files: ${files.map((f) => f.name).join(', ')}`;
-      diags.push(diagAt(src, at, `there is no values file '${scope}': its properties would change nothing${hint}`, true));
+      diags.push(
+        diagAt(src, at, `there is no values file '${scope}': its properties would change nothing${hint}`, true),
+      );
       continue;
     }
     if (over === null) continue; // every entry commented out
@@ -64,7 +69,14 @@ export function checkEnvironment(values: ValuesSet): Diagnostic[] {
         // applied only to the files that have it (values.ts), so one must
         if (files.some((vf) => hasOwn(vf.tree, key))) continue;
         const all = files.flatMap((vf) => [...factsFor(vf).keys]);
-        diags.push(diagAt(src, where, `'${key}' under '*' would change nothing: no values file has it${suggestion(key, all)}`, true));
+        diags.push(
+          diagAt(
+            src,
+            where,
+            `'${key}' under '*' would change nothing: no values file has it${suggestion(key, all)}`,
+            true,
+          ),
+        );
         continue;
       }
       for (const vf of targets) {

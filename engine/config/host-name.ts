@@ -4,7 +4,10 @@
 
 import { isIPv6 } from 'node:net';
 
-export interface HostName { name: string; port?: number }
+export interface HostName {
+  name: string;
+  port?: number;
+}
 
 /**
  * `name`, `name:port`, `[v6]`, `[v6]:port` (or a bare IPv6 address), lower-cased; undefined when it is none
@@ -22,6 +25,7 @@ export function parseHost(text: string): HostName | undefined {
 
 /** The problem with one `engine.console.allowedHosts` entry, or undefined. */
 export function allowedHostError(entry: string): string | undefined {
-  return parseHost(entry) ? undefined : `'${entry.slice(0, 100)}' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path`;
+  return parseHost(entry)
+    ? undefined
+    : `'${entry.slice(0, 100)}' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path`;
 }
-

@@ -19,7 +19,13 @@ export interface PlaceholderUse {
  * Returns a copy of `value` with placeholders resolved, and every problem as a diagnostic; an
  * unresolvable placeholder is left as written so the rest of the file can still be checked.
  */
-export function resolvePlaceholders(value: unknown, values: ValuesFile | undefined, src: YamlSource, uses: PlaceholderUse[] = [], valuesGoTo = 'the route'): { value: unknown; diagnostics: Diagnostic[] } {
+export function resolvePlaceholders(
+  value: unknown,
+  values: ValuesFile | undefined,
+  src: YamlSource,
+  uses: PlaceholderUse[] = [],
+  valuesGoTo = 'the route',
+): { value: unknown; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
   const FAILED = Symbol('failed');
   const visit = (v: unknown, path: YamlPath): unknown => {
@@ -36,18 +42,25 @@ export function resolvePlaceholders(value: unknown, values: ValuesFile | undefin
     uses.push({ key, path });
     values?.placeholderKeys.add(key);
     if (!values) {
-      diags.push(diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to ${valuesGoTo}`));
+      diags.push(
+        diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to ${valuesGoTo}`),
+      );
       return FAILED;
     }
     if (!values.has(key)) {
-      diags.push(diagAt(src, path, `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`));
+      diags.push(
+        diagAt(src, path, `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`),
+      );
       return FAILED;
     }
     const at = { file: src.file, ...locate(src, path) };
     try {
       return values.get(key, at);
     } catch (e) {
-      if (e instanceof DiagnosticError) { diags.push(...e.diagnostics); return FAILED; }
+      if (e instanceof DiagnosticError) {
+        diags.push(...e.diagnostics);
+        return FAILED;
+      }
       throw e;
     }
   };
@@ -72,20 +85,40 @@ export function resolvePlaceholders(value: unknown, values: ValuesFile | undefin
  * as text, as inside a longer string of a route. Every problem is a diagnostic at its line and
  * column in `file`; an unresolved placeholder is left as written.
  */
-export function resolveTextPlaceholders(text: string, values: ValuesFile | undefined, file: string, onKey: (key: string) => void = () => {}): { text: string; diagnostics: Diagnostic[] } {
+export function resolveTextPlaceholders(
+  text: string,
+  values: ValuesFile | undefined,
+  file: string,
+  onKey: (key: string) => void = () => {},
+): { text: string; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   if (!text.includes('{{')) return { text, diagnostics };
   const out = text.replace(PLACEHOLDER, (all, key: string, offset: number) => {
     const at = { file, ...textPosition(text, offset) };
     onKey(key);
     values?.placeholderKeys.add(key);
-    if (!values) { diagnostics.push({ ...at, message: `placeholder '{{${key}}}' needs a values file: the route that names this file has none` }); return all; }
-    if (!values.has(key)) { diagnostics.push({ ...at, message: `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}` }); return all; }
+    if (!values) {
+      diagnostics.push({
+        ...at,
+        message: `placeholder '{{${key}}}' needs a values file: the route that names this file has none`,
+      });
+      return all;
+    }
+    if (!values.has(key)) {
+      diagnostics.push({
+        ...at,
+        message: `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`,
+      });
+      return all;
+    }
     try {
       const r = values.get(key, at);
       return r === undefined || r === null ? '' : Array.isArray(r) ? r.join(',') : String(r);
     } catch (e) {
-      if (e instanceof DiagnosticError) { diagnostics.push(...e.diagnostics); return all; }
+      if (e instanceof DiagnosticError) {
+        diagnostics.push(...e.diagnostics);
+        return all;
+      }
       throw e;
     }
   });

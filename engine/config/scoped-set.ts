@@ -53,7 +53,9 @@ export function routePlaceholders(paths: string[]): Map<string, Set<string>> {
     try {
       const doc = parse(text);
       return doc && typeof doc === 'object' && !Array.isArray(doc) ? { text, doc } : undefined;
-    } catch { return undefined; }
+    } catch {
+      return undefined;
+    }
   };
   /** The values a route without its own takes: those of the connector document of its folder. */
   const folderValues = new Map<string, string | undefined>();
@@ -62,7 +64,10 @@ export function routePlaceholders(paths: string[]): Map<string, Set<string>> {
       let name: string | undefined;
       for (const e of existsSync(dir) ? readdirSync(dir).sort() : []) {
         const f = read(join(dir, e));
-        if (f && 'clients' in f.doc && typeof f.doc.values === 'string') { name = f.doc.values; break; }
+        if (f && 'clients' in f.doc && typeof f.doc.values === 'string') {
+          name = f.doc.values;
+          break;
+        }
       }
       folderValues.set(dir, name);
     }
@@ -70,11 +75,15 @@ export function routePlaceholders(paths: string[]): Map<string, Set<string>> {
   };
   const visit = (p: string): void => {
     if (!existsSync(p)) return;
-    if (statSync(p).isDirectory()) { for (const e of readdirSync(p)) visit(join(p, e)); return; }
+    if (statSync(p).isDirectory()) {
+      for (const e of readdirSync(p)) visit(join(p, e));
+      return;
+    }
     const f = read(p);
     if (!f) return;
     const own = f.doc.values;
-    const name = typeof own === 'string' ? own : own === undefined && 'from' in f.doc ? connectorValues(dirname(p)) : undefined;
+    const name =
+      typeof own === 'string' ? own : own === undefined && 'from' in f.doc ? connectorValues(dirname(p)) : undefined;
     if (name !== undefined) add(name, f.text);
   };
   for (const p of paths) visit(p);
@@ -114,7 +123,8 @@ export function scopedSetProblem(key: string, f: ScopeFacts): string | undefined
   if (f.keys.has(child)) return `'${child}' is a value, not a map: '${key}' cannot be added below it${hint}`;
   // a new entry of the map `parent`, unless its name is a slip of an existing entry's
   const siblings = new Set<string>();
-  for (const k of [...f.keys, ...f.maps]) if (k.startsWith(parent + '.')) siblings.add(k.slice(parent.length + 1).split('.')[0]);
+  for (const k of [...f.keys, ...f.maps])
+    if (k.startsWith(parent + '.')) siblings.add(k.slice(parent.length + 1).split('.')[0]);
   const typo = [...siblings].find((s) => s !== parts[i] && slipOf(parts[i], s));
   if (!typo) return undefined;
   return `no property '${key}'; did you mean '${[parent, typo, ...parts.slice(i + 1)].join('.')}'?`;

@@ -36,7 +36,14 @@ export class ValuesFile {
   /** keys loaded documents' {{placeholders}} asked for, known or not (environment-check.ts) */
   readonly placeholderKeys = new Set<string>();
   /** `tree`: the file as parsed, before any override: what an environment's overrides are checked against */
-  constructor(readonly name: string, readonly file: string, private keys: EnvKeys, private lenient: boolean, readonly tree: unknown = {}, private source?: YamlSource) {}
+  constructor(
+    readonly name: string,
+    readonly file: string,
+    private keys: EnvKeys,
+    private lenient: boolean,
+    readonly tree: unknown = {},
+    private source?: YamlSource,
+  ) {}
 
   /** Where a property's value (or item `item` of a list value) was set, for a diagnostic about it. */
   where(key: string, item?: number): UsedAt {
@@ -77,10 +84,14 @@ export class ValuesFile {
       if (r) return r.value;
       if (this.lenient) return `<unresolved:${envKey}>`;
       const where = usedAt ?? { file: p.file, line: p.line, col: p.col };
-      throw new DiagnosticError([{
-        file: where.file, line: where.line, col: where.col,
-        message: `environmental key '${envKey}' is not set (property '${key}' of ${this.file}:${p.line}); ${EnvKeys.howToSet(envKey)}`,
-      }]);
+      throw new DiagnosticError([
+        {
+          file: where.file,
+          line: where.line,
+          col: where.col,
+          message: `environmental key '${envKey}' is not set (property '${key}' of ${this.file}:${p.line}); ${EnvKeys.howToSet(envKey)}`,
+        },
+      ]);
     };
     if (whole) return resolveOne(whole[1]);
     return p.value.replace(ENV_REF, (_, k: string) => resolveOne(k));
@@ -122,7 +133,11 @@ export interface EnvironmentFile {
 
 export class ValuesSet {
   readonly files = new Map<string, ValuesFile>();
-  constructor(readonly keys: EnvKeys, readonly environment: EnvironmentFile, readonly dir: string) {}
+  constructor(
+    readonly keys: EnvKeys,
+    readonly environment: EnvironmentFile,
+    readonly dir: string,
+  ) {}
 
   /** By full name (`v2/payment-v2`) or base name (`payment-v2`). */
   find(name: string): ValuesFile | undefined {
@@ -138,7 +153,11 @@ export class ValuesSet {
 }
 
 /** Flattens nested maps into dotted keys; arrays and scalars are leaves. */
-export function flatten(value: unknown, prefix: YamlPath = [], out: [string, unknown, YamlPath][] = []): [string, unknown, YamlPath][] {
+export function flatten(
+  value: unknown,
+  prefix: YamlPath = [],
+  out: [string, unknown, YamlPath][] = [],
+): [string, unknown, YamlPath][] {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) flatten(v, [...prefix, k], out);
   } else if (prefix.length) {
@@ -159,25 +178,51 @@ function walk(dir: string, suffix: string, out: string[] = []): string[] {
 }
 
 export function loadEnvironment(dir: string, env: string | undefined): EnvironmentFile {
-  const empty: EnvironmentFile = { name: env ?? 'default', keys: {}, properties: {}, simulated: false, engine: readEngineSettings(undefined).settings };
+  const empty: EnvironmentFile = {
+    name: env ?? 'default',
+    keys: {},
+    properties: {},
+    simulated: false,
+    engine: readEngineSettings(undefined).settings,
+  };
   if (!env) return empty;
   const file = join(dir, 'environments', `${env}.yaml`);
   if (!existsSync(file)) {
-    const avail = walk(join(dir, 'environments'), '.yaml').map((f) => f.split(sep).pop()!.replace(/\.yaml$/, ''));
-    throw new DiagnosticError([{ file, line: 1, col: 1, message: `environment '${env}' has no file; environments: ${avail.join(', ') || 'none'}` }]);
+    const avail = walk(join(dir, 'environments'), '.yaml').map((f) =>
+      f
+        .split(sep)
+        .pop()!
+        .replace(/\.yaml$/, ''),
+    );
+    throw new DiagnosticError([
+      {
+        file,
+        line: 1,
+        col: 1,
+        message: `environment '${env}' has no file; environments: ${avail.join(', ') || 'none'}`,
+      },
+    ]);
   }
   const src = parseYamlFile(file);
   const v = (src.value ?? {}) as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   for (const k of Object.keys(v)) {
-    if (!['keys', 'properties', 'simulated', 'engine'].includes(k)) diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, simulated, engine`, true));
+    if (!['keys', 'properties', 'simulated', 'engine'].includes(k))
+      diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, simulated, engine`, true));
   }
   const keys = (v.keys ?? {}) as Record<string, unknown>;
   const simulated = v.simulated === true;
   for (const [k, val] of Object.entries(keys)) {
     // a simulated environment's credentials are the simulators' published demo values
     if (isSecretKey(k) && !String(val).startsWith(SIMULATOR_PREFIX) && !simulated) {
-      diags.push(diagAt(src, ['keys', k], `'${k}' is a secret: put it in the --secrets directory or the process environment, not in an environment file`, true));
+      diags.push(
+        diagAt(
+          src,
+          ['keys', k],
+          `'${k}' is a secret: put it in the --secrets directory or the process environment, not in an environment file`,
+          true,
+        ),
+      );
     }
   }
   const engine = readEngineSettings(v.engine, src);
@@ -199,7 +244,11 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
  * file). An unscoped name that is neither a property of some values file nor an environmental key
  * some values file refers to would change nothing: a typo, refused rather than ignored.
  */
-function splitSet(set: Record<string, string>, knownProps: Set<string>, knownKeys: Set<string>): { keys: Record<string, string>; props: [string | undefined, string, string][]; unknown: Diagnostic[] } {
+function splitSet(
+  set: Record<string, string>,
+  knownProps: Set<string>,
+  knownKeys: Set<string>,
+): { keys: Record<string, string>; props: [string | undefined, string, string][]; unknown: Diagnostic[] } {
   const keys: Record<string, string> = {};
   const props: [string | undefined, string, string][] = [];
   const unknown: Diagnostic[] = [];
@@ -210,9 +259,12 @@ function splitSet(set: Record<string, string>, knownProps: Set<string>, knownKey
     else if (knownKeys.has(k)) keys[k] = v;
     else {
       unknown.push({
-        file: '--set', line: 1, col: 1,
-        message: `'${k}' is neither a property of a values file nor an environmental key they use${suggestion(k, [...knownProps, ...knownKeys])}. `
-          + `To add a property a values file does not have, scope it to the file: --set <file>:${k}=VALUE`,
+        file: '--set',
+        line: 1,
+        col: 1,
+        message:
+          `'${k}' is neither a property of a values file nor an environmental key they use${suggestion(k, [...knownProps, ...knownKeys])}. ` +
+          `To add a property a values file does not have, scope it to the file: --set <file>:${k}=VALUE`,
       });
     }
   }
@@ -236,7 +288,8 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     try {
       parsed.push([file, parseYamlFile(file)]);
     } catch (e) {
-      if (e instanceof DiagnosticError) diags.push(...e.diagnostics); else throw e;
+      if (e instanceof DiagnosticError) diags.push(...e.diagnostics);
+      else throw e;
     }
   }
   if (diags.length) throw new DiagnosticError(diags);
@@ -249,7 +302,8 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     }
   }
   for (const over of Object.values(environment.properties)) {
-    for (const [, v] of flatten(over)) if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) referenced.add(m[1]);
+    for (const [, v] of flatten(over))
+      if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) referenced.add(m[1]);
   }
   const { keys: setKeys, props: setProps, unknown } = splitSet(opts.set ?? {}, known, referenced);
   if (unknown.length) throw new DiagnosticError(unknown);
@@ -261,10 +315,15 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
   });
   const set = new ValuesSet(envKeys, environment, opts.dir);
   // the routes' placeholders matter only to a scoped --set: their files are not read otherwise
-  const placeholders = setProps.some(([scope]) => scope) ? routePlaceholders(opts.routes ?? []) : new Map<string, Set<string>>();
+  const placeholders = setProps.some(([scope]) => scope)
+    ? routePlaceholders(opts.routes ?? [])
+    : new Map<string, Set<string>>();
   const unknownScoped: Diagnostic[] = [];
   for (const [file, src] of parsed) {
-    const name = relative(opts.dir, file).split(sep).join('/').replace(/\.values\.yaml$/, '');
+    const name = relative(opts.dir, file)
+      .split(sep)
+      .join('/')
+      .replace(/\.values\.yaml$/, '');
     const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient, src.value, src);
     for (const [k, v, path] of flatten(src.value)) {
       const { line, col } = locate(src, path);
@@ -283,7 +342,11 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
     let facts: ScopeFacts | undefined;
     const factsOf = (): ScopeFacts => {
       if (!facts) {
-        facts = scopeFacts(new Set(vf.keysList()), src.value, new Set([...placeholders.get(name) ?? [], ...placeholders.get(base) ?? []]));
+        facts = scopeFacts(
+          new Set(vf.keysList()),
+          src.value,
+          new Set([...(placeholders.get(name) ?? []), ...(placeholders.get(base) ?? [])]),
+        );
       }
       return facts;
     };
@@ -292,7 +355,12 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
       if (!scope && !vf.has(k)) continue;
       const problem = scope ? scopedSetProblem(k, factsOf()) : undefined;
       if (problem) {
-        unknownScoped.push({ file: '--set', line: 1, col: 1, message: `'${scope}:${k}' would change nothing in ${vf.file}: ${problem}` });
+        unknownScoped.push({
+          file: '--set',
+          line: 1,
+          col: 1,
+          message: `'${scope}:${k}' would change nothing in ${vf.file}: ${problem}`,
+        });
         continue;
       }
       vf.set(k, coerce(v), { file: '--set', line: 1, col: 1, origin: 'set' });
@@ -302,10 +370,14 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
   // a scope naming no values file would change nothing: a typo, refused like an unknown name
   const names = [...set.files.keys()];
   const bases = names.map((n) => n.split('/').pop()!);
-  const badScopes = setProps.filter(([scope]) => scope && !names.includes(scope) && !bases.includes(scope)).map(([scope, k]): Diagnostic => ({
-    file: '--set', line: 1, col: 1,
-    message: `'${scope}:${k}': there is no values file '${scope}'${suggestion(scope!, [...names, ...bases])}`,
-  }));
+  const badScopes = setProps
+    .filter(([scope]) => scope && !names.includes(scope) && !bases.includes(scope))
+    .map(([scope, k]): Diagnostic => ({
+      file: '--set',
+      line: 1,
+      col: 1,
+      message: `'${scope}:${k}': there is no values file '${scope}'${suggestion(scope!, [...names, ...bases])}`,
+    }));
   if (badScopes.length || unknownScoped.length) throw new DiagnosticError([...badScopes, ...unknownScoped]);
   return set;
 }

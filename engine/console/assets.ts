@@ -25,7 +25,11 @@ const packageRoot = (function up(dir: string): string {
 const fromBuild = relative(packageRoot, here).split(sep)[0] === 'dist';
 const built = join(packageRoot, 'dist', 'console');
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
 const typeOf = (name: string) => TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
 
 // process-wide on purpose: the page is the package's own files, the same for every engine
@@ -33,20 +37,28 @@ let loading: Promise<ConsoleAssets> | undefined;
 
 /** The assets, loaded or bundled once per process. */
 export function consoleAssets(): Promise<ConsoleAssets> {
-  return (loading ??= load().catch((e) => { loading = undefined; throw e; }));
+  return (loading ??= load().catch((e) => {
+    loading = undefined;
+    throw e;
+  }));
 }
 
 async function load(): Promise<ConsoleAssets> {
   if (fromBuild) {
-    if (!existsSync(join(built, 'index.html'))) throw new Error(`the console's assets are missing from ${built}: run npm run build`);
+    if (!existsSync(join(built, 'index.html')))
+      throw new Error(`the console's assets are missing from ${built}: run npm run build`);
     const files = new Map<string, { type: string; body: Buffer }>();
-    for (const name of readdirSync(join(built, 'assets'))) files.set(name, { type: typeOf(name), body: readFileSync(join(built, 'assets', name)) });
+    for (const name of readdirSync(join(built, 'assets')))
+      files.set(name, { type: typeOf(name), body: readFileSync(join(built, 'assets', name)) });
     return { index: readFileSync(join(built, 'index.html'), 'utf8'), files };
   }
   // the bundler script is plain JavaScript shared with `npm run build` (console-ui/build.mjs)
-  const { bundleConsole } = await import(pathToFileURL(join(packageRoot, 'console-ui', 'build.mjs')).href) as {
+  const { bundleConsole } = (await import(pathToFileURL(join(packageRoot, 'console-ui', 'build.mjs')).href)) as {
     bundleConsole(root: string): Promise<{ index: string; files: { name: string; body: Uint8Array }[] }>;
   };
   const b = await bundleConsole(packageRoot);
-  return { index: b.index, files: new Map(b.files.map((f) => [f.name, { type: typeOf(f.name), body: Buffer.from(f.body) }])) };
+  return {
+    index: b.index,
+    files: new Map(b.files.map((f) => [f.name, { type: typeOf(f.name), body: Buffer.from(f.body) }])),
+  };
 }

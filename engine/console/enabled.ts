@@ -4,7 +4,11 @@
 export const CONSOLE_ENV = 'ENGINE_CONSOLE_ENABLED';
 
 /** Whether the console runs: the variable, else the setting, else on in a simulated environment only. */
-export function consoleEnabled(setting: boolean | undefined, simulated: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+export function consoleEnabled(
+  setting: boolean | undefined,
+  simulated: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   const v = env[CONSOLE_ENV]?.trim().toLowerCase();
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;

@@ -47,7 +47,9 @@ export class ConsoleHosts {
     try {
       const u = new URL(origin);
       if (u.protocol === 'http:' || u.protocol === 'https:') host = u.host;
-    } catch { /* refused below */ }
+    } catch {
+      /* refused below */
+    }
     if (host !== hostHeader!.trim().toLowerCase()) return `Origin '${origin.slice(0, 100)}' is not this console's`;
     return undefined;
   }

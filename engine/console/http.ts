@@ -28,8 +28,13 @@ export interface ConsoleHost {
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 /** Scripts and styles from the console's own files only; no inline code, no framing. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-const PAGE_HEADERS = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const PAGE_HEADERS = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 /** how often the stream sends route metrics while someone watches */
 const METRICS_MS = 2000;
 const HEARTBEAT_MS = 15_000;
@@ -53,34 +58,76 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
   const hostsOf = (e: RunningEngine) => new ConsoleHosts(e.host, e.services.settings.console.allowedHosts);
   let hosts = hostsOf(engine);
   /** Every console request, reads included (exchanges hold personal data), names one of its hosts. */
-  const own = (handler: Raw): Raw => (req, res, raw, correlationId) => {
-    const why = hosts.refusal(req.headers.host, req.headers.origin);
-    if (why) return writeProblem(res, new PlatformError({ kind: 'forbidden', status: 403, detail: why }), correlationId, (req.url ?? '').split('?')[0]);
-    return handler(req, res, raw, correlationId);
-  };
+  const own =
+    (handler: Raw): Raw =>
+    (req, res, raw, correlationId) => {
+      const why = hosts.refusal(req.headers.host, req.headers.origin);
+      if (why)
+        return writeProblem(
+          res,
+          new PlatformError({ kind: 'forbidden', status: 403, detail: why }),
+          correlationId,
+          (req.url ?? '').split('?')[0],
+        );
+      return handler(req, res, raw, correlationId);
+    };
   // lint gets a gateway of its own: its document handler would replace the served one's tools
-  const lint = new LintView(host.engine, () => host.extensions().filter((x) => x.name !== 'console').map((x) => (x.name === 'gateway' ? gatewayExtension() : x)));
+  const lint = new LintView(host.engine, () =>
+    host
+      .extensions()
+      .filter((x) => x.name !== 'console')
+      .map((x) => (x.name === 'gateway' ? gatewayExtension() : x)),
+  );
   const sampler = new RouteMetricsSampler(engine.services.metrics);
   const streams = new Set<ServerResponse>();
   const panels: ConsolePanel[] = host.extensions().flatMap((x) => (isContributor(x) ? x.consolePanels(engine) : []));
 
-  const json = (res: ServerResponse, a: Answer) => writeBody(res, a.status, JSON_UTF8, a.status === 204 ? '' : JSON.stringify(a.body ?? {}), http.isClosing);
+  const json = (res: ServerResponse, a: Answer) =>
+    writeBody(res, a.status, JSON_UTF8, a.status === 204 ? '' : JSON.stringify(a.body ?? {}), http.isClosing);
 
   // the page and its hashed assets
-  http.addRaw('GET', '/console/', own(async (_req, res) => {
-    const a = await consoleAssets();
-    res.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(a.index) }).end(a.index);
-  }));
-  http.addRaw('GET', '/console/assets/:name', own(async (req, res, _b, correlationId) => {
-    const a = await consoleAssets();
-    const name = decodeURIComponent((req.url ?? '').split('?')[0]!.slice('/console/assets/'.length));
-    const f = a.files.get(name);
-    if (!f) return writeProblem(res, notFound(`no console asset '${name.slice(0, 80)}'`), correlationId);
-    res.writeHead(200, { ...PAGE_HEADERS, 'content-type': f.type, 'cache-control': 'public, max-age=31536000, immutable', 'content-length': f.body.length }).end(f.body);
-  }));
+  http.addRaw(
+    'GET',
+    '/console/',
+    own(async (_req, res) => {
+      const a = await consoleAssets();
+      res
+        .writeHead(200, {
+          ...PAGE_HEADERS,
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-cache',
+          'content-length': Buffer.byteLength(a.index),
+        })
+        .end(a.index);
+    }),
+  );
+  http.addRaw(
+    'GET',
+    '/console/assets/:name',
+    own(async (req, res, _b, correlationId) => {
+      const a = await consoleAssets();
+      const name = decodeURIComponent((req.url ?? '').split('?')[0]!.slice('/console/assets/'.length));
+      const f = a.files.get(name);
+      if (!f) return writeProblem(res, notFound(`no console asset '${name.slice(0, 80)}'`), correlationId);
+      res
+        .writeHead(200, {
+          ...PAGE_HEADERS,
+          'content-type': f.type,
+          'cache-control': 'public, max-age=31536000, immutable',
+          'content-length': f.body.length,
+        })
+        .end(f.body);
+    }),
+  );
   if (host.simulated) {
     // `npm start`, then http://127.0.0.1:8080/ is the console
-    http.addRaw('GET', '/', own((_req, res) => { res.writeHead(302, { location: '/console/', 'content-length': 0 }).end(); }));
+    http.addRaw(
+      'GET',
+      '/',
+      own((_req, res) => {
+        res.writeHead(302, { location: '/console/', 'content-length': 0 }).end();
+      }),
+    );
   }
 
   // live updates: each exchange as it starts and ends, route metrics every METRICS_MS
@@ -90,50 +137,90 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
   };
   const unsubscribe = host.recorder.subscribe((e: ExchangeSummary) => send('exchange', e));
   let ticker: NodeJS.Timeout | undefined;
-  const tick = async () => { if (streams.size) send('metrics', await sampler.sample()); };
-  http.addRaw('GET', '/console/api/stream', own((_req, res, _b, correlationId) => {
-    if (streams.size >= MAX_STREAMS) return writeProblem(res, new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: `the console serves at most ${MAX_STREAMS} live streams`, headers: { 'retry-after': '10' } }), correlationId);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    res.write(`retry: 2000\n: connected\n\n`);
-    streams.add(res);
-    ticker ??= setInterval(() => { tick().catch(() => {}); }, METRICS_MS);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    // the response's close is the client going away; the request's comes as soon as its (empty)
-    // body has been read, which is before this handler runs or right after it
-    res.on('close', () => {
-      clearInterval(beat);
-      streams.delete(res);
-      if (!streams.size && ticker) { clearInterval(ticker); ticker = undefined; }
-    });
-  }));
+  const tick = async () => {
+    if (streams.size) send('metrics', await sampler.sample());
+  };
+  http.addRaw(
+    'GET',
+    '/console/api/stream',
+    own((_req, res, _b, correlationId) => {
+      if (streams.size >= MAX_STREAMS)
+        return writeProblem(
+          res,
+          new PlatformError({
+            kind: 'internal',
+            status: 503,
+            title: 'Service unavailable',
+            detail: `the console serves at most ${MAX_STREAMS} live streams`,
+            headers: { 'retry-after': '10' },
+          }),
+          correlationId,
+        );
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      });
+      res.write(`retry: 2000\n: connected\n\n`);
+      streams.add(res);
+      ticker ??= setInterval(() => {
+        tick().catch(() => {});
+      }, METRICS_MS);
+      const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      // the response's close is the client going away; the request's comes as soon as its (empty)
+      // body has been read, which is before this handler runs or right after it
+      res.on('close', () => {
+        clearInterval(beat);
+        streams.delete(res);
+        if (!streams.size && ticker) {
+          clearInterval(ticker);
+          ticker = undefined;
+        }
+      });
+    }),
+  );
 
   const api = async (method: string, path: string, query: URLSearchParams, body: unknown): Promise<Answer> => {
     const e = host.engine();
     if (method === 'GET' && path === 'overview') {
-      return { status: 200, body: {
-        environment: e.values.environment.name, simulated: host.simulated, url: e.url,
-        routes: e.routes.length, exchanges: host.recorder.capacity,
-        panels: panels.map((p) => ({ id: p.id, title: p.title })),
-        gateway: gatewayView(e, host.extensions()).available,
-      } };
+      return {
+        status: 200,
+        body: {
+          environment: e.values.environment.name,
+          simulated: host.simulated,
+          url: e.url,
+          routes: e.routes.length,
+          exchanges: host.recorder.capacity,
+          panels: panels.map((p) => ({ id: p.id, title: p.title })),
+          gateway: gatewayView(e, host.extensions()).available,
+        },
+      };
     }
     if (method === 'GET' && path === 'routes') {
       const metrics = await sampler.sample();
-      return { status: 200, body: { routes: routeViews(e, host.extensions()).map((r) => ({ ...r, metrics: metrics[r.id] ?? null })) } };
+      return {
+        status: 200,
+        body: { routes: routeViews(e, host.extensions()).map((r) => ({ ...r, metrics: metrics[r.id] ?? null })) },
+      };
     }
     if (method === 'GET' && path === 'lint') return { status: 200, body: { diagnostics: await lint.run() } };
-    if (method === 'GET' && path === 'exchanges') return { status: 200, body: { exchanges: host.recorder.list(exchangeQuery(query, host.recorder.capacity)) } };
+    if (method === 'GET' && path === 'exchanges')
+      return { status: 200, body: { exchanges: host.recorder.list(exchangeQuery(query, host.recorder.capacity)) } };
     const one = /^exchanges\/([^/]+)$/.exec(path);
     if (method === 'GET' && one) {
       const r = host.recorder.get(decodeURIComponent(one[1]!));
-      if (!r) throw notFound(`no recorded exchange '${decodeURIComponent(one[1]!).slice(0, 128)}' (the console keeps the last ${host.recorder.capacity})`);
+      if (!r)
+        throw notFound(
+          `no recorded exchange '${decodeURIComponent(one[1]!).slice(0, 128)}' (the console keeps the last ${host.recorder.capacity})`,
+        );
       return { status: 200, body: r };
     }
     if (method === 'GET' && path === 'gateway') return { status: 200, body: gatewayView(e, host.extensions()) };
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);
-      if (!e.http.serves('POST', '/mcp')) throw notFound('this engine serves no gateway (POST /mcp): none of its route folders has a tools file');
+      if (!e.http.serves('POST', '/mcp'))
+        throw notFound('this engine serves no gateway (POST /mcp): none of its route folders has a tools file');
       return { status: 200, body: { steps: await tryTool(e.url, input) } };
     }
     const p = /^panels\/([a-z0-9-]+)(?:\/(.+))?$/.exec(path);
@@ -141,7 +228,14 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
       const panel = panels.find((x) => x.id === p[1]);
       if (!panel) throw notFound(`no console panel '${p[1]}'`);
       if (p[2] === undefined) {
-        if (method !== 'GET') throw new PlatformError({ kind: 'not-found', status: 405, title: 'Method not allowed', detail: `${method} is not allowed on /console/api/${path}; allowed: GET`, headers: { allow: 'GET' } });
+        if (method !== 'GET')
+          throw new PlatformError({
+            kind: 'not-found',
+            status: 405,
+            title: 'Method not allowed',
+            detail: `${method} is not allowed on /console/api/${path}; allowed: GET`,
+            headers: { allow: 'GET' },
+          });
         return { status: 200, body: await panel.describe() };
       }
       return panel.handle(method, p[2], Object.fromEntries(query), body);
@@ -149,25 +243,32 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     throw notFound(`no console API ${method} /console/api/${path}`);
   };
 
-  const serveApi = (method: string) => async (req: IncomingMessage, res: ServerResponse, raw: string, correlationId: string) => {
-    const url = new URL(req.url ?? '/', 'http://console');
-    const refused = method === 'POST' ? notJson(req) : undefined;
-    if (refused) return writeProblem(res, refused, correlationId, url.pathname);
-    let body: unknown;
-    if (raw) {
-      try { body = JSON.parse(raw); } catch { return writeProblem(res, bad('the body is not valid JSON'), correlationId); }
-    }
-    try {
-      json(res, await api(method, url.pathname.slice('/console/api/'.length), url.searchParams, body));
-    } catch (err) {
-      if (err instanceof PlatformError) return writeProblem(res, err, correlationId, url.pathname);
-      throw err;
-    }
-  };
+  const serveApi =
+    (method: string) => async (req: IncomingMessage, res: ServerResponse, raw: string, correlationId: string) => {
+      const url = new URL(req.url ?? '/', 'http://console');
+      const refused = method === 'POST' ? notJson(req) : undefined;
+      if (refused) return writeProblem(res, refused, correlationId, url.pathname);
+      let body: unknown;
+      if (raw) {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          return writeProblem(res, bad('the body is not valid JSON'), correlationId);
+        }
+      }
+      try {
+        json(res, await api(method, url.pathname.slice('/console/api/'.length), url.searchParams, body));
+      } catch (err) {
+        if (err instanceof PlatformError) return writeProblem(res, err, correlationId, url.pathname);
+        throw err;
+      }
+    };
   for (const m of ['GET', 'POST', 'DELETE'] as const) http.addRaw(m, '/console/api/*', own(serveApi(m)));
 
   return {
-    reload: () => { hosts = hostsOf(host.engine()); },
+    reload: () => {
+      hosts = hostsOf(host.engine());
+    },
     close: () => {
       unsubscribe();
       if (ticker) clearInterval(ticker);
@@ -184,15 +285,25 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
  */
 function notJson(req: IncomingMessage): PlatformError | undefined {
   if (/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return undefined;
-  return new PlatformError({ kind: 'validation', status: 415, title: 'Unsupported media type', detail: "'content-type' must be application/json" });
+  return new PlatformError({
+    kind: 'validation',
+    status: 415,
+    title: 'Unsupported media type',
+    detail: "'content-type' must be application/json",
+  });
 }
 
 /** The exchanges list's filters; a bad one is a 400 naming it. */
-function exchangeQuery(q: URLSearchParams, capacity: number): { correlationId?: string; route?: string; status?: string; limit?: number } {
+function exchangeQuery(
+  q: URLSearchParams,
+  capacity: number,
+): { correlationId?: string; route?: string; status?: string; limit?: number } {
   const limit = q.get('limit');
-  if (limit !== null && !(/^\d{1,6}$/.test(limit) && Number(limit) >= 1)) throw bad(`'limit' must be a whole number from 1 to ${capacity}`);
+  if (limit !== null && !(/^\d{1,6}$/.test(limit) && Number(limit) >= 1))
+    throw bad(`'limit' must be a whole number from 1 to ${capacity}`);
   const status = q.get('status') || undefined;
-  if (status !== undefined && !/^(ok|error|running|[1-5]\d\d)$/.test(status)) throw bad("'status' must be ok, error, running or an HTTP status");
+  if (status !== undefined && !/^(ok|error|running|[1-5]\d\d)$/.test(status))
+    throw bad("'status' must be ok, error, running or an HTTP status");
   return {
     correlationId: q.get('correlationId') || undefined,
     route: q.get('route') || undefined,

@@ -28,7 +28,9 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
   const secretsOf = (values: ValuesSet) => compileSecrets(valuesSecrets(values));
   return {
     name: 'console',
-    get recorder() { return recorder; },
+    get recorder() {
+      return recorder;
+    },
 
     prepare({ services, lintOnly, simulated: sim }) {
       if (lintOnly || !consoleEnabled(services.settings.console.enabled, sim)) return;
@@ -47,7 +49,10 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
     start(engine) {
       if (!recorder) return;
       current = engine;
-      engine.services.tracing.detail = { bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) };
+      engine.services.tracing.detail = {
+        bodyLimit: engine.services.settings.console.bodyLimit,
+        secrets: secretsOf(engine.values),
+      };
       const m = mountConsole({ engine: () => current!, recorder, extensions: others, simulated });
       mounted = m;
       engine.services.onClose(() => m.close());
@@ -55,13 +60,19 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
 
     listening(engine) {
       if (!recorder) return;
-      engine.services.logger.info({ console: `${engine.url}/console/`, exchanges: recorder.capacity }, 'console: serving /console/');
+      engine.services.logger.info(
+        { console: `${engine.url}/console/`, exchanges: recorder.capacity },
+        'console: serving /console/',
+      );
     },
 
     reload(engine) {
       if (!recorder) return;
       current = engine;
-      engine.services.tracing.detail = { bodyLimit: engine.services.settings.console.bodyLimit, secrets: secretsOf(engine.values) };
+      engine.services.tracing.detail = {
+        bodyLimit: engine.services.settings.console.bodyLimit,
+        secrets: secretsOf(engine.values),
+      };
       mounted?.reload();
     },
   };

@@ -5,7 +5,10 @@
 
 import type { RunningEngine } from '../engine.ts';
 
-export interface PanelAnswer { status: number; body?: unknown }
+export interface PanelAnswer {
+  status: number;
+  body?: unknown;
+}
 
 export interface ConsolePanel {
   /** URL segment and page name (`simulators`) */
@@ -17,7 +20,12 @@ export interface ConsolePanel {
    * An action or a read below the panel (`GET requests?sim=acme`, `POST faults`): bad input
    * is a 400 naming the field, never a throw.
    */
-  handle(method: string, action: string, query: Record<string, string>, body: unknown): PanelAnswer | Promise<PanelAnswer>;
+  handle(
+    method: string,
+    action: string,
+    query: Record<string, string>,
+    body: unknown,
+  ): PanelAnswer | Promise<PanelAnswer>;
 }
 
 /** An extension with panels: implements this next to its EngineExtension hooks. */

@@ -48,7 +48,13 @@ export interface ExchangeRecord extends ExchangeSummary {
 }
 
 /** A kept exchange: its summary, and its spans as the SDK ended them (converted when asked for). */
-interface Kept { summary: ExchangeSummary; raw: ReadableSpan[]; order: string[]; t0: number; spans?: SpanRecord[] }
+interface Kept {
+  summary: ExchangeSummary;
+  raw: ReadableSpan[];
+  order: string[];
+  t0: number;
+  spans?: SpanRecord[];
+}
 
 export interface ExchangeQuery {
   correlationId?: string;
@@ -58,7 +64,13 @@ export interface ExchangeQuery {
   limit?: number;
 }
 
-interface Pending { record: ExchangeSummary; rootId: string; t0: number; spanIds: string[]; raw: ReadableSpan[] }
+interface Pending {
+  record: ExchangeSummary;
+  rootId: string;
+  t0: number;
+  spanIds: string[];
+  raw: ReadableSpan[];
+}
 
 const ms = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
 /** pending exchanges kept at most (spans that never end must not grow the map for ever) */
@@ -88,10 +100,18 @@ export class ExchangeRecorder implements SpanProcessor {
     if (this.pending.size >= MAX_PENDING) this.drop(this.pending.keys().next().value!);
     const t0 = ms(span.startTime);
     const record: ExchangeSummary = {
-      id, traceId: span.spanContext().traceId, correlationId: '', route: a['engine.route.id'],
+      id,
+      traceId: span.spanContext().traceId,
+      correlationId: '',
+      route: a['engine.route.id'],
       connector: typeof a['engine.connector'] === 'string' ? a['engine.connector'] : undefined,
-      source: String(a['engine.source.kind'] ?? ''), name: span.name, startedAt: Date.now(),
-      outcome: 'running', calls: 0, retries: 0, events: 0,
+      source: String(a['engine.source.kind'] ?? ''),
+      name: span.name,
+      startedAt: Date.now(),
+      outcome: 'running',
+      calls: 0,
+      retries: 0,
+      events: 0,
     };
     const pend: Pending = { record, rootId: id, t0, spanIds: [id], raw: [] };
     this.pending.set(id, pend);
@@ -106,7 +126,10 @@ export class ExchangeRecorder implements SpanProcessor {
     // only what the summary needs now: the spans are converted when someone opens the exchange
     p.raw.push(span);
     const rec = p.record;
-    if (span.kind === SpanKind.CLIENT) { rec.calls++; if (Number(span.attributes['http.request.resend_count'] ?? 0) > 0) rec.retries++; }
+    if (span.kind === SpanKind.CLIENT) {
+      rec.calls++;
+      if (Number(span.attributes['http.request.resend_count'] ?? 0) > 0) rec.retries++;
+    }
     if (span.kind === SpanKind.PRODUCER) rec.events++;
     if (id !== p.rootId) return;
     const a = span.attributes;
@@ -129,8 +152,12 @@ export class ExchangeRecorder implements SpanProcessor {
     this.emit(rec);
   }
 
-  forceFlush(): Promise<void> { return Promise.resolve(); }
-  shutdown(): Promise<void> { return Promise.resolve(); }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** Finished exchanges, newest first, filtered. */
   list(q: ExchangeQuery = {}): ExchangeSummary[] {
@@ -151,7 +178,10 @@ export class ExchangeRecorder implements SpanProcessor {
     for (let i = 1; i <= this.ring.length; i++) {
       const k = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!;
       if (k.summary.id !== idOrCorrelationId && k.summary.correlationId !== idOrCorrelationId) continue;
-      k.spans ??= treeOrder(k.raw.map((s) => toSpanRecord(s, k.t0)), k.order);
+      k.spans ??= treeOrder(
+        k.raw.map((s) => toSpanRecord(s, k.t0)),
+        k.order,
+      );
       return { ...k.summary, spans: k.spans };
     }
     return undefined;
@@ -160,7 +190,9 @@ export class ExchangeRecorder implements SpanProcessor {
   /** Calls `fn` with each exchange as it starts and as it ends; returns the unsubscribe. */
   subscribe(fn: (e: ExchangeSummary) => void): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   private drop(rootId: string): void {
@@ -174,7 +206,11 @@ export class ExchangeRecorder implements SpanProcessor {
     if (this.listeners.size === 0) return;
     const s = { ...r };
     for (const fn of this.listeners) {
-      try { fn(s); } catch { /* a listener's failure is its own */ }
+      try {
+        fn(s);
+      } catch {
+        /* a listener's failure is its own */
+      }
     }
   }
 }
@@ -203,10 +239,16 @@ function treeOrder(spans: SpanRecord[], startOrder: string[]): SpanRecord[] {
 function toSpanRecord(span: ReadableSpan, t0: number): SpanRecord {
   const start = ms(span.startTime);
   const a = span.attributes;
-  const role: SpanRecord['role'] = a['engine.route.id'] !== undefined ? 'exchange'
-    : span.kind === SpanKind.CLIENT ? 'call'
-      : span.kind === SpanKind.PRODUCER ? 'publish'
-        : a['engine.step.index'] !== undefined ? 'step' : 'span';
+  const role: SpanRecord['role'] =
+    a['engine.route.id'] !== undefined
+      ? 'exchange'
+      : span.kind === SpanKind.CLIENT
+        ? 'call'
+        : span.kind === SpanKind.PRODUCER
+          ? 'publish'
+          : a['engine.step.index'] !== undefined
+            ? 'step'
+            : 'span';
   return {
     id: span.spanContext().spanId,
     parentId: span.parentSpanContext?.spanId,
@@ -216,7 +258,11 @@ function toSpanRecord(span: ReadableSpan, t0: number): SpanRecord {
     durationMs: round(ms(span.duration)),
     failed: span.status.code === SpanStatusCode.ERROR || a['error.type'] !== undefined,
     attributes: plain(a),
-    events: span.events.map((e) => ({ name: e.name, at: round(ms(e.time) - t0), attributes: plain(e.attributes ?? {}) })),
+    events: span.events.map((e) => ({
+      name: e.name,
+      at: round(ms(e.time) - t0),
+      attributes: plain(e.attributes ?? {}),
+    })),
   };
 }
 

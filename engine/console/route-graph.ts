@@ -23,12 +23,17 @@ export interface RouteGraph {
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? v as Obj : {});
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 /** a value as written as text, its placeholders resolved by `value` */
 type Text = (v: unknown) => string | undefined;
-const textOf = (value: (key: string) => string | undefined): Text => (v) => (typeof v === 'string'
-  ? v.replace(PLACEHOLDER, (m, k: string) => value(k) ?? m)
-  : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+const textOf =
+  (value: (key: string) => string | undefined): Text =>
+  (v) =>
+    typeof v === 'string'
+      ? v.replace(PLACEHOLDER, (m, k: string) => value(k) ?? m)
+      : typeof v === 'number' || typeof v === 'boolean'
+        ? String(v)
+        : undefined;
 const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
 /**
@@ -37,14 +42,27 @@ const short = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' :
  * `handlersFrom`: the connector document whose on-exception the route took (CompiledRoute);
  * `instance`: the parameters of this instance of a route template, applied as the load did.
  */
-export function routeGraph(file: string, value: (key: string) => string | undefined = () => undefined, handlersFrom?: string, instance?: Params): RouteGraph | undefined {
+export function routeGraph(
+  file: string,
+  value: (key: string) => string | undefined = () => undefined,
+  handlersFrom?: string,
+  instance?: Params,
+): RouteGraph | undefined {
   let doc: Obj;
-  try { doc = obj(parse(readFileSync(file, 'utf8'))); } catch { return undefined; }
+  try {
+    doc = obj(parse(readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
+  }
   if (instance) doc = obj(applyParams(doc, instance));
   const str = textOf(value);
   let handlers = doc['on-exception'];
   if (handlers === undefined && handlersFrom) {
-    try { handlers = obj(parse(readFileSync(handlersFrom, 'utf8')))['on-exception']; } catch { /* changed on disk: none shown */ }
+    try {
+      handlers = obj(parse(readFileSync(handlersFrom, 'utf8')))['on-exception'];
+    } catch {
+      /* changed on disk: none shown */
+    }
   }
   const from = doc['on-exception'] === undefined && handlersFrom ? { from: handlersFrom } : {};
   return {
@@ -75,7 +93,9 @@ function sourceOf(from: Obj, str: Text): RouteGraph['source'] {
 function whenLabel(when: unknown, str: Text): string {
   if (when === undefined) return 'any error';
   if (typeof when === 'string') return short(when);
-  return Object.entries(obj(when)).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : str(v) ?? '…'}`).join('; ');
+  return Object.entries(obj(when))
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : (str(v) ?? '…')}`)
+    .join('; ');
 }
 
 function steps(list: unknown, at: string, str: Text): GraphStep[] {

@@ -16,7 +16,10 @@ export interface RouteMetricsView {
   p99?: number;
 }
 
-interface Sample { at: number; byRoute: Map<string, { requests: number; errors: number; buckets: number[] }> }
+interface Sample {
+  at: number;
+  byRoute: Map<string, { requests: number; errors: number; buckets: number[] }>;
+}
 
 type Values = { labels: Record<string, string | number>; value: number; metricName?: string }[];
 
@@ -29,11 +32,20 @@ export class RouteMetricsSampler {
   /** Takes a sample and returns each route's numbers (window: since the previous sample). */
   async sample(): Promise<Record<string, RouteMetricsView>> {
     const m = this.metrics;
-    const [req, err, lat, ret, fl] = await Promise.all([m.requests.get(), m.errors.get(), m.latency.get(), m.retries.get(), m.inFlight.get()]);
+    const [req, err, lat, ret, fl] = await Promise.all([
+      m.requests.get(),
+      m.errors.get(),
+      m.latency.get(),
+      m.retries.get(),
+      m.inFlight.get(),
+    ]);
     const now: Sample = { at: Date.now(), byRoute: new Map() };
     const entry = (route: string) => {
       let e = now.byRoute.get(route);
-      if (!e) { e = { requests: 0, errors: 0, buckets: new Array(m.latency.buckets.length + 1).fill(0) }; now.byRoute.set(route, e); }
+      if (!e) {
+        e = { requests: 0, errors: 0, buckets: new Array(m.latency.buckets.length + 1).fill(0) };
+        now.byRoute.set(route, e);
+      }
       return e;
     };
     for (const v of req.values as Values) entry(String(v.labels.route)).requests += v.value;

@@ -37,7 +37,7 @@ export interface RouteView {
  */
 const gatewayOf = (extensions: EngineExtension[]) => {
   const g = extensions.find((x) => x.name === 'gateway') as Partial<GatewayExtension> | undefined;
-  return Array.isArray(g?.tools) ? g as GatewayExtension : undefined;
+  return Array.isArray(g?.tools) ? (g as GatewayExtension) : undefined;
 };
 
 export function routeViews(engine: RunningEngine, extensions: EngineExtension[]): RouteView[] {
@@ -64,14 +64,24 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
 
 /** A values file's properties as this environment resolves them, secrets masked. */
 function shownValues(f: ValuesFile): RouteView['values'] {
-  return f.keysList().sort().map((key) => {
-    const p = f.props.get(key)!;
-    const secret = isSecretKey(key) || (typeof p.value === 'string' && [...p.value.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)].some((m) => isSecretKey(m[1]!)));
-    let v: unknown;
-    try { v = f.get(key); } catch { v = '<unset>'; }
-    const text = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
-    return { key, value: secret ? maskSecret(text) : maskText(text), origin: p.origin };
-  });
+  return f
+    .keysList()
+    .sort()
+    .map((key) => {
+      const p = f.props.get(key)!;
+      const secret =
+        isSecretKey(key) ||
+        (typeof p.value === 'string' &&
+          [...p.value.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)].some((m) => isSecretKey(m[1]!)));
+      let v: unknown;
+      try {
+        v = f.get(key);
+      } catch {
+        v = '<unset>';
+      }
+      const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+      return { key, value: secret ? maskSecret(text) : maskText(text), origin: p.origin };
+    });
 }
 
 /**
@@ -80,10 +90,15 @@ function shownValues(f: ValuesFile): RouteView['values'] {
  */
 export class LintView {
   private running?: Promise<Diagnostic[]>;
-  constructor(private engine: () => RunningEngine, private extensions: () => EngineExtension[]) {}
+  constructor(
+    private engine: () => RunningEngine,
+    private extensions: () => EngineExtension[],
+  ) {}
 
   run(): Promise<Diagnostic[]> {
-    return (this.running ??= this.lint().finally(() => { this.running = undefined; }));
+    return (this.running ??= this.lint().finally(() => {
+      this.running = undefined;
+    }));
   }
 
   private async lint(): Promise<Diagnostic[]> {
@@ -92,8 +107,12 @@ export class LintView {
     const env = e.values.environment.file ? e.values.environment.name : undefined;
     const diags = await lintProject({
       // route files are named relative to the working directory, which need not be the root
-      routes: [routeFolder(e.routes.map((r) => resolve(r.file)))], root, env, valuesDir: e.values.dir,
-      logger: createLogger('silent'), extensions: this.extensions(),
+      routes: [routeFolder(e.routes.map((r) => resolve(r.file)))],
+      root,
+      env,
+      valuesDir: e.values.dir,
+      logger: createLogger('silent'),
+      extensions: this.extensions(),
     });
     return diags.map((d) => ({ ...d, file: relative(root, d.file) }));
   }
@@ -112,8 +131,16 @@ export interface GatewayView {
   env?: string;
   subscriptions: { name: string; tools: string[]; keys: number }[];
   tools: {
-    name: string; route: string; security: string; title?: string; description?: string;
-    inputSchema?: unknown; outputSchema?: unknown; approval: string; served: boolean; file: string;
+    name: string;
+    route: string;
+    security: string;
+    title?: string;
+    description?: string;
+    inputSchema?: unknown;
+    outputSchema?: unknown;
+    approval: string;
+    served: boolean;
+    file: string;
   }[];
 }
 
@@ -128,15 +155,23 @@ export function gatewayView(engine: RunningEngine, extensions: EngineExtension[]
     available: running !== undefined,
     env,
     subscriptions: (running?.settings.subscriptions ?? []).map((s) => ({
-      name: s.name, keys: s.hashes.length,
+      name: s.name,
+      keys: s.hashes.length,
       tools: s.tools.includes('*') ? [...served] : s.tools.filter((t) => served.has(t)),
     })),
     tools: g.tools.map((t) => {
       const d = t.definition as { title?: string; description?: string; inputSchema?: unknown; outputSchema?: unknown };
       return {
-        name: t.name, route: t.route, security: t.security, title: d.title, description: d.description,
-        inputSchema: d.inputSchema, outputSchema: d.outputSchema,
-        approval: approvalState(t, approvals, env), served: served.has(t.name), file: relative(engine.services.root, t.file),
+        name: t.name,
+        route: t.route,
+        security: t.security,
+        title: d.title,
+        description: d.description,
+        inputSchema: d.inputSchema,
+        outputSchema: d.outputSchema,
+        approval: approvalState(t, approvals, env),
+        served: served.has(t.name),
+        file: relative(engine.services.root, t.file),
       };
     }),
   };

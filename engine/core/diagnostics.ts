@@ -35,14 +35,18 @@ export class DiagnosticError extends Error {
  * (relative to the step's config object).
  */
 export class ConfigError extends Error {
-  constructor(message: string, readonly path: (string | number)[] = []) {
+  constructor(
+    message: string,
+    readonly path: (string | number)[] = [],
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
 }
 
 function levenshtein(a: string, b: string): number {
-  const m = a.length, n = b.length;
+  const m = a.length,
+    n = b.length;
   if (!m) return n;
   if (!n) return m;
   let prev = Array.from({ length: n + 1 }, (_, j) => j);
@@ -63,7 +67,10 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
   const w = word.toLowerCase();
   for (const c of candidates) {
     const d = levenshtein(w, c.toLowerCase());
-    if (d < bestD) { bestD = d; best = c; }
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
   }
   const limit = Math.max(2, Math.floor(word.length / 3));
   return bestD <= limit ? best : undefined;

@@ -24,20 +24,24 @@ export const ERROR_CATALOG = {
   GC002: {
     title: 'Unauthorized',
     statuses: [401],
-    cause: 'The credentials were refused: the vendor rejected the connector\'s credentials (its 401, an invalid '
-      + 'client key), or a webhook\'s signature is missing, wrong or stale.',
-    action: 'Do not retry as is. An API caller reports it with the correlationId (the connector\'s credentials are '
-      + 'an operations matter); a webhook sender signs with the current secret and a fresh timestamp.',
+    cause:
+      "The credentials were refused: the vendor rejected the connector's credentials (its 401, an invalid " +
+      "client key), or a webhook's signature is missing, wrong or stale.",
+    action:
+      "Do not retry as is. An API caller reports it with the correlationId (the connector's credentials are " +
+      'an operations matter); a webhook sender signs with the current secret and a fresh timestamp.',
     engine: ['`verify-signature` step'],
   },
   GC003: {
     title: 'Conflict',
     statuses: [409],
-    cause: 'The request conflicts with the state at the vendor (already cancelled, processed or muted; an '
-      + 'idempotency key or reference reused for a different request), or the same input is being processed right '
-      + 'now.',
-    action: 'Read the current state instead of repeating the request; with `Retry-After` (the same input in '
-      + 'flight), retry after it.',
+    cause:
+      'The request conflicts with the state at the vendor (already cancelled, processed or muted; an ' +
+      'idempotency key or reference reused for a different request), or the same input is being processed right ' +
+      'now.',
+    action:
+      'Read the current state instead of repeating the request; with `Retry-After` (the same input in ' +
+      'flight), retry after it.',
     engine: ['`dedupe` step: the same input in flight (`Retry-After: 5`)'],
   },
   GC004: {
@@ -50,14 +54,18 @@ export const ERROR_CATALOG = {
     title: 'Validation error',
     otherTitles: ['Invalid workflow_type'],
     statuses: [400],
-    cause: 'The request is invalid: a schema or business rule failed (`errors[]` names each field as a JSON '
-      + 'pointer), the body is not JSON or nests too deep, the URL path is malformed, or the vendor refused the '
-      + 'request as invalid (its 400 or 422).',
+    cause:
+      'The request is invalid: a schema or business rule failed (`errors[]` names each field as a JSON ' +
+      'pointer), the body is not JSON or nests too deep, the URL path is malformed, or the vendor refused the ' +
+      'request as invalid (its 400 or 422).',
     action: 'Correct the request as `detail` and `errors[]` say; the same request fails again.',
     engine: [
-      '`validate` step', '`fail` step of kind `validation`',
-      'HTTP source: a body that is not JSON or nests too deep', 'HTTP listener: a malformed URL path',
-      '`to-http`: a path parameter that cannot be sent', '`dedupe`: the key is missing',
+      '`validate` step',
+      '`fail` step of kind `validation`',
+      'HTTP source: a body that is not JSON or nests too deep',
+      'HTTP listener: a malformed URL path',
+      '`to-http`: a path parameter that cannot be sent',
+      '`dedupe`: the key is missing',
       'gateway: a tool call without its path parameters',
     ],
   },
@@ -65,11 +73,13 @@ export const ERROR_CATALOG = {
     title: 'Generic Error',
     otherTitles: ['Service unavailable'],
     statuses: [502, 503, 504],
-    cause: 'The vendor failed: it could not be reached (502), did not answer in time (504), answered an error the '
-      + 'connector has no mapping for, or a success that does not match the route\'s output schema (502); or the '
-      + 'event hub or the deduplication store did not accept the exchange (503).',
-    action: 'Retry later with backoff (a payment with the same idempotency key); after `Retry-After` when the '
-      + 'answer has one. Persistent: report it with the correlationId.',
+    cause:
+      'The vendor failed: it could not be reached (502), did not answer in time (504), answered an error the ' +
+      "connector has no mapping for, or a success that does not match the route's output schema (502); or the " +
+      'event hub or the deduplication store did not accept the exchange (503).',
+    action:
+      'Retry later with backoff (a payment with the same idempotency key); after `Retry-After` when the ' +
+      'answer has one. Persistent: report it with the correlationId.',
     engine: [
       'output check: an answer that does not match the `output-schema`',
       '`dedupe`: the store is unavailable (503, `Retry-After: 5`)',
@@ -78,8 +88,8 @@ export const ERROR_CATALOG = {
   GC031: {
     title: 'Too many requests',
     statuses: [429],
-    cause: 'The vendor is rate limiting the connector, still after the engine\'s retries.',
-    action: 'Wait as long as `Retry-After` says (the vendor\'s value, passed on), then retry.',
+    cause: "The vendor is rate limiting the connector, still after the engine's retries.",
+    action: "Wait as long as `Retry-After` says (the vendor's value, passed on), then retry.",
   },
   GC054: {
     title: 'Not found',
@@ -128,7 +138,7 @@ function codeSuggestion(code: string): string {
   const near = CODES.filter((c) => distanceOne(code.toUpperCase(), c));
   if (near.length === 1) return `; did you mean '${near[0]}'?`;
   if (near.length > 1) return `; did you mean one of ${near.join(', ')}?`;
-  const titles = (c: PlatformCode) => [CATALOG_ENTRIES[c].title, ...CATALOG_ENTRIES[c].otherTitles ?? []];
+  const titles = (c: PlatformCode) => [CATALOG_ENTRIES[c].title, ...(CATALOG_ENTRIES[c].otherTitles ?? [])];
   const byTitle = new Map(CODES.flatMap((c) => titles(c).map((t) => [t, c] as const)));
   const title = didYouMean(code, byTitle.keys());
   if (title) return `; did you mean '${byTitle.get(title)}' (${title})?`;

@@ -3,20 +3,20 @@
 // with RFC 9457 problem details. Their codes are those of the catalog (error-catalog.ts).
 
 export type ErrorKind =
-  | 'validation'        // bad input from the caller (400)
+  | 'validation' // bad input from the caller (400)
   | 'unsupported-media' // wrong content type (415)
   | 'payload-too-large' // body over the limit (413)
-  | 'not-found'         // no route for the path (404)
-  | 'unauthorized'      // missing or bad credentials (401)
-  | 'forbidden'         // credentials fine, access not allowed (403)
-  | 'rate-limited'      // over a limit (429)
-  | 'conflict'          // the same input is already being processed (409)
-  | 'vendor'            // the vendor answered with an error status
-  | 'timeout'           // a vendor call timed out
-  | 'connection'        // a vendor call could not connect or was reset
-  | 'eventhub'          // the event hub did not accept an event
-  | 'config'            // a route or values problem found at run time
-  | 'internal';         // a bug
+  | 'not-found' // no route for the path (404)
+  | 'unauthorized' // missing or bad credentials (401)
+  | 'forbidden' // credentials fine, access not allowed (403)
+  | 'rate-limited' // over a limit (429)
+  | 'conflict' // the same input is already being processed (409)
+  | 'vendor' // the vendor answered with an error status
+  | 'timeout' // a vendor call timed out
+  | 'connection' // a vendor call could not connect or was reset
+  | 'eventhub' // the event hub did not accept an event
+  | 'config' // a route or values problem found at run time
+  | 'internal'; // a bug
 
 export interface FieldError {
   /** JSON pointer-ish path of the field, e.g. `/transferTransactionInformation/instructedAmount/amount` */
@@ -118,8 +118,13 @@ export class PlatformError extends Error {
     this.headers = init.headers;
     this.extensions = init.extensions;
     if (init.notSent !== undefined) this.notSent = init.notSent;
-    this.transient = init.transient ?? (init.kind === 'timeout' || init.kind === 'connection' || init.kind === 'eventhub' || init.kind === 'rate-limited'
-      || (init.kind === 'vendor' && (init.vendorStatus ?? 0) >= 500));
+    this.transient =
+      init.transient ??
+      (init.kind === 'timeout' ||
+        init.kind === 'connection' ||
+        init.kind === 'eventhub' ||
+        init.kind === 'rate-limited' ||
+        (init.kind === 'vendor' && (init.vendorStatus ?? 0) >= 500));
   }
 }
 

@@ -58,7 +58,9 @@ export function notPast(date: unknown): boolean {
 
 /** A deterministic UUID-shaped id from parts, so a redelivered input keeps its event id. */
 export function stableId(...parts: unknown[]): string {
-  const h = createHash('sha256').update(parts.map((p) => String(p ?? '')).join('\u0000')).digest('hex');
+  const h = createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('\u0000'))
+    .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -73,5 +75,5 @@ export const FUNCTIONS: Record<string, { fn: (...a: any[]) => unknown; signature
   today: { fn: today },
   uuid: { fn: () => randomUUID() },
   stableId: { fn: stableId },
-  ibanElectronic: { fn: (v: unknown) => (typeof v === 'string' ? electronicFormatIBAN(v) ?? v : v) },
+  ibanElectronic: { fn: (v: unknown) => (typeof v === 'string' ? (electronicFormatIBAN(v) ?? v) : v) },
 };

@@ -73,7 +73,11 @@ export function locate(src: YamlSource, path: YamlPath, key = false): { line: nu
       const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
       if (!pair) break;
       const keyNode = pair.key as Node;
-      if (last && key && keyNode.range) { pos = keyNode.range[0]; node = undefined; break; }
+      if (last && key && keyNode.range) {
+        pos = keyNode.range[0];
+        node = undefined;
+        break;
+      }
       node = pair.value;
       const r = (pair.value as Node | null)?.range ?? keyNode.range;
       if (r) pos = r[0];

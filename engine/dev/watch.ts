@@ -52,11 +52,18 @@ export function watchProject(o: WatchOptions): ProjectWatcher {
   const singles: FSWatcher[] = [];
 
   const isDir = (p: string): boolean => {
-    try { return statSync(p).isDirectory(); } catch { return false; }
+    try {
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
   };
   const drop = (dir: string) => {
     for (const [d, w] of folders) {
-      if (d === dir || d.startsWith(dir + sep)) { w.close(); folders.delete(d); }
+      if (d === dir || d.startsWith(dir + sep)) {
+        w.close();
+        folders.delete(d);
+      }
     }
   };
   /** Watches `dir` and the folders below it; `fresh` when it appeared after the start: its files count as changed. */
@@ -77,7 +84,11 @@ export function watchProject(o: WatchOptions): ProjectWatcher {
     });
     folders.set(dir, w);
     let entries: Dirent[] = [];
-    try { entries = readdirSync(dir, { withFileTypes: true }); } catch { /* removed meanwhile */ }
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      /* removed meanwhile */
+    }
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.isDirectory()) add(p, fresh);
@@ -97,7 +108,10 @@ export function watchProject(o: WatchOptions): ProjectWatcher {
 
   for (const p of new Set(o.paths)) {
     if (!existsSync(p)) continue;
-    if (isDir(p)) { add(p, false); continue; }
+    if (isDir(p)) {
+      add(p, false);
+      continue;
+    }
     const w = watch(dirname(p), (_event, name) => {
       if (!closed && (!name || String(name) === basename(p))) changed(p);
     });

@@ -36,20 +36,49 @@ export const CLIENT_SCHEMA = {
   description: 'a client profile: what every call to one vendor (to-http) or to the event hub (to-eventhub) shares',
   properties: {
     description: { type: 'string' },
-    extends: { type: 'string', description: 'another client of this folder or a folder above (a template of routes/connector.yaml) whose settings this one starts from; the same name is the client of the folders above' },
-    'base-url': { type: 'string', description: 'absolute URL the `path` of a step is appended to, e.g. "{{acme.baseUrl}}"' },
-    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata, sent on every call' },
-    'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value (secrets go here); empty values are left out' },
-    'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },
+    extends: {
+      type: 'string',
+      description:
+        'another client of this folder or a folder above (a template of routes/connector.yaml) whose settings this one starts from; the same name is the client of the folders above',
+    },
+    'base-url': {
+      type: 'string',
+      description: 'absolute URL the `path` of a step is appended to, e.g. "{{acme.baseUrl}}"',
+    },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'header: JSONata, sent on every call',
+    },
+    'static-headers': {
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+      description: 'header: literal value (secrets go here); empty values are left out',
+    },
+    'forward-headers': {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'incoming headers passed on unchanged (e.g. authorization)',
+    },
     timeouts: timeoutsSchema,
     retry: retrySchema,
-    proxy: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
-    connections: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]*$' }], description: 'pool size per vendor origin (connectionsPerRoute)' },
+    proxy: {
+      anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }],
+      description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)',
+    },
+    connections: {
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', pattern: '^[1-9][0-9]*$' },
+      ],
+      description: 'pool size per vendor origin (connectionsPerRoute)',
+    },
     'idempotency-header': { type: 'string', description: 'header carrying the idempotency-key of the steps' },
     event: {
       type: 'object',
       additionalProperties: false,
-      description: 'makes this an event hub profile (for to-eventhub steps): CloudEvents attributes every event of it shares; a step may override them',
+      description:
+        'makes this an event hub profile (for to-eventhub steps): CloudEvents attributes every event of it shares; a step may override them',
       properties: {
         source: { type: 'string', description: 'CloudEvents source' },
         version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
@@ -63,17 +92,27 @@ export const CLIENT_SCHEMA = {
 const CLIENTS_DOC_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'Clients',
-  description: 'Client profiles of one connector, named by the to-http and to-eventhub steps of the routes in this folder (`client: <name>`).',
+  description:
+    'Client profiles of one connector, named by the to-http and to-eventhub steps of the routes in this folder (`client: <name>`).',
   type: 'object',
   additionalProperties: false,
   required: ['clients'],
   properties: {
-    connector: { type: 'string', description: 'connector id of every route of this folder that names none, e.g. gc-acme-foreign-exchange-connector (said here once: the table of `engine routes`, OpenAPI tags, traces)' },
-    values: { type: 'string', description: 'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2; also the values file of every route of this folder that names none' },
+    connector: {
+      type: 'string',
+      description:
+        'connector id of every route of this folder that names none, e.g. gc-acme-foreign-exchange-connector (said here once: the table of `engine routes`, OpenAPI tags, traces)',
+    },
+    values: {
+      type: 'string',
+      description:
+        'values file whose properties {{placeholders}} resolve from, e.g. v2/payment-v2; also the values file of every route of this folder that names none',
+    },
     'on-exception': {
       type: 'array',
       items: { $ref: '#/$defs/handler' },
-      description: 'error handlers of every route of this folder without an on-exception of its own (a route opts out with `on-exception: []`); placeholders resolve from this document\'s values',
+      description:
+        "error handlers of every route of this folder without an on-exception of its own (a route opts out with `on-exception: []`); placeholders resolve from this document's values",
     },
     clients: {
       type: 'object',
@@ -91,7 +130,11 @@ const CLIENTS_DOC_SCHEMA = {
  */
 export const LOAD_SCHEMA = {
   ...CLIENTS_DOC_SCHEMA,
-  properties: { ...CLIENTS_DOC_SCHEMA.properties, 'on-exception': {}, clients: { type: 'object', additionalProperties: CLIENT_SCHEMA } },
+  properties: {
+    ...CLIENTS_DOC_SCHEMA.properties,
+    'on-exception': {},
+    clients: { type: 'object', additionalProperties: CLIENT_SCHEMA },
+  },
   $defs: {},
 };
 
@@ -147,26 +190,42 @@ export class ClientRegistry {
     const raw = src.value as Record<string, unknown>;
     if (explicit) this.reported.add(src.file);
     const dir = dirname(src.file);
-    const connector: ConnectorDoc = { src, dir, valuesName: typeof raw.values === 'string' ? raw.values : undefined, connector: typeof raw.connector === 'string' ? raw.connector : undefined };
+    const connector: ConnectorDoc = {
+      src,
+      dir,
+      valuesName: typeof raw.values === 'string' ? raw.values : undefined,
+      connector: typeof raw.connector === 'string' ? raw.connector : undefined,
+    };
     const shared = this.share(connector, raw);
     let values: ValuesFile | undefined;
     if (typeof raw.values === 'string') {
       values = valuesSet.find(raw.values);
       if (!values) {
         const s = didYouMean(raw.values, valuesSet.names());
-        const d = diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`);
+        const d = diagAt(
+          src,
+          ['values'],
+          `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`,
+        );
         connector.onExceptionBroken = raw['on-exception'] !== undefined;
         return [d, ...shared, ...this.register(src, raw.clients, () => true)];
       }
     }
     connector.values = values;
-    if (!values && raw['on-exception'] === undefined && JSON.stringify(raw.clients ?? {}).includes('{{')) return [...shared, ...this.loadTemplates(src, raw)];
+    if (!values && raw['on-exception'] === undefined && JSON.stringify(raw.clients ?? {}).includes('{{'))
+      return [...shared, ...this.loadTemplates(src, raw)];
     // checked as routes are: after placeholders took the values' typed values
     const uses: PlaceholderUse[] = [];
     const { 'on-exception': handlers, ...rest } = raw;
     const resolved = resolvePlaceholders(rest, values, src, uses, 'this document');
     const doc = resolved.value as { clients?: unknown };
-    const schema = checkConfig(handlers === undefined ? doc : { ...doc, 'on-exception': handlers }, LOAD_SCHEMA, src, [], 'clients file');
+    const schema = checkConfig(
+      handlers === undefined ? doc : { ...doc, 'on-exception': handlers },
+      LOAD_SCHEMA,
+      src,
+      [],
+      'clients file',
+    );
     // a placeholder that did not resolve also fails the schema where it stands: said once, as the placeholder
     const diags = onePerPlace([...resolved.diagnostics, ...badNames(src, doc.clients), ...schema], uses, src);
     const ranges = profileRanges(src);
@@ -188,7 +247,10 @@ export class ClientRegistry {
    * that extend it.
    */
   private loadTemplates(src: YamlSource, raw: Record<string, unknown>): Diagnostic[] {
-    const diags = [...badNames(src, raw.clients), ...checkConfig(raw, CLIENT_TEMPLATES_SCHEMA, src, [], 'clients file')];
+    const diags = [
+      ...badNames(src, raw.clients),
+      ...checkConfig(raw, CLIENT_TEMPLATES_SCHEMA, src, [], 'clients file'),
+    ];
     const ranges = profileRanges(src);
     const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
     diags.push(...this.register(src, raw.clients, broken, [], undefined, true));
@@ -203,16 +265,38 @@ export class ClientRegistry {
   private share(doc: ConnectorDoc, raw: Record<string, unknown>): Diagnostic[] {
     if (raw.values === undefined && raw['on-exception'] === undefined && raw.connector === undefined) return [];
     const first = this.docs.get(doc.dir);
-    if (!first) { this.docs.set(doc.dir, doc); return []; }
+    if (!first) {
+      this.docs.set(doc.dir, doc);
+      return [];
+    }
     const out: Diagnostic[] = [];
     if (raw.connector !== undefined && raw.connector !== first.connector) {
-      out.push(diagAt(doc.src, ['connector'], `the routes of this folder take their defaults (connector, values, on-exception) from ${first.src.file}: say the connector id there`));
+      out.push(
+        diagAt(
+          doc.src,
+          ['connector'],
+          `the routes of this folder take their defaults (connector, values, on-exception) from ${first.src.file}: say the connector id there`,
+        ),
+      );
     }
     if (raw.values !== undefined && raw.values !== first.valuesName) {
-      out.push(diagAt(doc.src, ['values'], `the routes of this folder already take values '${first.valuesName}' from ${first.src.file}: one connector document per folder gives them values (this document's placeholders may still use its own)`));
+      out.push(
+        diagAt(
+          doc.src,
+          ['values'],
+          `the routes of this folder already take values '${first.valuesName}' from ${first.src.file}: one connector document per folder gives them values (this document's placeholders may still use its own)`,
+        ),
+      );
     }
     if (raw['on-exception'] !== undefined) {
-      out.push(diagAt(doc.src, ['on-exception'], `the routes of this folder take their defaults (values, on-exception) from ${first.src.file}: say on-exception there`, true));
+      out.push(
+        diagAt(
+          doc.src,
+          ['on-exception'],
+          `the routes of this folder take their defaults (values, on-exception) from ${first.src.file}: say on-exception there`,
+          true,
+        ),
+      );
     }
     return out;
   }
@@ -227,12 +311,18 @@ export class ClientRegistry {
     return [...this.docs.values()];
   }
 
-
   /**
    * Adds the profiles of one file; those `broken` says have problems are checked no further. Of a
    * document of `templates`, a profile with placeholders is a template, checked once resolved.
    */
-  private register(src: YamlSource, clients: unknown, broken: (name: string) => boolean, uses: PlaceholderUse[] = [], values?: ValuesFile, templates = false): Diagnostic[] {
+  private register(
+    src: YamlSource,
+    clients: unknown,
+    broken: (name: string) => boolean,
+    uses: PlaceholderUse[] = [],
+    values?: ValuesFile,
+    templates = false,
+  ): Diagnostic[] {
     if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
     const diags: Diagnostic[] = [];
     const dir = dirname(src.file);
@@ -246,9 +336,24 @@ export class ClientRegistry {
         invalid = d.length > 0;
       }
       const dup = this.profiles.find((p) => p.dir === dir && p.name === name);
-      if (dup) { diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true)); continue; }
-      const baseUrlFrom = uses.filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url').map((u) => u.key);
-      this.profiles.push({ name, dir, src, own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own, settings: own, used: false, invalid, values, template });
+      if (dup) {
+        diags.push(diagAt(src, ['clients', name], `client '${name}' is also defined in ${dup.src.file}`, true));
+        continue;
+      }
+      const baseUrlFrom = uses
+        .filter((u) => u.path.length === 3 && u.path[1] === name && u.path[2] === 'base-url')
+        .map((u) => u.key);
+      this.profiles.push({
+        name,
+        dir,
+        src,
+        own: baseUrlFrom.length ? { ...own, [BASE_URL_PROPERTIES]: baseUrlFrom } : own,
+        settings: own,
+        used: false,
+        invalid,
+        values,
+        template,
+      });
     }
     return diags;
   }
@@ -267,9 +372,21 @@ export class ClientRegistry {
         const scope = this.visible(p.dir, p);
         const parent = scope.get(String(p.own.extends));
         // a step naming it is told it has errors, not what it lacks because of them (a base-url)
-        if (!parent) { diags.push(diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), scope.keys())}`)); p.invalid = true; }
-        else if (chain.includes(parent)) { diags.push(diagAt(p.src, at, `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`)); p.invalid = true; }
-        else if (parent.template) {
+        if (!parent) {
+          diags.push(
+            diagAt(p.src, at, `unknown client '${p.own.extends}'${hint(String(p.own.extends), scope.keys())}`),
+          );
+          p.invalid = true;
+        } else if (chain.includes(parent)) {
+          diags.push(
+            diagAt(
+              p.src,
+              at,
+              `client '${p.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`,
+            ),
+          );
+          p.invalid = true;
+        } else if (parent.template) {
           parent.used = true;
           const base = this.instantiate(parent, p, diags);
           if (base) s = mergeSettings(base, p.own);
@@ -299,15 +416,25 @@ export class ClientRegistry {
     const forWhom = ` (resolved for ${p.src.file}, values '${p.values?.name ?? '-'}')`;
     if (t.invalid) return undefined;
     if (!p.values) {
-      diags.push(diagAt(p.src, ['clients', p.name, 'extends'], `client template '${t.name}' (${t.src.file}) takes its placeholders from the values of the document that extends it: add 'values: <name>' here`));
+      diags.push(
+        diagAt(
+          p.src,
+          ['clients', p.name, 'extends'],
+          `client template '${t.name}' (${t.src.file}) takes its placeholders from the values of the document that extends it: add 'values: <name>' here`,
+        ),
+      );
       return undefined;
     }
     const own = this.templateSettings(t, [t], diags);
     if (!own) return undefined;
     const uses: PlaceholderUse[] = [];
     const resolved = resolvePlaceholders({ clients: { [t.name]: own } }, p.values, t.src, uses, p.src.file);
-    const settings = ((resolved.value as { clients: Record<string, Settings> }).clients[t.name]);
-    const found = onePerPlace([...resolved.diagnostics, ...checkConfig(settings, CLIENT_SCHEMA, t.src, ['clients', t.name], 'client')], uses, t.src);
+    const settings = (resolved.value as { clients: Record<string, Settings> }).clients[t.name];
+    const found = onePerPlace(
+      [...resolved.diagnostics, ...checkConfig(settings, CLIENT_SCHEMA, t.src, ['clients', t.name], 'client')],
+      uses,
+      t.src,
+    );
     if (!found.length) found.push(...checkProfile(settings, t.src, ['clients', t.name]));
     const said = new Set(diags.map((d) => `${d.file}:${d.line}:${d.col}:${d.message}`));
     for (const d of found) {
@@ -327,10 +454,24 @@ export class ClientRegistry {
     const at = ['clients', t.name, 'extends'];
     const scope = this.visible(t.dir, t);
     const parent = scope.get(String(t.own.extends));
-    const say = (m: string) => { const d = diagAt(t.src, at, m); if (!diags.some((x) => x.line === d.line && x.col === d.col && x.message === d.message)) diags.push(d); };
-    if (!parent) { say(`unknown client '${t.own.extends}'${hint(String(t.own.extends), scope.keys())}`); return undefined; }
-    if (chain.includes(parent)) { say(`client '${t.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`); return undefined; }
-    if (!parent.template) { say(`client template '${t.name}' extends '${parent.name}', which is no template (it has no placeholders): a template extends templates`); return undefined; }
+    const say = (m: string) => {
+      const d = diagAt(t.src, at, m);
+      if (!diags.some((x) => x.line === d.line && x.col === d.col && x.message === d.message)) diags.push(d);
+    };
+    if (!parent) {
+      say(`unknown client '${t.own.extends}'${hint(String(t.own.extends), scope.keys())}`);
+      return undefined;
+    }
+    if (chain.includes(parent)) {
+      say(`client '${t.name}' extends itself (${[...chain, parent].map((c) => c.name).join(' -> ')})`);
+      return undefined;
+    }
+    if (!parent.template) {
+      say(
+        `client template '${t.name}' extends '${parent.name}', which is no template (it has no placeholders): a template extends templates`,
+      );
+      return undefined;
+    }
     parent.used = true;
     const base = this.templateSettings(parent, [...chain, parent], diags);
     return base && mergeSettings(base, t.own);
@@ -363,7 +504,10 @@ export class ClientRegistry {
    * document defining it and the values its placeholders resolved from (a template's: those of the
    * profile extending it). `engine routes --explain` and the console show it (route-inheritance.ts).
    */
-  lineage(routeFile: string, name: string): { name: string; src: YamlSource; written: Settings; values?: ValuesFile }[] {
+  lineage(
+    routeFile: string,
+    name: string,
+  ): { name: string; src: YamlSource; written: Settings; values?: ValuesFile }[] {
     const out: { name: string; src: YamlSource; written: Settings; values?: ValuesFile }[] = [];
     let p = this.visible(dirname(routeFile)).get(name);
     let values: ValuesFile | undefined;
@@ -392,21 +536,37 @@ export class ClientRegistry {
    */
   expand(cfg: Settings, routeFile: string, merge: (p: ClientProfile, cfg: Settings) => Settings): Settings {
     if (cfg.client === undefined) {
-      if (cfg.path !== undefined) throw new ConfigError("'path' is relative to a client's base-url: add 'client: <name>' (a profile of connector.yaml), or give the whole 'url'", ['path']);
+      if (cfg.path !== undefined)
+        throw new ConfigError(
+          "'path' is relative to a client's base-url: add 'client: <name>' (a profile of connector.yaml), or give the whole 'url'",
+          ['path'],
+        );
       return cfg;
     }
-    if (cfg.url !== undefined) throw new ConfigError("a step with a client gives 'path' (appended to the client's base-url), not 'url'", ['url']);
+    if (cfg.url !== undefined)
+      throw new ConfigError("a step with a client gives 'path' (appended to the client's base-url), not 'url'", [
+        'url',
+      ]);
     const scope = this.visible(dirname(routeFile));
     const p = scope.get(cfg.client);
     if (!p) {
-      const where = scope.size ? `clients here: ${[...scope.keys()].join(', ')}` : 'no clients file (clients: ...) in this folder or above';
+      const where = scope.size
+        ? `clients here: ${[...scope.keys()].join(', ')}`
+        : 'no clients file (clients: ...) in this folder or above';
       const s = didYouMean(cfg.client, scope.keys());
-      throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, ['client']);
+      throw new ConfigError(`unknown client '${cfg.client}'${s ? `; did you mean '${s}'?` : ` (${where})`}`, [
+        'client',
+      ]);
     }
     p.used = true;
-    if (p.template) throw new ConfigError(`client '${p.name}' is a template of ${p.src.file}, whose placeholders take the values of the document that extends it: extend it in the connector.yaml of this folder (${p.name}: { extends: ${p.name} })`, ['client']);
+    if (p.template)
+      throw new ConfigError(
+        `client '${p.name}' is a template of ${p.src.file}, whose placeholders take the values of the document that extends it: extend it in the connector.yaml of this folder (${p.name}: { extends: ${p.name} })`,
+        ['client'],
+      );
     if (p.invalid) throw new ConfigError(`client '${p.name}' has errors (see above)`, ['client']);
-    if (p.brokenParent) throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
+    if (p.brokenParent)
+      throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
     return merge({ name: p.name, settings: p.settings }, cfg);
   }
@@ -418,16 +578,32 @@ export class ClientRegistry {
   unusedOnException(inheriting: Set<ConnectorDoc>): Diagnostic[] {
     return this.connectors()
       .filter((c) => c.onException !== undefined && !inheriting.has(c) && this.reported.has(c.src.file))
-      .map((c) => ({ ...diagAt(c.src, ['on-exception'], 'on-exception is taken by no route of this folder (each has its own on-exception): remove it, or drop the routes\' own where they say the same', true), severity: 'warning' as const }));
+      .map((c) => ({
+        ...diagAt(
+          c.src,
+          ['on-exception'],
+          "on-exception is taken by no route of this folder (each has its own on-exception): remove it, or drop the routes' own where they say the same",
+          true,
+        ),
+        severity: 'warning' as const,
+      }));
   }
 
   /** One diagnostic per profile no route (nor other profile) uses, in clients files named on the command line. */
   unused(): Diagnostic[] {
     return this.profiles
       .filter((p) => !p.used && this.reported.has(p.src.file))
-      .map((p) => ({ ...diagAt(p.src, ['clients', p.name], p.template
-        ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's connector.yaml (${p.name}: { extends: ${p.name} })`
-        : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`, true), severity: 'warning' as const }));
+      .map((p) => ({
+        ...diagAt(
+          p.src,
+          ['clients', p.name],
+          p.template
+            ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's connector.yaml (${p.name}: { extends: ${p.name} })`
+            : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`,
+          true,
+        ),
+        severity: 'warning' as const,
+      }));
   }
 }
 
@@ -444,8 +620,14 @@ function onePerPlace(diags: Diagnostic[], uses: PlaceholderUse[], src: YamlSourc
   for (const d of diags) {
     const k = `${d.line}:${d.col}`;
     if (out.has(k)) continue;
-    const use = uses.find((u) => { const at = locate(src, u.path); return at.line === d.line && at.col === d.col; });
-    out.set(k, use && !d.message.includes(`{{${use.key}}}`) ? { ...d, message: `${d.message} (from {{${use.key}}})` } : d);
+    const use = uses.find((u) => {
+      const at = locate(src, u.path);
+      return at.line === d.line && at.col === d.col;
+    });
+    out.set(
+      k,
+      use && !d.message.includes(`{{${use.key}}}`) ? { ...d, message: `${d.message} (from {{${use.key}}})` } : d,
+    );
   }
   return [...out.values()];
 }
@@ -453,8 +635,16 @@ function onePerPlace(diags: Diagnostic[], uses: PlaceholderUse[], src: YamlSourc
 /** Profile names that break CLIENTS_DOC_SCHEMA's propertyNames, each at its name. */
 function badNames(src: YamlSource, clients: unknown): Diagnostic[] {
   if (!clients || typeof clients !== 'object' || Array.isArray(clients)) return [];
-  return Object.keys(clients).filter((n) => !NAME.test(n))
-    .map((n) => diagAt(src, ['clients', n], `client name '${n}' must be lower-case letters, digits and '-', starting with a letter or digit`, true));
+  return Object.keys(clients)
+    .filter((n) => !NAME.test(n))
+    .map((n) =>
+      diagAt(
+        src,
+        ['clients', n],
+        `client name '${n}' must be lower-case letters, digits and '-', starting with a letter or digit`,
+        true,
+      ),
+    );
 }
 
 /** For each profile of the file, whether a diagnostic lies within its YAML. */
@@ -467,7 +657,8 @@ function profileRanges(src: YamlSource): Map<string, (d: Diagnostic) => boolean>
     const end = (pair.value as { range?: [number, number, number] } | null)?.range?.[2] ?? pair.key.range[2];
     const from = src.lines.linePos(pair.key.range[0]);
     const to = src.lines.linePos(end);
-    const after = (a: { line: number; col: number }, b: { line: number; col: number }) => a.line > b.line || (a.line === b.line && a.col >= b.col);
+    const after = (a: { line: number; col: number }, b: { line: number; col: number }) =>
+      a.line > b.line || (a.line === b.line && a.col >= b.col);
     out.set(String(pair.key.value), (d) => d.file === src.file && after(d, from) && after(to, d));
   }
   return out;
@@ -482,13 +673,17 @@ function hint(word: string, names: Iterable<string>): string {
 function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] {
   const diags: Diagnostic[] = [];
   for (const [h, e] of Object.entries((s.headers ?? {}) as Record<string, string>)) {
-    try { compileExpression(e); } catch (err) {
+    try {
+      compileExpression(e);
+    } catch (err) {
       if (err instanceof ConfigError) diags.push(diagAt(src, [...at, 'headers', h], err.message));
       else throw err;
     }
   }
   try {
-    checkedRetrySettings(s.retry, (m, path) => { throw new ConfigError(m, path); });
+    checkedRetrySettings(s.retry, (m, path) => {
+      throw new ConfigError(m, path);
+    });
   } catch (err) {
     if (err instanceof ConfigError) diags.push(diagAt(src, [...at, ...err.path], err.message));
     else throw err;
@@ -496,8 +691,13 @@ function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] 
   const base = s['base-url'];
   if (typeof base === 'string' && !base.includes('<unresolved:')) {
     let ok = false;
-    try { ok = /^https?:$/.test(new URL(base).protocol); } catch { /* reported below */ }
-    if (!ok) diags.push(diagAt(src, [...at, 'base-url'], `base-url must be an absolute http or https URL, got '${base}'`));
+    try {
+      ok = /^https?:$/.test(new URL(base).protocol);
+    } catch {
+      /* reported below */
+    }
+    if (!ok)
+      diags.push(diagAt(src, [...at, 'base-url'], `base-url must be an absolute http or https URL, got '${base}'`));
   }
   return diags;
 }
@@ -515,7 +715,11 @@ function withPlaceholders(s: unknown): unknown {
   for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'pattern' ? v : withPlaceholders(v);
   const o = s as Record<string, unknown>;
   const literal = (t: unknown) => t === 'number' || t === 'integer' || t === 'boolean';
-  const typed = literal(o.type) || (Array.isArray(o.type) && o.type.some(literal) && !o.type.includes('string')) || Array.isArray(o.anyOf) || Array.isArray(o.enum);
+  const typed =
+    literal(o.type) ||
+    (Array.isArray(o.type) && o.type.some(literal) && !o.type.includes('string')) ||
+    Array.isArray(o.anyOf) ||
+    Array.isArray(o.enum);
   if (typed && o.type !== 'object' && o.type !== 'array') return { anyOf: [out, PLACEHOLDER_STRING] };
   return out;
 }

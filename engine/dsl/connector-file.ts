@@ -22,7 +22,18 @@ export function connectorFileDiagnostics(file: string): Diagnostic[] {
   if (basename(file) !== OLD_CONNECTOR_FILE) return [];
   const at = { file, line: 1, col: 1 };
   if (existsSync(join(dirname(file), CONNECTOR_FILE))) {
-    return [{ ...at, message: `${OLD_CONNECTOR_FILE} and ${CONNECTOR_FILE} are both connector documents of this folder: move what this one says into ${CONNECTOR_FILE} and remove it` }];
+    return [
+      {
+        ...at,
+        message: `${OLD_CONNECTOR_FILE} and ${CONNECTOR_FILE} are both connector documents of this folder: move what this one says into ${CONNECTOR_FILE} and remove it`,
+      },
+    ];
   }
-  return [{ ...at, severity: 'warning', message: `${OLD_CONNECTOR_FILE} is read as the connector document; rename it ${CONNECTOR_FILE}` }];
+  return [
+    {
+      ...at,
+      severity: 'warning',
+      message: `${OLD_CONNECTOR_FILE} is read as the connector document; rename it ${CONNECTOR_FILE}`,
+    },
+  ];
 }

@@ -21,7 +21,10 @@ export function codesByConnector(routes: CompiledRoute[], dirs: string[]): Map<s
     const root = roots.find((d) => file.startsWith(d + sep));
     const parts = root ? relative(root, file).split(sep) : [];
     const connector = parts.length > 1 ? parts[0] : r.id;
-    const codes = r.handlers.flatMap((h) => [...h.template?.codes ?? [], ...h.problem?.code ? [h.problem.code] : []]);
+    const codes = r.handlers.flatMap((h) => [
+      ...(h.template?.codes ?? []),
+      ...(h.problem?.code ? [h.problem.code] : []),
+    ]);
     for (const c of codes) {
       if (!out.has(c)) out.set(c, new Set());
       out.get(c)!.add(connector);
@@ -37,16 +40,21 @@ export function renderErrorTable(connectors: Map<string, Set<string>>): string {
   const rows = (Object.keys(ERROR_CATALOG) as PlatformCode[]).map((code) => {
     const e = CATALOG_ENTRIES[code];
     const title = e.otherTitles?.length ? `${e.title} (also: ${e.otherTitles.join(', ')})` : e.title;
-    const by = [...connectors.get(code) ?? []].sort().map((c) => `\`${c}\``).join(', ');
+    const by = [...(connectors.get(code) ?? [])]
+      .sort()
+      .map((c) => `\`${c}\``)
+      .join(', ');
     const engine = cell((e.engine ?? []).join('; ')) || '-';
-    return `| \`${code}\` | ${cell(title)} | ${e.statuses.join(', ')} | ${cell(e.cause)} | ${cell(e.action)} `
-      + `| ${engine} | ${by || '-'} |`;
+    return (
+      `| \`${code}\` | ${cell(title)} | ${e.statuses.join(', ')} | ${cell(e.cause)} | ${cell(e.action)} ` +
+      `| ${engine} | ${by || '-'} |`
+    );
   });
   return [
     BEGIN,
     '',
-    '| Code | Title | Status | Meaning | What the caller does | Answered by the engine '
-      + '| Connectors mapping vendor errors to it |',
+    '| Code | Title | Status | Meaning | What the caller does | Answered by the engine ' +
+      '| Connectors mapping vendor errors to it |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',

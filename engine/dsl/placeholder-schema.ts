@@ -26,7 +26,8 @@ function strings(s: Schema): 'all' | 'some' | 'none' {
     }
   }
   const types = s.type === undefined ? undefined : [s.type].flat();
-  if (s.enum || s.const !== undefined) return [s.enum ?? [s.const]].flat().some((v: unknown) => typeof v === 'string') ? 'some' : 'none';
+  if (s.enum || s.const !== undefined)
+    return [s.enum ?? [s.const]].flat().some((v: unknown) => typeof v === 'string') ? 'some' : 'none';
   if (types && !types.includes('string')) return 'none';
   return STRING_LIMITS.some((k) => s[k] !== undefined) ? 'some' : 'all';
 }
@@ -36,15 +37,20 @@ function strings(s: Schema): 'all' | 'some' | 'none' {
  * number.
  */
 export function spellsScalar(branch: Schema, all: Schema[]): boolean {
-  const digits = branch.type === 'string' && typeof branch.pattern === 'string' && /^\^[\\d[\]0-9().+*?-]*\$$/.test(branch.pattern);
+  const digits =
+    branch.type === 'string' && typeof branch.pattern === 'string' && /^\^[\\d[\]0-9().+*?-]*\$$/.test(branch.pattern);
   const flags = Array.isArray(branch.enum) && branch.enum.every((v: unknown) => v === 'true' || v === 'false');
-  return (digits && all.some((b) => b.type === 'number' || b.type === 'integer')) || (flags && all.some((b) => b.type === 'boolean'));
+  return (
+    (digits && all.some((b) => b.type === 'number' || b.type === 'integer')) ||
+    (flags && all.some((b) => b.type === 'boolean'))
+  );
 }
 
 function mapChildren(s: Schema): Schema {
   const out: Schema = { ...s };
   for (const k of SUBSCHEMA_MAPS) {
-    if (s[k] && typeof s[k] === 'object') out[k] = Object.fromEntries(Object.entries<Schema>(s[k]).map(([n, x]) => [n, allowPlaceholders(x)]));
+    if (s[k] && typeof s[k] === 'object')
+      out[k] = Object.fromEntries(Object.entries<Schema>(s[k]).map(([n, x]) => [n, allowPlaceholders(x)]));
   }
   for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) out[k] = s[k].map((x: Schema) => visitInner(x));
   for (const k of SUBSCHEMAS) if (s[k] && typeof s[k] === 'object') out[k] = allowPlaceholders(s[k]);
@@ -67,7 +73,8 @@ function allowPlaceholders(s: Schema): Schema {
   const rest: Schema = {};
   for (const [k, v] of Object.entries(inner)) (ANNOTATIONS.includes(k) ? outer : rest)[k] = v;
   // an anyOf stays flat, so editors list the alternatives side by side
-  if (Object.keys(rest).length === 1 && Array.isArray(rest.anyOf)) return { ...outer, anyOf: [...rest.anyOf, placeholder] };
+  if (Object.keys(rest).length === 1 && Array.isArray(rest.anyOf))
+    return { ...outer, anyOf: [...rest.anyOf, placeholder] };
   return { ...outer, anyOf: [rest, placeholder] };
 }
 

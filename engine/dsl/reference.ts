@@ -38,7 +38,8 @@ function typeOf(s: Schema | undefined): string {
   if (alts) return [...new Set(alts.filter((b: Schema) => !spellsScalar(b, alts)).map(typeOf))].join(' or ');
   if (Array.isArray(s.type)) return s.type.join(' or ');
   if (s.type === 'array') return isStepList(s) ? 'list of steps' : `list of ${typeOf(s.items)}`;
-  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return `map of ${typeOf(s.additionalProperties)}`;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object')
+    return `map of ${typeOf(s.additionalProperties)}`;
   return s.type ?? 'any';
 }
 
@@ -47,7 +48,8 @@ function nested(s: Schema): { suffix: string; schema: Schema }[] {
   if (!s || typeof s !== 'object' || isStepList(s)) return [];
   if (s.properties) return [{ suffix: '', schema: s }];
   if (s.type === 'array' && s.items) return nested(s.items).map((n) => ({ ...n, suffix: `[]${n.suffix}` }));
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') return nested(s.additionalProperties).map((n) => ({ ...n, suffix: `.<name>${n.suffix}` }));
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    return nested(s.additionalProperties).map((n) => ({ ...n, suffix: `.<name>${n.suffix}` }));
   return (s.anyOf ?? s.oneOf ?? []).flatMap(nested);
 }
 
@@ -65,9 +67,17 @@ export function referenceRows(schema: Schema, prefix = ''): ReferenceRow[] {
   const out: ReferenceRow[] = [];
   for (const [k, s] of Object.entries<Schema>(schema.properties ?? {})) {
     const key = `${prefix}${k}`;
-    const examples = Array.isArray(s.examples) ? ` E.g. ${s.examples.map((e: unknown) => `\`${typeof e === 'string' ? e : JSON.stringify(e)}\``).join(', ')}.` : '';
+    const examples = Array.isArray(s.examples)
+      ? ` E.g. ${s.examples.map((e: unknown) => `\`${typeof e === 'string' ? e : JSON.stringify(e)}\``).join(', ')}.`
+      : '';
     const note = alternatives(s);
-    out.push({ key, required: req.has(k), type: typeOf(s), default: s.default, description: `${s.description ?? ''}${examples}${note ? ` ${note}` : ''}`.trim() });
+    out.push({
+      key,
+      required: req.has(k),
+      type: typeOf(s),
+      default: s.default,
+      description: `${s.description ?? ''}${examples}${note ? ` ${note}` : ''}`.trim(),
+    });
     for (const n of nested(s)) out.push(...referenceRows(n.schema, `${key}${n.suffix}.`));
   }
   return out;
@@ -79,8 +89,13 @@ function table(schema: Schema): string {
   const rows = referenceRows(schema);
   if (!rows.length) return '_No configuration._\n';
   const note = alternatives(schema);
-  const lines = rows.map((r) => `| \`${r.key}\`${r.required ? ' (required)' : ''} | ${r.type} | ${r.default !== undefined ? `\`${JSON.stringify(r.default)}\`` : ''} | ${cell(r.description)} |`);
-  return [...(note ? [note, ''] : []), '| key | type | default | meaning |', '|---|---|---|---|', ...lines].join('\n') + '\n';
+  const lines = rows.map(
+    (r) =>
+      `| \`${r.key}\`${r.required ? ' (required)' : ''} | ${r.type} | ${r.default !== undefined ? `\`${JSON.stringify(r.default)}\`` : ''} | ${cell(r.description)} |`,
+  );
+  return (
+    [...(note ? [note, ''] : []), '| key | type | default | meaning |', '|---|---|---|---|', ...lines].join('\n') + '\n'
+  );
 }
 
 /** The example of a kind without its editor modeline, or nothing: a source's file, a step kind's own. */
@@ -88,23 +103,52 @@ export function exampleOf(dir: string, group: 'steps' | 'sources', kind: string)
   if (group === 'steps') return STEP_KINDS.get(kind)?.example.trimEnd();
   const file = join(dir, group, `${kind}.yaml`);
   if (!existsSync(file)) return undefined;
-  return readFileSync(file, 'utf8').replace(/^# yaml-language-server:.*\n/, '').trimEnd();
+  return readFileSync(file, 'utf8')
+    .replace(/^# yaml-language-server:.*\n/, '')
+    .trimEnd();
 }
 
-function section(group: 'steps' | 'sources', k: { kind: string; description: string; schema: Schema; shorthand?: string }, dir: string): string[] {
+function section(
+  group: 'steps' | 'sources',
+  k: { kind: string; description: string; schema: Schema; shorthand?: string },
+  dir: string,
+): string[] {
   const ex = exampleOf(dir, group, k.kind);
   const from = group === 'sources' ? '`' + join(dir, group, `${k.kind}.yaml`) + '`, ' : '';
   const example = ex ? [`Example (${from}compiled by the tests):`, '', '```yaml', ex, '```', ''] : [];
-  const short = k.shorthand ? [`A string in place of the mapping stands for \`${k.shorthand}\`: \`${k.kind}: <${k.shorthand}>\` is \`${k.kind}: { ${k.shorthand}: <${k.shorthand}> }\`.`, ''] : [];
+  const short = k.shorthand
+    ? [
+        `A string in place of the mapping stands for \`${k.shorthand}\`: \`${k.kind}: <${k.shorthand}>\` is \`${k.kind}: { ${k.shorthand}: <${k.shorthand}> }\`.`,
+        '',
+      ]
+    : [];
   return [`#### \`${k.kind}\``, '', k.description, '', ...short, table(k.schema), ...example];
 }
 
 export function renderReference(examplesDir = EXAMPLES_DIR): string {
-  const route = { type: 'object', required: ['id', 'from'], properties: { ...ROUTE_KEYS, 'on-exception': { ...ROUTE_KEYS['on-exception'], items: HANDLER_SCHEMA } } };
+  const route = {
+    type: 'object',
+    required: ['id', 'from'],
+    properties: { ...ROUTE_KEYS, 'on-exception': { ...ROUTE_KEYS['on-exception'], items: HANDLER_SCHEMA } },
+  };
   const out: string[] = [BEGIN, '', '### Route file', '', table(route)];
   out.push('### Sources (`from`)', '');
   for (const k of SOURCE_KINDS.values()) out.push(...section('sources', k, examplesDir));
-  out.push('### Steps', '', 'Any step may carry `if: <JSONata>` beside its kind: it then runs only when the condition is truthy, as the one branch of a `choice` without `otherwise` would (the console draws it as one).', '', '```yaml', '- if: "$exists(headers.\'idempotency-key\')"', '  validate:', '    rules:', '      - assert: "$length(headers.\'idempotency-key\') <= 64"', '        field: /headers/idempotency-key', '        message: must be at most 64 characters', '```', '');
+  out.push(
+    '### Steps',
+    '',
+    'Any step may carry `if: <JSONata>` beside its kind: it then runs only when the condition is truthy, as the one branch of a `choice` without `otherwise` would (the console draws it as one).',
+    '',
+    '```yaml',
+    '- if: "$exists(headers.\'idempotency-key\')"',
+    '  validate:',
+    '    rules:',
+    '      - assert: "$length(headers.\'idempotency-key\') <= 64"',
+    '        field: /headers/idempotency-key',
+    '        message: must be at most 64 characters',
+    '```',
+    '',
+  );
   for (const k of STEP_KINDS.values()) out.push(...section('steps', k, examplesDir));
   out.push(END);
   return out.join('\n');

@@ -13,12 +13,23 @@ import type { ClientRegistry } from './clients.ts';
 import type { CompiledRoute } from '../pipeline/route.ts';
 import type { ValuesFile, ValuesSet } from '../config/values.ts';
 import { PLACEHOLDER } from '../config/placeholders.ts';
-import { compileSecrets, isSecretHeader, maskDeep, maskSecret, maskText, valuesSecrets, type Secrets } from '../observability/mask.ts';
+import {
+  compileSecrets,
+  isSecretHeader,
+  maskDeep,
+  maskSecret,
+  maskText,
+  valuesSecrets,
+  type Secrets,
+} from '../observability/mask.ts';
 
 export interface RouteInheritance {
   id: string;
   file: string;
-  /** `from`: the connector document naming it; `property`: the values property (the former place); neither: the route's own */
+  /**
+   * `from`: the connector document naming it; `property`: the values property (the former place); neither: the route's
+   * own
+   */
   connector?: { id: string; from?: string; property?: string };
   values?: { name: string; file: string; from?: string };
   clients: ClientInheritance[];
@@ -50,7 +61,12 @@ export interface SettingSource {
   properties: { key: string; at: string; origin: string }[];
 }
 
-export interface HandlerView { when: string; template?: string; steps: number; at: string }
+export interface HandlerView {
+  when: string;
+  template?: string;
+  steps: number;
+  at: string;
+}
 
 /** The client profiles of the load each route came from: asked only by --explain and the console. */
 const loads = new WeakMap<CompiledRoute, ClientRegistry>();
@@ -70,21 +86,35 @@ export function routeInheritance(route: CompiledRoute, values: ValuesSet, root: 
     id: route.id,
     file: rel(route.file),
     clients: [],
-    onException: { ...(route.handlersFrom ? { from: rel(route.handlersFrom) } : {}), handlers: handlersOf(route, file, rel) },
+    onException: {
+      ...(route.handlersFrom ? { from: rel(route.handlersFrom) } : {}),
+      handlers: handlersOf(route, file, rel),
+    },
   };
   const clients = loads.get(route);
   const doc = clients?.connectorOf(route.file);
   if (route.connector) {
     const where = file?.has('connector') ? file.where('connector') : undefined;
-    out.connector = own.connector !== undefined ? { id: route.connector }
-      : doc?.connector !== undefined ? { id: route.connector, from: rel(doc.src.file) }
-        : { id: route.connector, ...(where ? { property: `connector (${rel(where.file)}:${where.line})` } : {}) };
+    out.connector =
+      own.connector !== undefined
+        ? { id: route.connector }
+        : doc?.connector !== undefined
+          ? { id: route.connector, from: rel(doc.src.file) }
+          : { id: route.connector, ...(where ? { property: `connector (${rel(where.file)}:${where.line})` } : {}) };
   }
-  if (file) out.values = { name: file.name, file: rel(file.file), ...(route.valuesFrom ? { from: rel(route.valuesFrom) } : {}) };
+  if (file)
+    out.values = {
+      name: file.name,
+      file: rel(file.file),
+      ...(route.valuesFrom ? { from: rel(route.valuesFrom) } : {}),
+    };
   for (const name of route.clients ?? []) {
     const p = clients?.profileOf(route.file, name);
     const lineage = clients?.lineage(route.file, name) ?? [];
-    if (!p || !lineage.length) { out.clients.push({ name, extends: [], settings: undefined, sources: [] }); continue; }
+    if (!p || !lineage.length) {
+      out.clients.push({ name, extends: [], settings: undefined, sources: [] });
+      continue;
+    }
     const settings = masked(p.settings, secrets);
     out.clients.push({
       name,
@@ -101,8 +131,10 @@ export function routeInheritance(route: CompiledRoute, values: ValuesSet, root: 
 function ownKeys(route: CompiledRoute): Record<string, unknown> {
   try {
     const v = parseYamlFile(route.file).value as Record<string, unknown>;
-    return (v && typeof v === 'object' ? v : {});
-  } catch { return {}; }
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
 }
 
 type Lineage = ReturnType<ClientRegistry['lineage']>;
@@ -117,7 +149,12 @@ function sourcesOf(lineage: Lineage, settings: unknown, rel: (f: string) => stri
       const { line } = locate(level.src, ['clients', level.name, ...path]);
       seen.set(setting, {
         setting,
-        value: shown(path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), settings)),
+        value: shown(
+          path.reduce<unknown>(
+            (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+            settings,
+          ),
+        ),
         at: `${rel(level.src.file)}:${line}`,
         profile: level.name,
         properties: typeof written === 'string' ? propertiesOf(written, level.values, rel) : [],
@@ -127,9 +164,13 @@ function sourcesOf(lineage: Lineage, settings: unknown, rel: (f: string) => stri
   return [...seen.values()].sort((a, b) => a.setting.localeCompare(b.setting));
 }
 
-const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const shown = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 
-function propertiesOf(text: string, values: ValuesFile | undefined, rel: (f: string) => string): SettingSource['properties'] {
+function propertiesOf(
+  text: string,
+  values: ValuesFile | undefined,
+  rel: (f: string) => string,
+): SettingSource['properties'] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => {
     const key = m[1]!;
     if (!values?.has(key)) return { key, at: values ? `not in ${rel(values.file)}` : 'no values file', origin: 'none' };
@@ -141,15 +182,21 @@ function propertiesOf(text: string, values: ValuesFile | undefined, rel: (f: str
 
 /** [path, value] of every scalar or list in a settings map. */
 function leaves(v: unknown, path: string[] = []): [string[], unknown][] {
-  if (v && typeof v === 'object' && !Array.isArray(v)) return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
+  if (v && typeof v === 'object' && !Array.isArray(v))
+    return Object.entries(v).flatMap(([k, x]) => leaves(x, [...path, k]));
   return path.length ? [[path, v]] : [];
 }
 
-/** A profile's settings as shown: literal headers and credential headers masked, configured secrets masked wherever they stand. */
+/**
+ * A profile's settings as shown: literal headers and credential headers masked, configured secrets masked wherever
+ * they stand.
+ */
 function masked(settings: Record<string, unknown>, secrets: Secrets): unknown {
   const s = { ...settings } as Record<string, unknown>;
-  const headers = (v: unknown, all: boolean) => Object.fromEntries(Object.entries(v as Record<string, unknown>)
-    .map(([k, x]) => [k, all || isSecretHeader(k) ? maskSecret(x) : x]));
+  const headers = (v: unknown, all: boolean) =>
+    Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, all || isSecretHeader(k) ? maskSecret(x) : x]),
+    );
   if (s['static-headers']) s['static-headers'] = headers(s['static-headers'], true);
   if (s.headers) s.headers = headers(s.headers, false);
   return maskDeep(s, secrets, Infinity);
@@ -161,7 +208,11 @@ function handlersOf(route: CompiledRoute, values: ValuesFile | undefined, rel: (
   const text = (t: string) => t.replace(PLACEHOLDER, (m, k: string) => (values?.has(k) ? String(values.get(k)) : m));
   const file = route.handlersFrom ?? route.file;
   let src: YamlSource;
-  try { src = parseYamlFile(file); } catch { return []; }
+  try {
+    src = parseYamlFile(file);
+  } catch {
+    return [];
+  }
   let doc = (src.value ?? {}) as Record<string, unknown>;
   if (!route.handlersFrom && route.instance) doc = applyParams(doc, route.instance) as Record<string, unknown>;
   const list = doc['on-exception'];
@@ -179,5 +230,7 @@ function handlersOf(route: CompiledRoute, values: ValuesFile | undefined, rel: (
 function whenLabel(when: unknown): string {
   if (when === undefined) return 'any error';
   if (typeof when === 'string') return maskText(when, undefined, 80);
-  return Object.entries(when as Record<string, unknown>).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('; ');
+  return Object.entries(when as Record<string, unknown>)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('; ');
 }

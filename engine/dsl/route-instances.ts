@@ -20,7 +20,8 @@ const NAME = /^[A-Za-z0-9_.-]+$/;
 export const INSTANCES_SCHEMA = {
   type: 'array',
   minItems: 1,
-  description: 'makes the file a route template: one route per item, whose parameters replace their {{name}} placeholders before values do (the id must name one, so that each route has its own)',
+  description:
+    'makes the file a route template: one route per item, whose parameters replace their {{name}} placeholders before values do (the id must name one, so that each route has its own)',
   items: {
     type: 'object',
     minProperties: 1,
@@ -32,7 +33,10 @@ export const INSTANCES_SCHEMA = {
 export type Params = Record<string, string | number | boolean>;
 
 /** One route document of a file: the file itself, or an instance of it with its parameters. */
-export interface RouteDocument { src: YamlSource; params?: Params }
+export interface RouteDocument {
+  src: YamlSource;
+  params?: Params;
+}
 
 /** The route documents a file stands for: itself, or one per instance (without `instances`). */
 export function routeInstances(src: YamlSource): { sources: RouteDocument[]; diagnostics: Diagnostic[] } {
@@ -41,7 +45,16 @@ export function routeInstances(src: YamlSource): { sources: RouteDocument[]; dia
   const list = raw.instances;
   const diags: Diagnostic[] = [];
   if (!Array.isArray(list) || list.length === 0) {
-    return { sources: [], diagnostics: [diagAt(src, ['instances'], 'instances is a list of parameter mappings, one per route (- { direction: credit })')] };
+    return {
+      sources: [],
+      diagnostics: [
+        diagAt(
+          src,
+          ['instances'],
+          'instances is a list of parameter mappings, one per route (- { direction: credit })',
+        ),
+      ],
+    };
   }
   const { instances: _, ...template } = raw;
   const names = list[0] && typeof list[0] === 'object' && !Array.isArray(list[0]) ? Object.keys(list[0]) : [];
@@ -51,26 +64,58 @@ export function routeInstances(src: YamlSource): { sources: RouteDocument[]; dia
       return;
     }
     for (const [k, v] of Object.entries(item)) {
-      if (!NAME.test(k)) diags.push(diagAt(src, ['instances', i, k], `parameter name '${k}' may hold letters, digits, '_', '.' and '-' (as a {{placeholder}})`, true));
-      else if (v === null || typeof v === 'object') diags.push(diagAt(src, ['instances', i, k], `parameter '${k}' is a text, number or boolean`));
+      if (!NAME.test(k))
+        diags.push(
+          diagAt(
+            src,
+            ['instances', i, k],
+            `parameter name '${k}' may hold letters, digits, '_', '.' and '-' (as a {{placeholder}})`,
+            true,
+          ),
+        );
+      else if (v === null || typeof v === 'object')
+        diags.push(diagAt(src, ['instances', i, k], `parameter '${k}' is a text, number or boolean`));
     }
     const keys = Object.keys(item);
     const missing = names.filter((n) => !keys.includes(n));
     const extra = keys.filter((n) => !names.includes(n));
     if (i > 0 && (missing.length || extra.length)) {
-      diags.push(diagAt(src, ['instances', i], `every instance gives the same parameters as the first (${names.join(', ')})${missing.length ? `; missing: ${missing.join(', ')}` : ''}${extra.length ? `; not in the first: ${extra.join(', ')}` : ''}`));
+      diags.push(
+        diagAt(
+          src,
+          ['instances', i],
+          `every instance gives the same parameters as the first (${names.join(', ')})${missing.length ? `; missing: ${missing.join(', ')}` : ''}${extra.length ? `; not in the first: ${extra.join(', ')}` : ''}`,
+        ),
+      );
     }
   });
   const text = JSON.stringify(template);
   for (const n of names) {
-    if (!new RegExp(`\\{\\{\\s*${n.replace(/[.-]/g, '\\$&')}\\s*\\}\\}`).test(text)) diags.push(diagAt(src, ['instances', 0, n], `parameter '${n}' is used nowhere in the route: name it as {{${n}}} or remove it`, true));
+    if (!new RegExp(`\\{\\{\\s*${n.replace(/[.-]/g, '\\$&')}\\s*\\}\\}`).test(text))
+      diags.push(
+        diagAt(
+          src,
+          ['instances', 0, n],
+          `parameter '${n}' is used nowhere in the route: name it as {{${n}}} or remove it`,
+          true,
+        ),
+      );
   }
   const idKeys = typeof raw.id === 'string' ? [...raw.id.matchAll(ANY)].map((m) => m[1]) : [];
   if (typeof raw.id === 'string' && !idKeys.some((k) => names.includes(k))) {
-    diags.push(diagAt(src, ['id'], `a route with instances names a parameter in its id (e.g. ${raw.id}-{{${names[0] ?? 'name'}}}), so that each instance is a route of its own`));
+    diags.push(
+      diagAt(
+        src,
+        ['id'],
+        `a route with instances names a parameter in its id (e.g. ${raw.id}-{{${names[0] ?? 'name'}}}), so that each instance is a route of its own`,
+      ),
+    );
   }
   if (diags.length) return { sources: [], diagnostics: diags };
-  return { sources: (list as Params[]).map((params) => ({ src: { ...src, value: applyParams(template, params) }, params })), diagnostics: [] };
+  return {
+    sources: (list as Params[]).map((params) => ({ src: { ...src, value: applyParams(template, params) }, params })),
+    diagnostics: [],
+  };
 }
 
 /** `value` with the parameters' placeholders replaced: typed where a string is exactly one, else as text. */
@@ -82,6 +127,7 @@ export function applyParams(value: unknown, params: Params): unknown {
     return value.replace(ANY, (all, key: string) => (key in params ? String(params[key]) : all));
   }
   if (Array.isArray(value)) return value.map((v) => applyParams(v, params));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, applyParams(v, params)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, applyParams(v, params)]));
   return value;
 }

@@ -30,7 +30,13 @@ import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../pipeline/rou
 import { describeStep } from '../pipeline/tracing.ts';
 import type { Expression } from '../expressions/expressions.ts';
 import { guarded } from '../steps/guard.ts';
-import { compileTemplate, compileProblem, unknownTemplateCodes, TEMPLATE_SCHEMA, type TemplateFile } from '../pipeline/error-templates.ts';
+import {
+  compileTemplate,
+  compileProblem,
+  unknownTemplateCodes,
+  TEMPLATE_SCHEMA,
+  type TemplateFile,
+} from '../pipeline/error-templates.ts';
 
 /** Other documents that live beside routes (gateway tool files), recognised by a top-level key. */
 export interface DocumentHandler {
@@ -65,7 +71,13 @@ export function findYamlFiles(paths: string[]): string[] {
   return out;
 }
 
-export function loadRoutes(paths: string[], values: ValuesSet, services: EngineServices, docs: DocumentHandler[] = [], opts: { run?: boolean } = {}): LoadResult {
+export function loadRoutes(
+  paths: string[],
+  values: ValuesSet,
+  services: EngineServices,
+  docs: DocumentHandler[] = [],
+  opts: { run?: boolean } = {},
+): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const routes: CompiledRoute[] = [];
   const unused = opts.run ? docs.flatMap((d) => d.lintOnlyFiles ?? []) : [];
@@ -81,7 +93,10 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     try {
       parsed.push(parseYamlFile(rel));
     } catch (e) {
-      if (e instanceof DiagnosticError) { diagnostics.push(...e.diagnostics); continue; }
+      if (e instanceof DiagnosticError) {
+        diagnostics.push(...e.diagnostics);
+        continue;
+      }
       throw e;
     }
   }
@@ -104,7 +119,8 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
         loaded.add(beside);
         try {
           const c = parseYamlFile(beside);
-          if (isClients(c.value)) diagnostics.push(...connectorFileDiagnostics(beside), ...clients.load(c, values, false));
+          if (isClients(c.value))
+            diagnostics.push(...connectorFileDiagnostics(beside), ...clients.load(c, values, false));
         } catch (e) {
           if (e instanceof DiagnosticError) diagnostics.push(...e.diagnostics);
           else throw e;
@@ -135,11 +151,19 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
     const v = src.value;
     if (isClients(v)) continue;
     if (!v || typeof v !== 'object' || Array.isArray(v)) {
-      diagnostics.push({ file: rel, line: 1, col: 1, message: 'a route file holds a mapping with `id`, `from` and `steps`' });
+      diagnostics.push({
+        file: rel,
+        line: 1,
+        col: 1,
+        message: 'a route file holds a mapping with `id`, `from` and `steps`',
+      });
       continue;
     }
     const doc = docs.find((d) => d.key in (v as object));
-    if (doc) { diagnostics.push(...doc.load(src, values)); continue; }
+    if (doc) {
+      diagnostics.push(...doc.load(src, values));
+      continue;
+    }
     const connector = clients.connectorOf(rel);
     if (connector && !('on-exception' in (v as object))) inheriting.add(connector);
     // a route template is one route per instance; a problem of the template is said once
@@ -159,18 +183,31 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
         if (named.length) route.clients = named;
         rememberClients(route, clients);
         const written = one.value as Record<string, unknown>;
-        if (written['check-output'] !== undefined && written['output-schema'] === undefined && !said.has('check-output')) {
+        if (
+          written['check-output'] !== undefined &&
+          written['output-schema'] === undefined &&
+          !said.has('check-output')
+        ) {
           said.add('check-output');
-          diagnostics.push({ ...diagAt(one, ['check-output'], "'check-output' has no effect without 'output-schema'", true), severity: 'warning' });
+          diagnostics.push({
+            ...diagAt(one, ['check-output'], "'check-output' has no effect without 'output-schema'", true),
+            severity: 'warning',
+          });
         }
         const prev = ids.get(route.id);
         if (prev) diagnostics.push(diagAt(src, ['id'], `duplicate route id '${route.id}' (also in ${prev})`));
-        else { ids.set(route.id, rel); routes.push(route); }
+        else {
+          ids.set(route.id, rel);
+          routes.push(route);
+        }
       } catch (e) {
         if (!(e instanceof DiagnosticError)) throw e;
         for (const d of e.diagnostics) {
           const key = `${d.file}:${d.line}:${d.col}:${d.message}`;
-          if (!said.has(key)) { said.add(key); diagnostics.push(d); }
+          if (!said.has(key)) {
+            said.add(key);
+            diagnostics.push(d);
+          }
         }
         const id = (one.value as { id?: unknown }).id;
         if (typeof id === 'string') failed.add(id);
@@ -192,13 +229,20 @@ export function loadRoutes(paths: string[], values: ValuesSet, services: EngineS
       continue;
     }
     const s = didYouMean(c.target, ids.keys());
-    diagnostics.push(diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`));
+    diagnostics.push(
+      diagAt(c.src, c.path, `${c.kind}: no route '${c.target}' is loaded${s ? `; did you mean '${s}'?` : ''}`),
+    );
   }
   return { routes, diagnostics, files, clients };
 }
 
 /** A route or client profile a step names: where, and the step's kind. */
-interface Reference { to: 'route' | 'client'; name: string; path: YamlPath; kind: string }
+interface Reference {
+  to: 'route' | 'client';
+  name: string;
+  path: YamlPath;
+  kind: string;
+}
 
 /**
  * The routes and client profiles the steps of a route file name (their kinds' `references`),
@@ -217,19 +261,40 @@ function findReferences(v: unknown, path: YamlPath = [], out: Reference[] = []):
   return out;
 }
 
-function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineServices, clients: ClientRegistry, defaults: Map<ConnectorDoc, ExceptionHandler[]>): CompiledRoute {
+function compileRoute(
+  src: YamlSource,
+  valuesSet: ValuesSet,
+  services: EngineServices,
+  clients: ClientRegistry,
+  defaults: Map<ConnectorDoc, ExceptionHandler[]>,
+): CompiledRoute {
   const raw = src.value as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   // top-level keys
   for (const k of Object.keys(raw)) {
     if (!(k in ROUTE_KEYS)) {
       const s = didYouMean(k, Object.keys(ROUTE_KEYS));
-      diags.push(diagAt(src, [k], `unknown key '${k}' in route${s ? `; did you mean '${s}'?` : `; allowed: ${Object.keys(ROUTE_KEYS).join(', ')}`}`, true));
+      diags.push(
+        diagAt(
+          src,
+          [k],
+          `unknown key '${k}' in route${s ? `; did you mean '${s}'?` : `; allowed: ${Object.keys(ROUTE_KEYS).join(', ')}`}`,
+          true,
+        ),
+      );
     }
   }
-  if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id)) diags.push(diagAt(src, raw.id === undefined ? [] : ['id'], raw.id === undefined ? 'route is missing required key \'id\'' : '\'id\' must be kebab-case (a-z, 0-9, -)'));
+  if (typeof raw.id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(raw.id))
+    diags.push(
+      diagAt(
+        src,
+        raw.id === undefined ? [] : ['id'],
+        raw.id === undefined ? "route is missing required key 'id'" : "'id' must be kebab-case (a-z, 0-9, -)",
+      ),
+    );
   if (!raw.from) diags.push(diagAt(src, [], "route is missing required key 'from'"));
-  if (raw.steps !== undefined && !Array.isArray(raw.steps)) diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
+  if (raw.steps !== undefined && !Array.isArray(raw.steps))
+    diags.push(diagAt(src, ['steps'], "'steps' must be a list"));
   // the connector document of the folder: values and on-exception of routes that say none
   const connector = clients.connectorOf(src.file);
   let values: ValuesFile | undefined;
@@ -239,25 +304,52 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   if (raw.values !== undefined) {
     values = valuesSet.find(String(raw.values));
     if (!values) {
-      const s = didYouMean(String(raw.values), [...valuesSet.names(), ...valuesSet.names().map((n) => n.split('/').pop()!)]);
-      diags.push(diagAt(src, ['values'], `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`));
+      const s = didYouMean(String(raw.values), [
+        ...valuesSet.names(),
+        ...valuesSet.names().map((n) => n.split('/').pop()!),
+      ]);
+      diags.push(
+        diagAt(
+          src,
+          ['values'],
+          `values file '${raw.values}' not found under ${valuesSet.dir}${s ? `; did you mean '${s}'?` : `; available: ${valuesSet.names().join(', ')}`}`,
+        ),
+      );
       // said once, here: every placeholder of the route (and what an unresolved one breaks) would say it again
       throw new DiagnosticError(diags);
     }
   } else if (connector?.valuesName !== undefined) {
     values = connector.values;
-    if (!values) inheritedMissing = `values file '${connector.valuesName}' of ${connector.src.file} (the values of this folder's routes) is not found: see the problem reported there`;
+    if (!values)
+      inheritedMissing = `values file '${connector.valuesName}' of ${connector.src.file} (the values of this folder's routes) is not found: see the problem reported there`;
   }
   // without a source or a step list there is nothing more to check
   if (!raw.from || (raw.steps !== undefined && !Array.isArray(raw.steps))) throw new DiagnosticError(diags);
 
   const uses: PlaceholderUse[] = [];
-  const placeholders = resolvePlaceholders(raw, values, src, uses, "the route, or to the connector document (connector.yaml) of its folder");
+  const placeholders = resolvePlaceholders(
+    raw,
+    values,
+    src,
+    uses,
+    'the route, or to the connector document (connector.yaml) of its folder',
+  );
   const resolved = placeholders.value as Record<string, any>;
   // the output check is on wherever an output-schema is, unless the route says `check-output: false`
   const checkOutput = resolved['check-output'];
-  if (checkOutput !== undefined && typeof checkOutput !== 'boolean') diags.push(diagAt(src, ['check-output'], "'check-output' must be true or false (default true: the answer is checked against output-schema)"));
-  const route: RouteInfo = { id: resolved.id as string, file: src.file, checksOutput: !!resolved['output-schema'] && checkOutput !== false };
+  if (checkOutput !== undefined && typeof checkOutput !== 'boolean')
+    diags.push(
+      diagAt(
+        src,
+        ['check-output'],
+        "'check-output' must be true or false (default true: the answer is checked against output-schema)",
+      ),
+    );
+  const route: RouteInfo = {
+    id: resolved.id as string,
+    file: src.file,
+    checksOutput: !!resolved['output-schema'] && checkOutput !== false,
+  };
   const meta: RouteMeta = {};
 
   const stepList = (list: unknown, path: YamlPath, parent: CompileContext): Step[] => {
@@ -280,10 +372,15 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   };
   const ctx = new CompileContext(services, route, values, [], uses, stepList);
 
-  const missing = inheritedMissing && placeholders.diagnostics.length ? [{ ...placeholders.diagnostics[0], message: inheritedMissing }] : [];
+  const missing =
+    inheritedMissing && placeholders.diagnostics.length
+      ? [{ ...placeholders.diagnostics[0], message: inheritedMissing }]
+      : [];
   const errs: Diagnostic[] = [...diags, ...(inheritedMissing ? missing : placeholders.diagnostics)];
   const collect = <T>(fn: () => T): T | undefined => {
-    try { return fn(); } catch (e) {
+    try {
+      return fn();
+    } catch (e) {
       if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
       else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
       else throw e;
@@ -296,8 +393,8 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   // a route with its own on-exception (even `[]`) uses only its own; one without, its folder's
   const inherits = raw['on-exception'] === undefined && connector?.onException !== undefined;
   const handlers = inherits
-    ? defaults.get(connector!) ?? []
-    : collect(() => compileHandlers(resolved['on-exception'], ctx, src, `route ${route.id}`)) ?? [];
+    ? (defaults.get(connector!) ?? [])
+    : (collect(() => compileHandlers(resolved['on-exception'], ctx, src, `route ${route.id}`)) ?? []);
   let output: OutputCheck | undefined;
   if (resolved['output-schema']) {
     collect(() => {
@@ -311,7 +408,10 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
     id: route.id,
     file: src.file,
     description: resolved.description,
-    connector: resolved.connector ?? connector?.connector ?? (values?.has('connector') ? String(values.get('connector')) : undefined),
+    connector:
+      resolved.connector ??
+      connector?.connector ??
+      (values?.has('connector') ? String(values.get('connector')) : undefined),
     valuesName: values?.name,
     source: source!,
     meta,
@@ -324,23 +424,55 @@ function compileRoute(src: YamlSource, valuesSet: ValuesSet, services: EngineSer
   };
 }
 
-function oneKey(item: unknown, path: YamlPath, src: YamlSource, what: string, kinds: Iterable<string>): [string, unknown] {
+function oneKey(
+  item: unknown,
+  path: YamlPath,
+  src: YamlSource,
+  what: string,
+  kinds: Iterable<string>,
+): [string, unknown] {
   if (!item || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
-    throw new DiagnosticError([diagAt(src, path, `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})${what === 'step' ? ', and optionally `if`' : ''}`)]);
+    throw new DiagnosticError([
+      diagAt(
+        src,
+        path,
+        `a ${what} is a mapping with exactly one key, its kind (${[...kinds].join(', ')})${what === 'step' ? ', and optionally `if`' : ''}`,
+      ),
+    ]);
   }
   const [k, v] = Object.entries(item)[0];
   return [k, v];
 }
 
-function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src: YamlSource, meta: RouteMeta, clients: ClientRegistry): Step {
+function compileStep(
+  item: unknown,
+  path: YamlPath,
+  parent: CompileContext,
+  src: YamlSource,
+  meta: RouteMeta,
+  clients: ClientRegistry,
+): Step {
   // `if: <JSONata>` beside the kind: the step runs only when it is truthy (a one-branch choice)
   let condition: unknown;
   if (item && typeof item === 'object' && !Array.isArray(item) && 'if' in item && Object.keys(item).length === 2) {
     const { if: cond, ...rest } = item as Record<string, unknown>;
     condition = cond;
     item = rest;
-  } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 1 && 'if' in item) {
-    throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...)", true)]);
+  } else if (
+    item &&
+    typeof item === 'object' &&
+    !Array.isArray(item) &&
+    Object.keys(item).length === 1 &&
+    'if' in item
+  ) {
+    throw new DiagnosticError([
+      diagAt(
+        src,
+        [...path, 'if'],
+        "'if' guards the step beside it: write it next to the step's kind (- if: <condition>, then <kind>: ...)",
+        true,
+      ),
+    ]);
   } else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 2) {
     // a kind beside a key that is neither `if` nor a kind: most likely a misspelt `if`
     const keys = Object.keys(item);
@@ -348,20 +480,40 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
     if (kinds.length === 1) {
       const other = keys.find((k) => !STEP_KINDS.has(k))!;
       const s = didYouMean(other, ['if']);
-      throw new DiagnosticError([diagAt(src, [...path, other], `unknown key '${other}' beside the ${kinds[0]} step${s ? `; did you mean '${s}'?` : ': a step has its kind and optionally `if` (a JSONata condition)'}`, true)]);
+      throw new DiagnosticError([
+        diagAt(
+          src,
+          [...path, other],
+          `unknown key '${other}' beside the ${kinds[0]} step${s ? `; did you mean '${s}'?` : ': a step has its kind and optionally `if` (a JSONata condition)'}`,
+          true,
+        ),
+      ]);
     }
   }
   const [kind, cfg] = oneKey(item, path, src, 'step', STEP_KINDS.keys());
   const sk = STEP_KINDS.get(kind);
   if (!sk) {
     const s = didYouMean(kind, STEP_KINDS.keys());
-    throw new DiagnosticError([diagAt(src, [...path, kind], `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`, true)]);
+    throw new DiagnosticError([
+      diagAt(
+        src,
+        [...path, kind],
+        `unknown step kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...STEP_KINDS.keys()].join(', ')}`}`,
+        true,
+      ),
+    ]);
   }
   // `transform: <file>`: the string stands for the kind's shorthand key (diagnostics of that key point at the string)
   if (sk.shorthand && cfg != null && typeof cfg !== 'string' && (typeof cfg !== 'object' || Array.isArray(cfg))) {
-    throw new DiagnosticError([diagAt(src, [...path, kind], `'${kind}' must be a mapping, or a string: its ${sk.shorthand} (${kind}: <${sk.shorthand}> is short for ${kind}: { ${sk.shorthand}: <${sk.shorthand}> })`)]);
+    throw new DiagnosticError([
+      diagAt(
+        src,
+        [...path, kind],
+        `'${kind}' must be a mapping, or a string: its ${sk.shorthand} (${kind}: <${sk.shorthand}> is short for ${kind}: { ${sk.shorthand}: <${sk.shorthand}> })`,
+      ),
+    ]);
   }
-  let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : cfg ?? {};
+  let config = typeof cfg === 'string' && sk.shorthand ? { [sk.shorthand]: cfg } : (cfg ?? {});
   const d = checkConfig(config, sk.schema, src, [...path, kind], `${kind} step`);
   if (d.length) throw new DiagnosticError(d);
   if (sk.withClient) {
@@ -375,8 +527,13 @@ function compileStep(item: unknown, path: YamlPath, parent: CompileContext, src:
   const ctx = parent.rebase([...path, kind]);
   let guard: Expression | undefined;
   if (condition !== undefined) {
-    if (typeof condition !== 'string') throw new DiagnosticError([diagAt(src, [...path, 'if'], "'if' is a JSONata condition (a string): the step runs only when it is truthy")]);
-    try { guard = parent.rebase(path).expr(condition, ['if']); } catch (e) {
+    if (typeof condition !== 'string')
+      throw new DiagnosticError([
+        diagAt(src, [...path, 'if'], "'if' is a JSONata condition (a string): the step runs only when it is truthy"),
+      ]);
+    try {
+      guard = parent.rebase(path).expr(condition, ['if']);
+    } catch (e) {
       if (e instanceof ConfigError) throw new DiagnosticError([diagAt(src, e.path, e.message)]);
       throw e;
     }
@@ -400,7 +557,14 @@ function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): Com
   const sk = SOURCE_KINDS.get(kind);
   if (!sk) {
     const s = didYouMean(kind, SOURCE_KINDS.keys());
-    throw new DiagnosticError([diagAt(src, ['from', kind], `unknown source kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...SOURCE_KINDS.keys()].join(', ')}`}`, true)]);
+    throw new DiagnosticError([
+      diagAt(
+        src,
+        ['from', kind],
+        `unknown source kind '${kind}'${s ? `; did you mean '${s}'?` : `; kinds: ${[...SOURCE_KINDS.keys()].join(', ')}`}`,
+        true,
+      ),
+    ]);
   }
   const config = cfg ?? {};
   const d = checkConfig(config, sk.schema, src, ['from', kind], `${kind} source`);
@@ -412,16 +576,30 @@ function compileSource(from: unknown, ctx: CompileContext, src: YamlSource): Com
  * The handlers of a route's `on-exception`, or with `shared` of a connector document's (which the
  * routes of its folder share: no steps). `owner` names whose they are in expression errors.
  */
-function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, owner: string, shared = false): ExceptionHandler[] {
+function compileHandlers(
+  list: unknown,
+  ctx: CompileContext,
+  src: YamlSource,
+  owner: string,
+  shared = false,
+): ExceptionHandler[] {
   if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
+  if (!Array.isArray(list))
+    throw new DiagnosticError([diagAt(src, ['on-exception'], "'on-exception' must be a list of handlers")]);
   const out: ExceptionHandler[] = [];
   // template expressions run under the same limits as the route's, and errors name where they are
   const limits = ctx.services.settings?.expressions;
   list.forEach((h, i) => {
     const path = ['on-exception', i];
     if (shared && h && typeof h === 'object' && 'steps' in h) {
-      throw new DiagnosticError([diagAt(src, [...path, 'steps'], "a connector document's on-exception handler runs no steps (it is shared by the routes of the folder): give the routes that need them an on-exception of their own", true)]);
+      throw new DiagnosticError([
+        diagAt(
+          src,
+          [...path, 'steps'],
+          "a connector document's on-exception handler runs no steps (it is shared by the routes of the folder): give the routes that need them an on-exception of their own",
+          true,
+        ),
+      ]);
     }
     const d = checkConfig(h, shared ? DEFAULT_HANDLER_SCHEMA : HANDLER_SCHEMA, src, path, 'on-exception handler');
     if (d.length) throw new DiagnosticError(d);
@@ -431,14 +609,25 @@ function compileHandlers(list: unknown, ctx: CompileContext, src: YamlSource, ow
       const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
       if (td.length) throw new DiagnosticError(td);
       const codes = unknownTemplateCodes(t, `in the error template of ${owner}`);
-      if (codes.length) throw new DiagnosticError(templateDiagnostics(ctx.file(h.template, [...path, 'template']), codes));
-      try { handler.template = compileTemplate(t, { ...limits, where: `${owner}, on-exception[${i}].template ${h.template}` }); } catch (e) {
-        if (e instanceof ConfigError) ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
+      if (codes.length)
+        throw new DiagnosticError(templateDiagnostics(ctx.file(h.template, [...path, 'template']), codes));
+      try {
+        handler.template = compileTemplate(t, {
+          ...limits,
+          where: `${owner}, on-exception[${i}].template ${h.template}`,
+        });
+      } catch (e) {
+        if (e instanceof ConfigError)
+          ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
         throw e;
       }
     }
     ctx.platformCode(h.problem?.code, [...path, 'problem', 'code']);
-    if (h.problem) handler.problem = compileProblem(h.problem, [...path, 'problem'], { ...limits, where: `${owner}, on-exception[${i}].problem` });
+    if (h.problem)
+      handler.problem = compileProblem(h.problem, [...path, 'problem'], {
+        ...limits,
+        where: `${owner}, on-exception[${i}].problem`,
+      });
     if (h.steps) handler.steps = pipeline(ctx.steps(h.steps, [...path, 'steps']), ctx.services.tracing);
     out.push(handler);
   });

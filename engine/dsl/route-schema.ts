@@ -10,34 +10,65 @@ import { configWithPlaceholders } from './placeholder-schema.ts';
 
 export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
   // a template's id names its parameters ({{direction}}); each instance's id is checked as kebab-case at load
-  id: { type: 'string', pattern: '^(?:[a-z0-9]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})(?:[a-z0-9-]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})*$', description: 'unique route id (kebab-case); in a route template it names a parameter ({{name}})' },
+  id: {
+    type: 'string',
+    pattern: '^(?:[a-z0-9]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})(?:[a-z0-9-]|\\{\\{\\s*[A-Za-z0-9_.-]+\\s*\\}\\})*$',
+    description: 'unique route id (kebab-case); in a route template it names a parameter ({{name}})',
+  },
   description: { type: 'string', description: 'what the route does, one or two sentences (OpenAPI, engine routes)' },
   connector: { type: 'string', description: 'connector id, e.g. gc-acme-foreign-exchange-connector' },
   instances: INSTANCES_SCHEMA,
-  values: { type: 'string', description: "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, connector.yaml, of the route's folder)" },
+  values: {
+    type: 'string',
+    description:
+      "values file whose properties {{placeholders}} resolve from, e.g. foreign-exchange-v1 (default: the `values` of the connector document, connector.yaml, of the route's folder)",
+  },
   from: { type: 'object', description: 'the source: exactly one kind', minProperties: 1, maxProperties: 1 },
   steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run in order on each exchange' },
-  'on-exception': { type: 'array', items: { $ref: '#/$defs/handler' }, description: "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, connector.yaml, of the route's folder; `[]`: none)" },
-  'output-schema': { type: 'string', description: 'JSON Schema file of the answer (OpenAPI, MCP outputSchema); a successful answer that does not match it is answered 502 GC027' },
-  'check-output': { type: 'boolean', default: true, description: 'check each successful answer against output-schema (false: the schema only describes the answer)' },
+  'on-exception': {
+    type: 'array',
+    items: { $ref: '#/$defs/handler' },
+    description:
+      "error handlers, tried in order; the first whose `when` matches maps the error (default: the `on-exception` of the connector document, connector.yaml, of the route's folder; `[]`: none)",
+  },
+  'output-schema': {
+    type: 'string',
+    description:
+      'JSON Schema file of the answer (OpenAPI, MCP outputSchema); a successful answer that does not match it is answered 502 GC027',
+  },
+  'check-output': {
+    type: 'boolean',
+    default: true,
+    description: 'check each successful answer against output-schema (false: the schema only describes the answer)',
+  },
 };
 
 /** Adds descriptions to the keys of a schema owned elsewhere (annotations only). */
 function described(s: { properties: Record<string, object> }, description: string, keys: Record<string, string>) {
-  return { ...s, description, properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, keys[k] ? { description: keys[k], ...v } : v])) };
+  return {
+    ...s,
+    description,
+    properties: Object.fromEntries(
+      Object.entries(s.properties).map(([k, v]) => [k, keys[k] ? { description: keys[k], ...v } : v]),
+    ),
+  };
 }
 
 export const HANDLER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    when: described(MATCH_SCHEMA, 'which errors the handler takes: every listed key must match (all errors when absent)', {
-      kind: 'error kinds, e.g. [vendor, timeout, connection]',
-      status: 'HTTP statuses of the error',
-      vendorStatus: 'statuses the vendor answered',
-      vendorCode: 'vendor error codes, exactly',
-      vendorCodePrefix: 'vendor error codes starting with one of these',
-    }),
+    when: described(
+      MATCH_SCHEMA,
+      'which errors the handler takes: every listed key must match (all errors when absent)',
+      {
+        kind: 'error kinds, e.g. [vendor, timeout, connection]',
+        status: 'HTTP statuses of the error',
+        vendorStatus: 'statuses the vendor answered',
+        vendorCode: 'vendor error codes, exactly',
+        vendorCodePrefix: 'vendor error codes starting with one of these',
+      },
+    ),
     template: { type: 'string', description: 'error template file (transforms/<vendor>/...json)' },
     problem: described(PROBLEM_SCHEMA, 'the problem answered, written inline', {
       status: 'HTTP status (default: the status of the error)',
@@ -46,8 +77,16 @@ export const HANDLER_SCHEMA = {
       detail: 'JSONata for the detail text',
       keepErrors: 'false drops the errors[] (failing fields) of the error from the answer',
     }),
-    steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run after the error is mapped, before the answer (e.g. publish a failure event); an error they raise becomes the answer' },
-    log: { enum: ['debug', 'info', 'warn', 'error'], description: 'level of the "exchange failed" log line (default: error for a 5xx answer, warn otherwise)' },
+    steps: {
+      type: 'array',
+      items: { $ref: '#/$defs/step' },
+      description:
+        'run after the error is mapped, before the answer (e.g. publish a failure event); an error they raise becomes the answer',
+    },
+    log: {
+      enum: ['debug', 'info', 'warn', 'error'],
+      description: 'level of the "exchange failed" log line (default: error for a 5xx answer, warn otherwise)',
+    },
   },
 };
 
@@ -66,9 +105,16 @@ function shorthandSchema(k: { kind: string; shorthand?: string }): Record<string
 }
 
 /** `if:` beside a step's kind. */
-const IF_SCHEMA = { type: 'string', description: 'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)' };
+const IF_SCHEMA = {
+  type: 'string',
+  description:
+    'JSONata condition: the step runs only when it is truthy (a choice with this one branch and no otherwise)',
+};
 
-function oneKind(kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>, guard = false) {
+function oneKind(
+  kinds: Iterable<{ kind: string; description: string; schema: Record<string, unknown>; shorthand?: string }>,
+  guard = false,
+) {
   return {
     oneOf: [...kinds].map((k) => ({
       type: 'object',
@@ -89,7 +135,8 @@ export function routeJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'urn:engine:route',
     title: 'Route',
-    description: 'A route: a source (`from`), ordered steps and exception handlers. Generated from the step registry; do not edit.',
+    description:
+      'A route: a source (`from`), ordered steps and exception handlers. Generated from the step registry; do not edit.',
     type: 'object',
     additionalProperties: false,
     required: ['id', 'from'],

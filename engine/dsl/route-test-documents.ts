@@ -17,17 +17,36 @@ export function checkTestFile(src: YamlSource): Diagnostic[] {
   file.tests.forEach((c, i) => {
     const inputs = INPUT_KINDS.filter((k) => c[k] !== undefined);
     if (inputs.length !== 1) {
-      d.push(diagAt(src, ['tests', i], `test '${c.name}' needs exactly one input: ${INPUT_KINDS.join(', ')}${inputs.length ? ` (has ${inputs.join(' and ')})` : ''}`));
+      d.push(
+        diagAt(
+          src,
+          ['tests', i],
+          `test '${c.name}' needs exactly one input: ${INPUT_KINDS.join(', ')}${inputs.length ? ` (has ${inputs.join(' and ')})` : ''}`,
+        ),
+      );
     }
-    if (names.has(c.name)) d.push(diagAt(src, ['tests', i, 'name'], `duplicate test name '${c.name}' (also test ${names.get(c.name)! + 1})`));
+    if (names.has(c.name))
+      d.push(
+        diagAt(src, ['tests', i, 'name'], `duplicate test name '${c.name}' (also test ${names.get(c.name)! + 1})`),
+      );
     names.set(c.name, i);
     (c.expect.assert ?? []).forEach((a, j) => {
-      try { compileExpression(a, []); } catch (e) {
+      try {
+        compileExpression(a, []);
+      } catch (e) {
         d.push(diagAt(src, ['tests', i, 'expect', 'assert', j], `assert: ${(e as Error).message}`));
       }
     });
-    if (c.expect.outcome && !c.message) d.push(diagAt(src, ['tests', i, 'expect', 'outcome'], 'outcome is how a message settles: the case needs a `message` input'));
-    if (c.request?.sign && !c.request.sign.key === !c.request.sign.secret) d.push(diagAt(src, ['tests', i, 'request', 'sign'], 'sign needs one of key (an environmental key) or secret'));
+    if (c.expect.outcome && !c.message)
+      d.push(
+        diagAt(
+          src,
+          ['tests', i, 'expect', 'outcome'],
+          'outcome is how a message settles: the case needs a `message` input',
+        ),
+      );
+    if (c.request?.sign && !c.request.sign.key === !c.request.sign.secret)
+      d.push(diagAt(src, ['tests', i, 'request', 'sign'], 'sign needs one of key (an environmental key) or secret'));
   });
   return d;
 }

@@ -21,7 +21,7 @@ const REQUEST = {
   type: 'object',
   additionalProperties: false,
   required: ['path'],
-  description: 'an HTTP request to the engine\'s listener (the loaded routes, their webhooks)',
+  description: "an HTTP request to the engine's listener (the loaded routes, their webhooks)",
   properties: {
     method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
     path: { type: 'string', pattern: '^/', description: 'path and optional query string' },
@@ -43,7 +43,12 @@ const CALL = {
     headers: STRING_MAP,
     query: STRING_MAP,
     params: STRING_MAP,
-    user: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string' }, authenticated: { type: 'boolean', default: true } } },
+    user: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      properties: { id: { type: 'string' }, authenticated: { type: 'boolean', default: true } },
+    },
   },
 };
 
@@ -69,19 +74,25 @@ const ANSWER = {
     body: { description: 'JSON answer (any value); a string is sent as text' },
     headers: SCALAR_MAP,
     delay: { type: 'integer', minimum: 0, description: 'ms before the answer starts' },
-    fail: { enum: ['reset'], description: 'reset: the connection is dropped after the request arrived (the vendor may have seen it)' },
+    fail: {
+      enum: ['reset'],
+      description: 'reset: the connection is dropped after the request arrived (the vendor may have seen it)',
+    },
   },
 };
 
 const STUBS = {
   type: 'object',
-  description: 'per to-http target name (the step\'s `name`): the answers to give in order; the last one repeats. `eventhub` scripts the event hub (default 202)',
+  description:
+    "per to-http target name (the step's `name`): the answers to give in order; the last one repeats. `eventhub` scripts the event hub (default 202)",
   additionalProperties: { anyOf: [ANSWER, { type: 'array', minItems: 1, items: ANSWER }] },
 };
 
 const BODY_EXPECT = {
   body: { description: 'the whole body, compared exactly' },
-  'body-contains': { description: 'a subset: every key given must match, others are ignored; arrays match item by item' },
+  'body-contains': {
+    description: 'a subset: every key given must match, others are ignored; arrays match item by item',
+  },
 };
 
 const VENDOR_REQUEST = {
@@ -103,7 +114,11 @@ const CALLS = {
     anyOf: [
       { type: 'integer', minimum: 0 },
       { type: 'array', items: VENDOR_REQUEST },
-      { type: 'object', additionalProperties: false, properties: { count: { type: 'integer', minimum: 0 }, requests: { type: 'array', items: VENDOR_REQUEST } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { count: { type: 'integer', minimum: 0 }, requests: { type: 'array', items: VENDOR_REQUEST } },
+      },
     ],
   },
 };
@@ -112,20 +127,46 @@ const EXPECT = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    status: { type: 'integer', description: 'HTTP status of the answer (a call or message: the status the route set or its error\'s)' },
+    status: {
+      type: 'integer',
+      description: "HTTP status of the answer (a call or message: the status the route set or its error's)",
+    },
     ...BODY_EXPECT,
-    headers: { type: 'object', description: 'a subset of the answer\'s headers (names in lower case)' },
-    assert: { type: 'array', items: { type: 'string' }, description: 'JSONata predicates over {status, body, headers, calls, events, outcome}; each must be true' },
-    outcome: { enum: ['accepted', 'rejected', 'released'], description: 'how a message settles: accepted, rejected (permanent), released (redelivered)' },
+    headers: { type: 'object', description: "a subset of the answer's headers (names in lower case)" },
+    assert: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'JSONata predicates over {status, body, headers, calls, events, outcome}; each must be true',
+    },
+    outcome: {
+      enum: ['accepted', 'rejected', 'released'],
+      description: 'how a message settles: accepted, rejected (permanent), released (redelivered)',
+    },
     calls: CALLS,
-    events: { type: 'array', items: ANY, description: 'the CloudEvents the event hub accepted, in order; each a subset (data included)' },
-    'logs-absent': { type: 'array', items: { type: 'string', minLength: 1 }, description: 'text that no log line of the case may contain (a secret, a card number)' },
+    events: {
+      type: 'array',
+      items: ANY,
+      description: 'the CloudEvents the event hub accepted, in order; each a subset (data included)',
+    },
+    'logs-absent': {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'text that no log line of the case may contain (a secret, a card number)',
+    },
   },
 };
 
 const SETTINGS = {
-  environment: { type: 'string', description: 'values environment (values/environments/<name>.yaml); default: the simulated one (`simulated: true`) of the program\'s simulators' },
-  set: { ...SCALAR_MAP, description: 'overrides as `--set` gives them: environmental keys and properties (`file:prop` scopes one values file)' },
+  environment: {
+    type: 'string',
+    description:
+      "values environment (values/environments/<name>.yaml); default: the simulated one (`simulated: true`) of the program's simulators",
+  },
+  set: {
+    ...SCALAR_MAP,
+    description:
+      'overrides as `--set` gives them: environmental keys and properties (`file:prop` scopes one values file)',
+  },
 };
 
 const CASE = {
@@ -152,10 +193,21 @@ export const ROUTE_TEST_SCHEMA = {
   required: ['tests'],
   properties: {
     description: { type: 'string' },
-    routes: { type: 'array', items: { type: 'string' }, description: 'route files or folders to load, relative to the project (default: the folder above tests/)' },
+    routes: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'route files or folders to load, relative to the project (default: the folder above tests/)',
+    },
     ...SETTINGS,
-    simulators: { type: 'boolean', default: false, description: 'start the program\'s simulators; targets without a stub then reach them' },
-    stubs: { ...STUBS, description: `${STUBS.description}; every case starts from these, its own stubs replace them per target` },
+    simulators: {
+      type: 'boolean',
+      default: false,
+      description: "start the program's simulators; targets without a stub then reach them",
+    },
+    stubs: {
+      ...STUBS,
+      description: `${STUBS.description}; every case starts from these, its own stubs replace them per target`,
+    },
     tests: { type: 'array', minItems: 1, items: CASE },
   },
 };
@@ -172,8 +224,21 @@ export function routeTestJsonSchema(): Record<string, unknown> {
 
 export type Scalar = string | number | boolean;
 
-export interface Answer { status?: number; body?: unknown; headers?: Record<string, Scalar>; delay?: number; fail?: 'reset' }
-export interface VendorRequestExpect { method?: string; path?: string; query?: Record<string, unknown>; headers?: Record<string, unknown>; body?: unknown; 'body-contains'?: unknown }
+export interface Answer {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, Scalar>;
+  delay?: number;
+  fail?: 'reset';
+}
+export interface VendorRequestExpect {
+  method?: string;
+  path?: string;
+  query?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+  'body-contains'?: unknown;
+}
 export type CallsExpect = number | VendorRequestExpect[] | { count?: number; requests?: VendorRequestExpect[] };
 
 export interface CaseExpect {
@@ -192,8 +257,22 @@ export interface TestCase {
   name: string;
   environment?: string;
   set?: Record<string, Scalar>;
-  request?: { method?: string; path: string; query?: Record<string, Scalar>; headers?: Record<string, string>; body?: unknown; sign?: { key?: string; secret?: string; id?: string; timestamp?: number } };
-  call?: { route: string; body?: unknown; headers?: Record<string, string>; query?: Record<string, string>; params?: Record<string, string>; user?: { id: string; authenticated?: boolean } };
+  request?: {
+    method?: string;
+    path: string;
+    query?: Record<string, Scalar>;
+    headers?: Record<string, string>;
+    body?: unknown;
+    sign?: { key?: string; secret?: string; id?: string; timestamp?: number };
+  };
+  call?: {
+    route: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    query?: Record<string, string>;
+    params?: Record<string, string>;
+    user?: { id: string; authenticated?: boolean };
+  };
   message?: { route: string; body?: unknown; id?: string; headers?: Record<string, string>; redelivered?: boolean };
   stubs?: Record<string, Answer | Answer[]>;
   expect: CaseExpect;

@@ -43,7 +43,11 @@ export class ExpressionLimitError extends Error {
   }
 }
 
-export function compileExpression(source: string, path: (string | number)[] = [], options: ExpressionOptions = {}): Expression {
+export function compileExpression(
+  source: string,
+  path: (string | number)[] = [],
+  options: ExpressionOptions = {},
+): Expression {
   const timeout = options.timeout ?? ENGINE_DEFAULTS.expressions.timeout;
   const maxDepth = options.maxDepth ?? ENGINE_DEFAULTS.expressions.maxDepth;
   const maxRange = options.maxRange ?? ENGINE_DEFAULTS.expressions.maxRange;
@@ -55,8 +59,10 @@ export function compileExpression(source: string, path: (string | number)[] = []
     let reason: string | undefined;
     if (err?.code === 'D1012') reason = `evaluation ran longer than ${timeout} ms (engine.expressions.timeout)`;
     else if (err?.code === 'D1011') reason = `evaluation nested deeper than ${maxDepth} (engine.expressions.maxDepth)`;
-    else if (err?.code === 'D2015' || err?.code === 'D2014') reason = `a range has more than ${maxRange} items (engine.expressions.maxRange)`;
-    else if (err instanceof RangeError && /call stack/i.test(err.message)) reason = 'a value is nested too deeply to evaluate (call stack exhausted)';
+    else if (err?.code === 'D2015' || err?.code === 'D2014')
+      reason = `a range has more than ${maxRange} items (engine.expressions.maxRange)`;
+    else if (err instanceof RangeError && /call stack/i.test(err.message))
+      reason = 'a value is nested too deeply to evaluate (call stack exhausted)';
     return reason ? new ExpressionLimitError(where, reason, err) : err;
   };
   const rethrow = (err: unknown): never => {
@@ -86,7 +92,10 @@ export function compileExpression(source: string, path: (string | number)[] = []
   };
 }
 
-interface Parsed { expr: jsonata.Expression; fast: ReturnType<typeof compileFast> }
+interface Parsed {
+  expr: jsonata.Expression;
+  fast: ReturnType<typeof compileFast>;
+}
 
 /**
  * Parsed and fast-compiled expressions by source and limits. The same transforms, templates and

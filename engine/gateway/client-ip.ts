@@ -14,7 +14,10 @@ export class ClientIp {
   private any: boolean;
 
   /** `ipv6Prefix`: bits of an IPv6 address that name one client for the limits (default /64) */
-  constructor(proxies: string[], private ipv6Prefix = 64) {
+  constructor(
+    proxies: string[],
+    private ipv6Prefix = 64,
+  ) {
     this.any = proxies.length > 0;
     for (const p of proxies) {
       const t = parseProxy(p);
@@ -38,7 +41,10 @@ export class ClientIp {
   of(remote: string | undefined, xff: string | string[] | undefined): string {
     const peer = normalise(remote ?? 'unknown');
     if (!this.any || !xff || !this.isTrusted(peer)) return peer;
-    const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',').map((s) => normalise(withoutPort(s.trim()))).filter(Boolean);
+    const hops = (Array.isArray(xff) ? xff.join(',') : xff)
+      .split(',')
+      .map((s) => normalise(withoutPort(s.trim())))
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       if (!isIP(hops[i])) return peer;
       if (!this.isTrusted(hops[i])) return hops[i];

@@ -75,15 +75,34 @@ export interface GatewaySettings {
 }
 
 const VALUES_NAME = 'gateway';
-const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+const ASYMMETRIC = new Set([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]);
 
 /** A setting that is wrong: `key` below `gateway.` (and `item` of a list) says where in the values. */
-interface Problem { message: string; key?: string; item?: number }
+interface Problem {
+  message: string;
+  key?: string;
+  item?: number;
+}
 
 function list(v: unknown): string[] {
   if (v === undefined || v === null || v === '') return [];
   if (Array.isArray(v)) return v.map(String);
-  return String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  return String(v)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** lint reads values without the environmental keys (`<unresolved:KEY>`): nothing to check yet */
@@ -97,7 +116,10 @@ function num(v: unknown, key: string, problems: Problem[], min = 0, whole = fals
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   if (unresolved(v)) return min;
   if (!Number.isFinite(n) || n < min || (whole && !Number.isInteger(n))) {
-    problems.push({ key, message: `'${key}' must be ${whole ? 'a whole number' : 'a number'} >= ${min}, got ${JSON.stringify(v)}` });
+    problems.push({
+      key,
+      message: `'${key}' must be ${whole ? 'a whole number' : 'a number'} >= ${min}, got ${JSON.stringify(v)}`,
+    });
     return min;
   }
   return n;
@@ -120,7 +142,10 @@ function prefixLength(v: unknown, problems: Problem[]): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   if (unresolved(v)) return 64;
   if (Number.isInteger(n) && n >= 1 && n <= 128) return n;
-  problems.push({ key: 'rateLimits.ipv6Prefix', message: `'rateLimits.ipv6Prefix' must be a whole number of bits from 1 to 128, got ${JSON.stringify(v)}` });
+  problems.push({
+    key: 'rateLimits.ipv6Prefix',
+    message: `'rateLimits.ipv6Prefix' must be a whole number of bits from 1 to 128, got ${JSON.stringify(v)}`,
+  });
   return 64;
 }
 
@@ -131,7 +156,8 @@ function proxies(v: unknown, problems: Problem[]): string[] {
     if (unresolved(p)) return;
     const t = p.trim() === '' ? `an empty entry is not an address or CIDR` : parseProxy(p);
     // a list's item is pointed at; a comma-separated string at the value
-    if (typeof t === 'string') problems.push({ key: 'trustedProxies', item: Array.isArray(v) ? i : undefined, message: `trustedProxies: ${t}` });
+    if (typeof t === 'string')
+      problems.push({ key: 'trustedProxies', item: Array.isArray(v) ? i : undefined, message: `trustedProxies: ${t}` });
   });
   return out.filter((p) => !unresolved(p));
 }
@@ -151,7 +177,15 @@ export function parseKeyHash(v: unknown): Buffer | undefined {
 
 export function readSettings(values: ValuesSet): GatewaySettings {
   const vf = values.find(VALUES_NAME);
-  if (!vf) throw new DiagnosticError([{ file: `${values.dir}/${VALUES_NAME}.values.yaml`, line: 1, col: 1, message: 'the gateway needs values/gateway.values.yaml' }]);
+  if (!vf)
+    throw new DiagnosticError([
+      {
+        file: `${values.dir}/${VALUES_NAME}.values.yaml`,
+        line: 1,
+        col: 1,
+        message: 'the gateway needs values/gateway.values.yaml',
+      },
+    ]);
   const env = values.environment.name;
   const g = (k: string) => vf.get(`gateway.${k}`);
   const problems: Problem[] = [];
@@ -162,20 +196,44 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     for (const which of ['primary', 'secondary']) {
       if (s?.[which] === undefined || s[which] === '') continue;
       const h = parseKeyHash(s[which]);
-      if (!h) problems.push({ key: `subscriptions.${env}.${name}.${which}`, message: `subscription '${name}' ${which}: expected 'sha256:<64 hex>' (engine keys create prints one)` });
+      if (!h)
+        problems.push({
+          key: `subscriptions.${env}.${name}.${which}`,
+          message: `subscription '${name}' ${which}: expected 'sha256:<64 hex>' (engine keys create prints one)`,
+        });
       else hashes.push(h);
     }
-    if (!hashes.length) problems.push({ key: `subscriptions.${env}.${name}.primary`, message: `subscription '${name}' has no key hash (primary)` });
+    if (!hashes.length)
+      problems.push({
+        key: `subscriptions.${env}.${name}.primary`,
+        message: `subscription '${name}' has no key hash (primary)`,
+      });
     subs.push({
-      name, hashes, tools: list(s?.tools),
-      quotaPublic: s?.quota?.public !== undefined ? num(s.quota.public, `subscriptions.${env}.${name}.quota.public`, problems, 0, true) : undefined,
-      quotaUser: s?.quota?.user !== undefined ? num(s.quota.user, `subscriptions.${env}.${name}.quota.user`, problems, 0, true) : undefined,
+      name,
+      hashes,
+      tools: list(s?.tools),
+      quotaPublic:
+        s?.quota?.public !== undefined
+          ? num(s.quota.public, `subscriptions.${env}.${name}.quota.public`, problems, 0, true)
+          : undefined,
+      quotaUser:
+        s?.quota?.user !== undefined
+          ? num(s.quota.user, `subscriptions.${env}.${name}.quota.user`, problems, 0, true)
+          : undefined,
     });
   }
-  const str = (k: string) => { const v = g(k); return v === undefined || v === null || v === '' ? undefined : String(v); };
+  const str = (k: string) => {
+    const v = g(k);
+    return v === undefined || v === null || v === '' ? undefined : String(v);
+  };
   const algorithms = list(g('jwt.algorithms'));
   algorithms.forEach((a, i) => {
-    if (!ASYMMETRIC.has(a) && !unresolved(a)) problems.push({ key: 'jwt.algorithms', item: i, message: `jwt.algorithms: '${a}' is not allowed (asymmetric algorithms only: ${[...ASYMMETRIC].join(', ')})` });
+    if (!ASYMMETRIC.has(a) && !unresolved(a))
+      problems.push({
+        key: 'jwt.algorithms',
+        item: i,
+        message: `jwt.algorithms: '${a}' is not allowed (asymmetric algorithms only: ${[...ASYMMETRIC].join(', ')})`,
+      });
   });
   const jwt: JwtSettings = {
     issuer: str('jwt.issuer') ?? '',
@@ -193,8 +251,15 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     maxLifetimeSeconds: num(g('jwt.maxLifetimeSeconds') ?? 0, 'jwt.maxLifetimeSeconds', problems) || undefined,
   };
   // a media type (RFC 6838 names), with or without the `application/` that jose ignores when comparing
-  if (jwt.typ !== undefined && !unresolved(jwt.typ) && !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)) {
-    problems.push({ key: 'jwt.typ', message: `jwt.typ must be a media type such as 'at+jwt', got ${JSON.stringify(jwt.typ)}` });
+  if (
+    jwt.typ !== undefined &&
+    !unresolved(jwt.typ) &&
+    !/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)?$/.test(jwt.typ)
+  ) {
+    problems.push({
+      key: 'jwt.typ',
+      message: `jwt.typ must be a media type such as 'at+jwt', got ${JSON.stringify(jwt.typ)}`,
+    });
   }
   const oauth: OAuthSettings = {
     resource: str('oauth.resource') ?? '',
@@ -204,9 +269,22 @@ export function readSettings(values: ValuesSet): GatewaySettings {
   if (oauth.resource && !unresolved(oauth.resource)) {
     // basic/authorization "Canonical Server URI": absolute, no fragment, no trailing slash
     let u: URL | undefined;
-    try { u = new URL(oauth.resource); } catch { /* below */ }
-    if (!u || !/^https?:$/.test(u.protocol) || u.hash || oauth.resource.endsWith('/') || /[\s"\\]/.test(oauth.resource)) {
-      problems.push({ key: 'oauth.resource', message: `oauth.resource must be the absolute http(s) URL of /mcp without fragment or trailing slash, e.g. https://api.bank.example/mcp; got ${JSON.stringify(oauth.resource)}` });
+    try {
+      u = new URL(oauth.resource);
+    } catch {
+      /* below */
+    }
+    if (
+      !u ||
+      !/^https?:$/.test(u.protocol) ||
+      u.hash ||
+      oauth.resource.endsWith('/') ||
+      /[\s"\\]/.test(oauth.resource)
+    ) {
+      problems.push({
+        key: 'oauth.resource',
+        message: `oauth.resource must be the absolute http(s) URL of /mcp without fragment or trailing slash, e.g. https://api.bank.example/mcp; got ${JSON.stringify(oauth.resource)}`,
+      });
     }
     // "MCP servers MUST validate that access tokens were issued specifically for them as the
     // intended audience" (RFC 8707): without an explicit audience, the resource identifier is it
@@ -215,18 +293,37 @@ export function readSettings(values: ValuesSet): GatewaySettings {
   const itemOf = (key: string, i: number) => (Array.isArray(g(key)) ? i : undefined);
   oauth.authorizationServers.forEach((a, i) => {
     if (unresolved(a)) return;
-    try { new URL(a); } catch { problems.push({ key: 'oauth.authorizationServers', item: itemOf('oauth.authorizationServers', i), message: `oauth.authorizationServers: '${a}' is not a URL` }); }
+    try {
+      new URL(a);
+    } catch {
+      problems.push({
+        key: 'oauth.authorizationServers',
+        item: itemOf('oauth.authorizationServers', i),
+        message: `oauth.authorizationServers: '${a}' is not a URL`,
+      });
+    }
   });
   oauth.scopes.forEach((sc, i) => {
-    if (!unresolved(sc) && !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(sc)) problems.push({ key: 'oauth.scopes', item: itemOf('oauth.scopes', i), message: `oauth.scopes: '${sc}' is not an OAuth scope token (RFC 6749 §3.3)` });
+    if (!unresolved(sc) && !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(sc))
+      problems.push({
+        key: 'oauth.scopes',
+        item: itemOf('oauth.scopes', i),
+        message: `oauth.scopes: '${sc}' is not an OAuth scope token (RFC 6749 §3.3)`,
+      });
   });
   const sources = ['discoveryUrl', 'jwksUri', 'jwksFile', 'publicKeyPem'].filter((k) => (jwt as any)[k]);
-  if (sources.length > 1) problems.push({ key: `jwt.${sources[1]}`, message: `jwt: give one key source, not ${sources.join(' and ')}` });
+  if (sources.length > 1)
+    problems.push({ key: `jwt.${sources[1]}`, message: `jwt: give one key source, not ${sources.join(' and ')}` });
   if (!jwt.issuer) problems.push({ key: 'jwt.issuer', message: 'jwt.issuer is required' });
-  if (!jwt.audience.length) problems.push({ key: 'jwt.audience', message: 'jwt.audience is required (or oauth.resource, which is then the audience)' });
+  if (!jwt.audience.length)
+    problems.push({
+      key: 'jwt.audience',
+      message: 'jwt.audience is required (or oauth.resource, which is then the audience)',
+    });
   const redisUrl = str('redis.url');
   const onError = str('redis.onError') ?? 'allow';
-  if (onError !== 'allow' && onError !== 'deny' && !unresolved(onError)) problems.push({ key: 'redis.onError', message: `redis.onError must be 'allow' or 'deny', got '${onError}'` });
+  if (onError !== 'allow' && onError !== 'deny' && !unresolved(onError))
+    problems.push({ key: 'redis.onError', message: `redis.onError must be 'allow' or 'deny', got '${onError}'` });
   const settings: GatewaySettings = {
     env,
     serverName: str('serverName') ?? 'bank-integration-platform',
@@ -241,20 +338,30 @@ export function readSettings(values: ValuesSet): GatewaySettings {
       windowSeconds: num(g('rateLimits.windowSeconds') ?? 60, 'rateLimits.windowSeconds', problems, 1),
       user: num(g('rateLimits.user') ?? 500, 'rateLimits.user', problems, 0, true),
       anonymous: num(g('rateLimits.anonymous') ?? 50, 'rateLimits.anonymous', problems, 0, true),
-      subscriptionPublic: num(g('rateLimits.subscriptionPublic') ?? 100, 'rateLimits.subscriptionPublic', problems, 0, true),
+      subscriptionPublic: num(
+        g('rateLimits.subscriptionPublic') ?? 100,
+        'rateLimits.subscriptionPublic',
+        problems,
+        0,
+        true,
+      ),
       subscriptionUser: num(g('rateLimits.subscriptionUser') ?? 50, 'rateLimits.subscriptionUser', problems, 0, true),
     },
     trustedProxies: proxies(g('trustedProxies'), problems),
     oauth,
     ipv6Prefix: prefixLength(g('rateLimits.ipv6Prefix') ?? 64, problems),
-    redis: redisUrl ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' } : undefined,
+    redis: redisUrl
+      ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' }
+      : undefined,
     // kept without a URL too: the limits then use the engine store's Redis, with this policy
     redisOnError: onError === 'deny' ? 'deny' : 'allow',
   };
   if (problems.length) {
     // at the value that is wrong (the values file, the environment file or --set), else the file's start
     const d: Diagnostic[] = problems.map(({ key, item, message }) => ({
-      ...(key !== undefined && vf.has(`gateway.${key}`) ? vf.where(`gateway.${key}`, item) : { file: vf.file, line: 1, col: 1 }),
+      ...(key !== undefined && vf.has(`gateway.${key}`)
+        ? vf.where(`gateway.${key}`, item)
+        : { file: vf.file, line: 1, col: 1 }),
       message: `gateway: ${message}`,
     }));
     throw new DiagnosticError(d);

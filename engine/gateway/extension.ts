@@ -14,5 +14,11 @@ export interface GatewayExtension extends CliExtension {
   /** the tools files of the last load */
   readonly toolFiles: Set<string>;
   /** the running gateway (after start), for tests */
-  readonly running?: { gateway: McpGateway; verifier: TokenVerifier; limiter: Limiter; settings: GatewaySettings; served: Tool[] };
+  readonly running?: {
+    gateway: McpGateway;
+    verifier: TokenVerifier;
+    limiter: Limiter;
+    settings: GatewaySettings;
+    served: Tool[];
+  };
 }

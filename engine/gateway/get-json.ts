@@ -11,7 +11,8 @@ export type GetJson = (url: string, timeoutMs: number) => Promise<unknown>;
 
 export const getJson: GetJson = async (url, timeoutMs) => {
   const u = new URL(url);
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`GET ${url}: only http and https URLs are supported`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`GET ${url}: only http and https URLs are supported`);
   const request = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(u, { method: 'GET', headers: { accept: 'application/json' } }, (res: IncomingMessage) => {

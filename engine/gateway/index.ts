@@ -33,9 +33,15 @@ export function gatewayExtension(): GatewayExtension {
 
   const ext: GatewayExtension = {
     name: 'gateway',
-    get tools() { return collector?.tools ?? []; },
-    get toolFiles() { return collector?.files ?? new Set<string>(); },
-    get running() { return running; },
+    get tools() {
+      return collector?.tools ?? [];
+    },
+    get toolFiles() {
+      return collector?.files ?? new Set<string>();
+    },
+    get running() {
+      return running;
+    },
 
     documents({ values, services }) {
       collector = new ToolCollector(services.root);
@@ -49,8 +55,11 @@ export function gatewayExtension(): GatewayExtension {
           const diags = c.finish(routes);
           // the settings, at lint and before a start or a reload: a wrong one is a diagnostic at its
           // value, and nothing starts (not a failure once the engine is half up)
-          try { readSettings(values); } catch (e) {
-            if (e instanceof DiagnosticError) diags.push(...e.diagnostics); else throw e;
+          try {
+            readSettings(values);
+          } catch (e) {
+            if (e instanceof DiagnosticError) diags.push(...e.diagnostics);
+            else throw e;
           }
           if (!services.lintOnly) return diags;
           // lint: every approval that no longer matches its tool
@@ -60,7 +69,13 @@ export function gatewayExtension(): GatewayExtension {
             for (const env of envs) {
               if (approvalState(t, approvals, env) !== 'changed') continue;
               const w = c.where(t.name)!;
-              diags.push(diagAt(w.src, ['tools', w.index, 'name'], `tool '${t.name}' changed since it was approved for '${env}' (its metadata or its route's schemas); it is not served there until approved again: engine tools approve ${t.name} --env ${env}`));
+              diags.push(
+                diagAt(
+                  w.src,
+                  ['tools', w.index, 'name'],
+                  `tool '${t.name}' changed since it was approved for '${env}' (its metadata or its route's schemas); it is not served there until approved again: engine tools approve ${t.name} --env ${env}`,
+                ),
+              );
             }
           }
           return diags;
@@ -82,15 +97,33 @@ export function gatewayExtension(): GatewayExtension {
         : new MemoryLimiter();
       engine.services.onClose(() => limiter.close());
       // with deny, an unreachable store means every /mcp call is a 503: not ready (with allow it serves, unlimited)
-      if (redis?.onError === 'deny' && limiter.available) engine.services.readiness.set('gateway.redis', () => limiter.available!());
-      const gateway = new McpGateway({ settings, tools: served, verifier, limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry), path: MCP_PATH });
+      if (redis?.onError === 'deny' && limiter.available)
+        engine.services.readiness.set('gateway.redis', () => limiter.available!());
+      const gateway = new McpGateway({
+        settings,
+        tools: served,
+        verifier,
+        limiter,
+        call: engine.call,
+        log,
+        jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
+        metrics: gatewayMetrics(engine.services.metrics.registry),
+        path: MCP_PATH,
+      });
       running = { gateway, verifier, limiter, settings, served };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
       // body itself (invalid JSON is a JSON-RPC parse error, not a problem document)
-      const NOT_ALLOWED = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}';
+      const NOT_ALLOWED =
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed: this stateless server answers POST only"}}';
       const notAllowed = (_req: IncomingMessage, res: ServerResponse) => {
-        res.writeHead(405, { allow: 'POST', 'content-type': 'application/json', 'content-length': Buffer.byteLength(NOT_ALLOWED) }).end(NOT_ALLOWED);
+        res
+          .writeHead(405, {
+            allow: 'POST',
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(NOT_ALLOWED),
+          })
+          .end(NOT_ALLOWED);
       };
       const answer = (res: ServerResponse, out: GatewayResponse) => {
         if (engine.http.isClosing) out.headers.connection = 'close';
@@ -100,21 +133,40 @@ export function gatewayExtension(): GatewayExtension {
       };
       engine.http.addRaw('POST', MCP_PATH, (req, res, body, correlationId) => {
         // the gateway of the last load (reload() replaces it); a promise only where the answer waits
-        const out = running!.gateway.handle({ headers: req.headers, body, remoteAddress: req.socket.remoteAddress, correlationId });
+        const out = running!.gateway.handle({
+          headers: req.headers,
+          body,
+          remoteAddress: req.socket.remoteAddress,
+          correlationId,
+        });
         if (out instanceof Promise) return out.then((o) => answer(res, o));
         answer(res, out);
       });
       // RFC 9728 protected resource metadata: the path-suffixed form of /mcp and the root form
       // (MCP clients try them in this order when a 401 names neither)
       const metadata = (req: IncomingMessage, res: ServerResponse, _body: string, correlationId: string) => {
-        const out = running!.gateway.resourceMetadata({ headers: req.headers, remoteAddress: req.socket.remoteAddress, correlationId });
-        res.writeHead(out.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body ?? '')) }).end(out.body);
+        const out = running!.gateway.resourceMetadata({
+          headers: req.headers,
+          remoteAddress: req.socket.remoteAddress,
+          correlationId,
+        });
+        res
+          .writeHead(out.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body ?? '')) })
+          .end(out.body);
       };
       engine.http.addRaw('GET', `${METADATA_PATH}${MCP_PATH}`, metadata);
       engine.http.addRaw('GET', METADATA_PATH, metadata);
       engine.http.addRaw('GET', MCP_PATH, notAllowed);
       engine.http.addRaw('DELETE', MCP_PATH, notAllowed);
-      log.info({ tools: served.map((t) => t.name), subscriptions: settings.subscriptions.length, limits: redis ? 'redis' : 'memory', env: settings.env }, 'gateway: serving /mcp');
+      log.info(
+        {
+          tools: served.map((t) => t.name),
+          subscriptions: settings.subscriptions.length,
+          limits: redis ? 'redis' : 'memory',
+          env: settings.env,
+        },
+        'gateway: serving /mcp',
+      );
     },
 
     async reload(engine: RunningEngine) {
@@ -124,10 +176,23 @@ export function gatewayExtension(): GatewayExtension {
       const log = engine.services.logger.child({ component: 'gateway' });
       const { settings, served } = serving(engine, collector, valuesSet, log);
       // the token verifier and the rate limiter (and their counters) stay as they started
-      if (JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) || JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)) {
+      if (
+        JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
+        JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)
+      ) {
         log.warn('gateway: jwt and redis settings apply at the next restart');
       }
-      const gateway = new McpGateway({ settings, tools: served, verifier: prev.verifier, limiter: prev.limiter, call: engine.call, log, jsonDepthLimit: engine.services.settings.server.jsonDepthLimit, metrics: gatewayMetrics(engine.services.metrics.registry), path: MCP_PATH });
+      const gateway = new McpGateway({
+        settings,
+        tools: served,
+        verifier: prev.verifier,
+        limiter: prev.limiter,
+        call: engine.call,
+        log,
+        jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
+        metrics: gatewayMetrics(engine.services.metrics.registry),
+        path: MCP_PATH,
+      });
       running = { ...prev, gateway, settings, served };
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },
@@ -140,17 +205,27 @@ export function gatewayExtension(): GatewayExtension {
 }
 
 /** The gateway settings of a load and the tools it serves (approved for the environment). */
-function serving(engine: RunningEngine, collector: ToolCollector, values: ValuesSet, log: RunningEngine['services']['logger']): { settings: GatewaySettings; served: Tool[] } {
+function serving(
+  engine: RunningEngine,
+  collector: ToolCollector,
+  values: ValuesSet,
+  log: RunningEngine['services']['logger'],
+): { settings: GatewaySettings; served: Tool[] } {
   const settings = readSettings(values);
   const approvals = readApprovals(values.dir);
   const served: Tool[] = [];
-  for (const name of collector.unserved) log.info({ tool: name }, 'gateway: tool not served: its route is not loaded in this run');
+  for (const name of collector.unserved)
+    log.info({ tool: name }, 'gateway: tool not served: its route is not loaded in this run');
   for (const t of collector.tools) {
     const st = approvalState(t, approvals, settings.env);
     if (st === 'approved') served.push(t);
-    else log.warn({ tool: t.name, env: settings.env, state: st }, st === 'changed'
-      ? 'gateway: tool changed since its approval; not served until approved again (engine tools approve)'
-      : 'gateway: tool not approved for this environment; not served (engine tools approve)');
+    else
+      log.warn(
+        { tool: t.name, env: settings.env, state: st },
+        st === 'changed'
+          ? 'gateway: tool changed since its approval; not served until approved again (engine tools approve)'
+          : 'gateway: tool not approved for this environment; not served (engine tools approve)',
+      );
   }
   // the listener's trusted proxies (engine.server.trustProxy) count for client addresses too
   settings.trustedProxies = [...new Set([...settings.trustedProxies, ...engine.services.settings.server.trustProxy])];

@@ -23,14 +23,33 @@ export const USER_ID = /^[A-Za-z0-9._@|:-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';
 
 /** Which check refused a token: a bounded set, the `detail` of gateway_refusals_total{reason="invalid_token"}. */
-export const TOKEN_CHECKS = ['expired', 'not_yet_valid', 'audience', 'issuer', 'missing_claim', 'invalid_claim', 'algorithm',
-  'signature', 'unknown_key', 'malformed', 'too_long', 'subject', 'no_keys', 'unverifiable',
+export const TOKEN_CHECKS = [
+  'expired',
+  'not_yet_valid',
+  'audience',
+  'issuer',
+  'missing_claim',
+  'invalid_claim',
+  'algorithm',
+  'signature',
+  'unknown_key',
+  'malformed',
+  'too_long',
+  'subject',
+  'no_keys',
+  'unverifiable',
   // RFC 8725: the `typ` header is not the required one; `iat` ahead of the clock; exp - iat over the maximum
-  'type', 'issued_in_future', 'lifetime'] as const;
-export type TokenCheck = typeof TOKEN_CHECKS[number];
+  'type',
+  'issued_in_future',
+  'lifetime',
+] as const;
+export type TokenCheck = (typeof TOKEN_CHECKS)[number];
 
 export class TokenError extends Error {
-  constructor(message: string, readonly check: TokenCheck = 'unverifiable') {
+  constructor(
+    message: string,
+    readonly check: TokenCheck = 'unverifiable',
+  ) {
     super(message);
     this.name = 'TokenError';
   }
@@ -58,10 +77,13 @@ function refusal(e: unknown): TokenError {
     if (e.reason === 'missing') return new TokenError(`the token has no '${e.claim}' claim`, 'missing_claim');
     return new TokenError(`the '${e.claim}' claim is invalid`, 'invalid_claim');
   }
-  if (e instanceof errors.JOSEAlgNotAllowed) return new TokenError('the token\'s algorithm is not allowed', 'algorithm');
-  if (e instanceof errors.JWSSignatureVerificationFailed) return new TokenError('the token\'s signature is invalid', 'signature');
-  if (e instanceof errors.JWKSNoMatchingKey) return new TokenError('the token is signed with an unknown key', 'unknown_key');
-  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return new TokenError('the token is malformed', 'malformed');
+  if (e instanceof errors.JOSEAlgNotAllowed) return new TokenError("the token's algorithm is not allowed", 'algorithm');
+  if (e instanceof errors.JWSSignatureVerificationFailed)
+    return new TokenError("the token's signature is invalid", 'signature');
+  if (e instanceof errors.JWKSNoMatchingKey)
+    return new TokenError('the token is signed with an unknown key', 'unknown_key');
+  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid)
+    return new TokenError('the token is malformed', 'malformed');
   return new TokenError('the token could not be verified', 'unverifiable');
 }
 
@@ -81,7 +103,12 @@ export class TokenVerifier {
    * `now`: the clock (ms) of the key refetch cooldown and max age; tests may replace it to step
    * over a cooldown without sleeping.
    */
-  constructor(private s: JwtSettings, private log: Logger, private fetchJson: GetJson = getJson, public now: () => number = Date.now) {
+  constructor(
+    private s: JwtSettings,
+    private log: Logger,
+    private fetchJson: GetJson = getJson,
+    public now: () => number = Date.now,
+  ) {
     // first in, first out: a hit is one lookup; an evicted token is verified again once
     this.cache = new BoundedCache(s.tokenCacheSize);
     this.jwksUri = s.jwksUri;
@@ -97,8 +124,9 @@ export class TokenVerifier {
         if (!this.jwks) throw new TokenError('no signing keys are configured', 'no_keys');
         return this.jwks(header, token);
       }
-      if (!this.jwks || this.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000) await this.refresh(true).catch(() => {});
-      if (!this.jwks) throw new TokenError('the identity provider\'s keys are not available', 'no_keys');
+      if (!this.jwks || this.now() - this.fetchedAt > s.jwksMaxAgeSeconds * 1000)
+        await this.refresh(true).catch(() => {});
+      if (!this.jwks) throw new TokenError("the identity provider's keys are not available", 'no_keys');
       try {
         return await this.jwks(header, token);
       } catch (e) {
@@ -118,12 +146,16 @@ export class TokenVerifier {
   /** Fetches the keys now (start-up); failures are logged, tokens fail until keys arrive. */
   async init(): Promise<void> {
     if (!this.remote) return;
-    await this.refresh(false).catch((e) => this.log.warn({ err: { message: (e as Error).message } }, 'gateway: signing keys not fetched yet'));
+    await this.refresh(false).catch((e) =>
+      this.log.warn({ err: { message: (e as Error).message } }, 'gateway: signing keys not fetched yet'),
+    );
   }
 
   private refresh(counted: boolean): Promise<void> {
     if (counted) this.lastRefetch = this.now();
-    this.inflight ??= this.fetchKeys().finally(() => { this.inflight = undefined; });
+    this.inflight ??= this.fetchKeys().finally(() => {
+      this.inflight = undefined;
+    });
     return this.inflight;
   }
 
@@ -131,7 +163,8 @@ export class TokenVerifier {
     const get = (url: string): Promise<any> => this.fetchJson(url, 5000);
     if (this.s.discoveryUrl && !this.jwksUri) {
       const doc = await get(this.s.discoveryUrl);
-      if (doc?.issuer !== this.s.issuer) throw new Error(`discovery document issuer '${doc?.issuer}' is not the configured issuer '${this.s.issuer}'`);
+      if (doc?.issuer !== this.s.issuer)
+        throw new Error(`discovery document issuer '${doc?.issuer}' is not the configured issuer '${this.s.issuer}'`);
       if (typeof doc.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
       this.jwksUri = doc.jwks_uri;
     }
@@ -145,7 +178,8 @@ export class TokenVerifier {
     const keys = jwks.keys.filter((k) => !k.d && (k.use === undefined || k.use === 'sig'));
     const fp = JSON.stringify(keys.map((k) => JSON.stringify(k)).sort());
     if (fp !== this.jwksFingerprint) {
-      if (this.jwksFingerprint) this.log.info({ keys: keys.map((k) => k.kid) }, 'gateway: signing keys changed; verified-token cache cleared');
+      if (this.jwksFingerprint)
+        this.log.info({ keys: keys.map((k) => k.kid) }, 'gateway: signing keys changed; verified-token cache cleared');
       this.jwksFingerprint = fp;
       this.jwks = createLocalJWKSet({ keys });
       this.generation++;
@@ -159,7 +193,8 @@ export class TokenVerifier {
     if (!hit) return undefined;
     const now = Date.now();
     const tol = this.s.clockToleranceSeconds * 1000;
-    if (hit.generation === this.generation && now <= hit.exp + tol && (hit.nbf === undefined || hit.nbf - tol <= now)) return hit;
+    if (hit.generation === this.generation && now <= hit.exp + tol && (hit.nbf === undefined || hit.nbf - tol <= now))
+      return hit;
     this.cache.delete(token);
     return undefined;
   }
@@ -188,12 +223,21 @@ export class TokenVerifier {
       throw new TokenError('the token is issued in the future (iat)', 'issued_in_future');
     }
     if (this.s.maxLifetimeSeconds && payload.exp! - payload.iat! > this.s.maxLifetimeSeconds) {
-      throw new TokenError(`the token lives longer than the allowed ${this.s.maxLifetimeSeconds} seconds (exp - iat)`, 'lifetime');
+      throw new TokenError(
+        `the token lives longer than the allowed ${this.s.maxLifetimeSeconds} seconds (exp - iat)`,
+        'lifetime',
+      );
     }
     // the subject becomes the user id sent to backends: one plain token of id characters, and
     // never the reserved `anonymous` (a " alice" would otherwise reach a backend as "alice")
-    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub) || payload.sub === ANONYMOUS) throw new TokenError('the token has no usable \'sub\' claim', 'subject');
-    const v: VerifiedToken = { sub: payload.sub, exp: payload.exp! * 1000, nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined, generation: this.generation };
+    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub) || payload.sub === ANONYMOUS)
+      throw new TokenError("the token has no usable 'sub' claim", 'subject');
+    const v: VerifiedToken = {
+      sub: payload.sub,
+      exp: payload.exp! * 1000,
+      nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined,
+      generation: this.generation,
+    };
     this.cache.set(token, v);
     return v;
   }

@@ -58,7 +58,12 @@ export function header(h: IncomingHttpHeaders, name: string): string | undefined
  */
 function decodeHeaderValue(raw: string): string | undefined {
   if (!PLAIN_VALUE.test(raw)) return undefined;
-  if (!(raw.startsWith(SENTINEL_START) && raw.endsWith(SENTINEL_END) && raw.length >= SENTINEL_START.length + SENTINEL_END.length)) return raw;
+  if (!(
+    raw.startsWith(SENTINEL_START) &&
+    raw.endsWith(SENTINEL_END) &&
+    raw.length >= SENTINEL_START.length + SENTINEL_END.length
+  ))
+    return raw;
   const b64 = raw.slice(SENTINEL_START.length, raw.length - SENTINEL_END.length);
   if (!BASE64.test(b64)) return undefined;
   const bytes = Buffer.from(b64, 'base64');
@@ -82,7 +87,8 @@ export function readModernHeaders(h: IncomingHttpHeaders): ModernHeaders | strin
   const raw = header(h, 'mcp-name');
   if (raw === undefined || raw === '') return `Header mismatch: the Mcp-Name header is required for ${method}`;
   const name = decodeHeaderValue(raw);
-  if (name === undefined) return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
+  if (name === undefined)
+    return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
   return { method, name };
 }
 
@@ -90,7 +96,8 @@ export function readModernHeaders(h: IncomingHttpHeaders): ModernHeaders | strin
 function at(args: Record<string, unknown>, path: string[]): unknown {
   let v: unknown = args;
   for (const k of path) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, k)) return undefined;
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, k))
+      return undefined;
     v = (v as Record<string, unknown>)[k];
   }
   return v;
@@ -101,7 +108,12 @@ function at(args: Record<string, unknown>, path: string[]): unknown {
  * ("Server MUST validate header matches body"; a value in the body without its header is a
  * non-conforming client the server "MUST reject"; integers compare numerically).
  */
-export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, unknown>, h: IncomingHttpHeaders, sentOnly = false): string | undefined {
+export function paramHeaderMismatch(
+  params: ParamHeader[],
+  args: Record<string, unknown>,
+  h: IncomingHttpHeaders,
+  sentOnly = false,
+): string | undefined {
   for (const p of params) {
     const raw = header(h, p.header);
     // before 2026-07-28 a header not sent is not required
@@ -109,16 +121,23 @@ export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, 
     const value = at(args, p.path);
     const display = `Mcp-Param-${p.name}`;
     if (value === undefined || value === null) {
-      if (raw !== undefined) return `Header mismatch: ${display} is sent but the argument ${p.path.join('.')} is absent`;
+      if (raw !== undefined)
+        return `Header mismatch: ${display} is sent but the argument ${p.path.join('.')} is absent`;
       continue;
     }
-    if (raw === undefined) return `Header mismatch: the ${display} header is required when the argument ${p.path.join('.')} is given`;
+    if (raw === undefined)
+      return `Header mismatch: the ${display} header is required when the argument ${p.path.join('.')} is given`;
     const got = decodeHeaderValue(raw);
-    if (got === undefined) return `Header mismatch: ${display} holds invalid characters or an invalid =?base64?...?= value`;
-    const same = typeof value === 'string' ? got === value
-      : typeof value === 'boolean' ? got === String(value)
-        : typeof value === 'number' ? got.trim() !== '' && Number(got) === value
-          : false;
+    if (got === undefined)
+      return `Header mismatch: ${display} holds invalid characters or an invalid =?base64?...?= value`;
+    const same =
+      typeof value === 'string'
+        ? got === value
+        : typeof value === 'boolean'
+          ? got === String(value)
+          : typeof value === 'number'
+            ? got.trim() !== '' && Number(got) === value
+            : false;
     if (!same) return `Header mismatch: ${display} header value does not match the argument ${p.path.join('.')}`;
   }
   return undefined;
@@ -129,15 +148,22 @@ export function paramHeaderMismatch(params: ParamHeader[], args: Record<string, 
  * with its parsed request, or undefined (headers not sent are fine; the messages are those of
  * 2026-07-28). `params` are the x-mcp-header parameters of the called tool, if any.
  */
-export function sentHeaderMismatch(h: IncomingHttpHeaders, msg: { method: string; params?: any }, params: ParamHeader[] = []): string | undefined {
+export function sentHeaderMismatch(
+  h: IncomingHttpHeaders,
+  msg: { method: string; params?: any },
+  params: ParamHeader[] = [],
+): string | undefined {
   const method = header(h, 'mcp-method');
-  if (method !== undefined && method !== msg.method) return 'Header mismatch: the Mcp-Method header does not match the body\'s method';
+  if (method !== undefined && method !== msg.method)
+    return "Header mismatch: the Mcp-Method header does not match the body's method";
   const raw = header(h, 'mcp-name');
   if (raw !== undefined && NAMED_METHODS.has(msg.method)) {
     const name = decodeHeaderValue(raw);
-    if (name === undefined) return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
+    if (name === undefined)
+      return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
     const field = msg.method === 'resources/read' ? 'uri' : 'name';
-    if (name !== msg.params?.[field]) return `Header mismatch: the Mcp-Name header does not match the body's params.${field}`;
+    if (name !== msg.params?.[field])
+      return `Header mismatch: the Mcp-Name header does not match the body's params.${field}`;
   }
   const args = msg.params?.arguments;
   if (!params.length || args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;

@@ -27,18 +27,38 @@ import type { Tool } from './tools.ts';
 import { GatewayMetrics, UNKNOWN_TOOL, type LimitName, type ToolMetrics } from './metrics.ts';
 import { Refusals, type Refused } from './refusals.ts';
 import {
-  HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
-  problem, rpcError, rpcResult, scanId, type GatewayRequest, type GatewayResponse, type Id,
+  HEADER_MISMATCH,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  problem,
+  rpcError,
+  rpcResult,
+  scanId,
+  type GatewayRequest,
+  type GatewayResponse,
+  type Id,
 } from './rpc.ts';
 import {
-  LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSIONS,
-  SUPPORTED_PROTOCOL_VERSIONS, VERSION_WITHOUT_HEADER, WITHOUT_STRUCTURED_CONTENT, header, paramHeaderMismatch, readModernHeaders, sentHeaderMismatch,
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  MODERN_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  VERSION_WITHOUT_HEADER,
+  WITHOUT_STRUCTURED_CONTENT,
+  header,
+  paramHeaderMismatch,
+  readModernHeaders,
+  sentHeaderMismatch,
 } from './mcp-headers.ts';
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 
-export { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-headers.ts';
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;
@@ -53,7 +73,8 @@ function bearerToken(auth: string): string | undefined {
   return a < b ? auth.slice(a, b) : undefined;
 }
 
-const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+const isId = (v: unknown): v is string | number =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /** The 2026-07-28 methods this server implements; any other is 404 with -32601. */
 const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
@@ -124,11 +145,18 @@ export class McpGateway {
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     this.views = buildViews(s, d.tools);
     this.resource = new ProtectedResource(s, this.ip, d.path ?? '/mcp');
-    const info = JSON.stringify({ name: s.serverName, version: s.serverVersion, title: 'Bank integration platform tools' });
-    const instructions = JSON.stringify('Banking tools. Public tools (exchange rates, products) need only the subscription key; '
-      + 'tools about the user\'s own accounts need `Authorization: Bearer <token>` of the signed-in user.');
+    const info = JSON.stringify({
+      name: s.serverName,
+      version: s.serverVersion,
+      title: 'Bank integration platform tools',
+    });
+    const instructions = JSON.stringify(
+      'Banking tools. Public tools (exchange rates, products) need only the subscription key; ' +
+        "tools about the user's own accounts need `Authorization: Bearer <token>` of the signed-in user.",
+    );
     const capabilities = '{"tools":{"listChanged":false}}';
-    this.initializeResult = (version) => `{"protocolVersion":${JSON.stringify(version)},"capabilities":${capabilities},"serverInfo":${info},"instructions":${instructions}}`;
+    this.initializeResult = (version) =>
+      `{"protocolVersion":${JSON.stringify(version)},"capabilities":${capabilities},"serverInfo":${info},"instructions":${instructions}}`;
     // 2026-07-28: "Servers SHOULD include ... io.modelcontextprotocol/serverInfo in every result's _meta"
     this.modernTail = `,"_meta":{"io.modelcontextprotocol/serverInfo":${info}}}`;
     // server/discover is cacheable (server/utilities/caching.mdx); the same for every caller
@@ -146,19 +174,37 @@ export class McpGateway {
 
     const origin = header(headers, 'origin');
     if (origin !== undefined && !s.allowedOrigins.includes(origin)) {
-      return this.refusals.refuse({ req, reason: 'origin_not_allowed', detail: '', ...this.named(req) },
-        problem(403, 'origin_not_allowed', `Origin '${origin}' is not allowed (gateway.allowedOrigins)`, correlationId));
+      return this.refusals.refuse(
+        { req, reason: 'origin_not_allowed', detail: '', ...this.named(req) },
+        problem(403, 'origin_not_allowed', `Origin '${origin}' is not allowed (gateway.allowedOrigins)`, correlationId),
+      );
     }
 
     const key = header(headers, KEY_HEADER);
     if (key === undefined || key === '') {
-      return this.refusals.refuse({ req, reason: 'missing_key', detail: '', ...this.named(req) },
-        problem(401, 'missing_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.', correlationId, this.challenge(req)));
+      return this.refusals.refuse(
+        { req, reason: 'missing_key', detail: '', ...this.named(req) },
+        problem(
+          401,
+          'missing_subscription_key',
+          'Access denied: the Ocp-Gateway-Subscription-Key header is missing. Send the subscription key on every request.',
+          correlationId,
+          this.challenge(req),
+        ),
+      );
     }
     const sub = this.keys.match(key);
     if (!sub) {
-      return this.refusals.refuse({ req, reason: 'invalid_key', detail: '', ...this.named(req) },
-        problem(401, 'invalid_subscription_key', 'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.', correlationId, this.challenge(req)));
+      return this.refusals.refuse(
+        { req, reason: 'invalid_key', detail: '', ...this.named(req) },
+        problem(
+          401,
+          'invalid_subscription_key',
+          'Access denied: the Ocp-Gateway-Subscription-Key is not a valid key for this environment.',
+          correlationId,
+          this.challenge(req),
+        ),
+      );
     }
     const view = this.views.get(sub)!;
 
@@ -167,8 +213,13 @@ export class McpGateway {
     const pv = header(headers, 'mcp-protocol-version');
     const modern = pv !== undefined && MODERN_VERSIONS.includes(pv);
     if (pv !== undefined && !modern && !LEGACY_VERSIONS.includes(pv)) {
-      return rpcError(scanId(req.body), UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${pv.slice(0, 64)}`, 400,
-        { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) });
+      return rpcError(
+        scanId(req.body),
+        UNSUPPORTED_PROTOCOL_VERSION,
+        `Unsupported protocol version: ${pv.slice(0, 64)}`,
+        400,
+        { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) },
+      );
     }
 
     const ct = header(headers, 'content-type');
@@ -180,7 +231,18 @@ export class McpGateway {
       return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
     }
 
-    const c: Call = { req, view, version: pv ?? VERSION_WITHOUT_HEADER, versionSent: pv !== undefined, modern, method: '', userId: 'anonymous', authenticated: false, id: null, hasId: false };
+    const c: Call = {
+      req,
+      view,
+      version: pv ?? VERSION_WITHOUT_HEADER,
+      versionSent: pv !== undefined,
+      modern,
+      method: '',
+      userId: 'anonymous',
+      authenticated: false,
+      id: null,
+      hasId: false,
+    };
     if (modern) {
       // 2026-07-28: method and name from the headers, before any JSON parse
       const h = readModernHeaders(headers);
@@ -214,7 +276,12 @@ export class McpGateway {
       // a request with 2026-07-28 `_meta` but no header: "A required standard header
       // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing" is a HeaderMismatch, not 2025-03-26
       if (!c.versionSent && typeof c.msg.params?._meta?.[META_PROTOCOL_VERSION] === 'string') {
-        return rpcError(c.id, HEADER_MISMATCH, 'Header mismatch: the MCP-Protocol-Version header is required with params._meta["io.modelcontextprotocol/protocolVersion"]', 400);
+        return rpcError(
+          c.id,
+          HEADER_MISMATCH,
+          'Header mismatch: the MCP-Protocol-Version header is required with params._meta["io.modelcontextprotocol/protocolVersion"]',
+          400,
+        );
       }
       c.method = c.msg.method;
       const name = c.method === 'tools/call' ? c.msg.params?.name : undefined;
@@ -226,20 +293,46 @@ export class McpGateway {
       c.tool = view.tools.get(c.name);
       if (!c.tool) {
         // the same answer either way (the subscription's tools/list does not show the other tools)
-        return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.name, reason: this.toolMetrics.has(c.name) ? 'tool_not_allowed' : 'unknown_tool', detail: '' },
-          rpcError(c.modern ? scanId(req.body) : c.id, INVALID_PARAMS, `Unknown tool: ${c.name}`));
+        return this.refusals.refuse(
+          {
+            req,
+            sub,
+            user: c.userId,
+            method: c.method,
+            tool: c.name,
+            reason: this.toolMetrics.has(c.name) ? 'tool_not_allowed' : 'unknown_tool',
+            detail: '',
+          },
+          rpcError(c.modern ? scanId(req.body) : c.id, INVALID_PARAMS, `Unknown tool: ${c.name}`),
+        );
       }
       if (c.tool.security === 'bearer' && !c.authenticated) {
-        return this.refusals.refuse({ req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'token_required', detail: 'tool' },
-          problem(401, 'token_required', `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`, req.correlationId, this.challenge(req)));
+        return this.refusals.refuse(
+          { req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'token_required', detail: 'tool' },
+          problem(
+            401,
+            'token_required',
+            `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`,
+            req.correlationId,
+            this.challenge(req),
+          ),
+        );
       }
     }
 
     // limits: the per-user or per-IP policy on every request, the subscription quota on tool calls
     const rl = this.d.settings.rateLimits;
-    const policy: LimitCheck = c.authenticated ? { key: `user:${c.userId}`, limit: rl.user } : { key: this.ipKey(req), limit: rl.anonymous };
-    const checks: LimitCheck[] = !c.tool ? [policy]
-      : [policy, c.tool.security === 'bearer' ? { key: view.userKeyPrefix + c.userId, limit: view.userQuota } : view.publicCheck];
+    const policy: LimitCheck = c.authenticated
+      ? { key: `user:${c.userId}`, limit: rl.user }
+      : { key: this.ipKey(req), limit: rl.anonymous };
+    const checks: LimitCheck[] = !c.tool
+      ? [policy]
+      : [
+          policy,
+          c.tool.security === 'bearer'
+            ? { key: view.userKeyPrefix + c.userId, limit: view.userQuota }
+            : view.publicCheck,
+        ];
     const limit = this.d.limiter.hit(checks, this.windowMs);
     return limit instanceof Promise ? limit.then((l) => this.counted(c, checks, l)) : this.counted(c, checks, limit);
   }
@@ -249,13 +342,20 @@ export class McpGateway {
     if (!limit.allowed) {
       const sub = c.view.sub;
       // which counter refused: the policy (first check) or the subscription quota (second)
-      const which: LimitName = limit.key !== undefined && checks.length > 1 && limit.key === checks[1].key
-        ? (c.tool!.security === 'bearer' ? 'subscription_user' : 'subscription_public')
-        : c.authenticated ? 'user' : 'anonymous_ip';
+      const which: LimitName =
+        limit.key !== undefined && checks.length > 1 && limit.key === checks[1].key
+          ? c.tool!.security === 'bearer'
+            ? 'subscription_user'
+            : 'subscription_public'
+          : c.authenticated
+            ? 'user'
+            : 'anonymous_ip';
       return this.refused(limit, { req: c.req, sub, user: c.userId, method: c.method, tool: c.name }, which);
     }
     c.limit = limit;
-    const out = c.modern ? (this.parse(c) ?? this.checkModern(c) ?? this.dispatch(c)) : (this.checkSent(c) ?? this.dispatch(c));
+    const out = c.modern
+      ? (this.parse(c) ?? this.checkModern(c) ?? this.dispatch(c))
+      : (this.checkSent(c) ?? this.dispatch(c));
     // a tool call puts them on its answer itself (no promise more for it)
     return out instanceof Promise ? out : withRateHeaders(out, limit);
   }
@@ -289,8 +389,16 @@ export class McpGateway {
       return this.verify(c, auth);
     }
     if (this.d.settings.requireToken) {
-      return this.refusals.refuse({ req, sub: c.view.sub, user: c.userId, ...this.namedOf(c), reason: 'token_required', detail: 'all_requests' },
-        problem(401, 'token_required', 'A bearer token is required: send Authorization: Bearer <token>', req.correlationId, this.challenge(req)));
+      return this.refusals.refuse(
+        { req, sub: c.view.sub, user: c.userId, ...this.namedOf(c), reason: 'token_required', detail: 'all_requests' },
+        problem(
+          401,
+          'token_required',
+          'A bearer token is required: send Authorization: Bearer <token>',
+          req.correlationId,
+          this.challenge(req),
+        ),
+      );
     }
     return undefined;
   }
@@ -305,12 +413,23 @@ export class McpGateway {
     let pre = this.d.limiter.hit([{ key: ipKey, limit: this.d.settings.rateLimits.anonymous }], this.windowMs);
     if (pre instanceof Promise) pre = await pre;
     if (!pre.allowed) return this.refused(pre, { req, sub, ...named }, 'anonymous_ip');
-    if (!m) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' }, 'the Authorization header is not `Bearer <token>`', rateHeaders(pre), 'invalid_request');
+    if (!m)
+      return this.invalidToken(
+        { req, sub, ...named, reason: 'invalid_token', detail: 'not_bearer' },
+        'the Authorization header is not `Bearer <token>`',
+        rateHeaders(pre),
+        'invalid_request',
+      );
     try {
       c.userId = (await this.d.verifier.verify(m[1])).sub;
       c.authenticated = true;
     } catch (e) {
-      if (e instanceof TokenError) return this.invalidToken({ req, sub, ...named, reason: 'invalid_token', detail: e.check }, e.message, rateHeaders(pre));
+      if (e instanceof TokenError)
+        return this.invalidToken(
+          { req, sub, ...named, reason: 'invalid_token', detail: e.check },
+          e.message,
+          rateHeaders(pre),
+        );
       throw e;
     }
     if (pre.ticket !== undefined) {
@@ -329,22 +448,36 @@ export class McpGateway {
   private parse(c: Call): GatewayResponse | undefined {
     const body = c.req.body;
     const depth = this.d.jsonDepthLimit ?? 64;
-    if (jsonDeeperThan(body, depth)) return rpcError(null, INVALID_REQUEST, `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`, 400);
+    if (jsonDeeperThan(body, depth))
+      return rpcError(
+        null,
+        INVALID_REQUEST,
+        `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`,
+        400,
+      );
     let msg: any;
     try {
       msg = JSON.parse(body);
     } catch {
       return rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400);
     }
-    if (Array.isArray(msg)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
-    if (!msg || typeof msg !== 'object') return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
+    if (Array.isArray(msg))
+      return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
+    if (!msg || typeof msg !== 'object')
+      return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
     c.msg = msg;
     c.hasId = 'id' in msg;
     c.id = isId(msg.id) ? msg.id : null;
     if (msg.jsonrpc !== '2.0') return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400);
-    if (c.hasId && !isId(msg.id)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
-    if (msg.params !== undefined && (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))) {
-      return c.hasId ? rpcError(c.id, INVALID_PARAMS, 'Invalid params: params must be an object', c.modern ? 400 : 200) : { status: 202, headers: {} };
+    if (c.hasId && !isId(msg.id))
+      return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
+    if (
+      msg.params !== undefined &&
+      (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))
+    ) {
+      return c.hasId
+        ? rpcError(c.id, INVALID_PARAMS, 'Invalid params: params must be an object', c.modern ? 400 : 200)
+        : { status: 202, headers: {} };
     }
     return undefined;
   }
@@ -356,21 +489,55 @@ export class McpGateway {
    */
   private checkModern(c: Call): GatewayResponse | undefined {
     const { msg, id } = c;
-    if (typeof msg.method !== 'string') return rpcError(id, INVALID_REQUEST, 'Invalid Request: method must be a string (a client sends no responses)', 400);
-    if (msg.method !== c.method) return rpcError(id, HEADER_MISMATCH, 'Header mismatch: the Mcp-Method header does not match the body\'s method', 400);
-    if (c.method === 'tools/call' && msg.params?.name !== c.name) return rpcError(id, HEADER_MISMATCH, 'Header mismatch: the Mcp-Name header does not match the body\'s params.name', 400);
+    if (typeof msg.method !== 'string')
+      return rpcError(
+        id,
+        INVALID_REQUEST,
+        'Invalid Request: method must be a string (a client sends no responses)',
+        400,
+      );
+    if (msg.method !== c.method)
+      return rpcError(
+        id,
+        HEADER_MISMATCH,
+        "Header mismatch: the Mcp-Method header does not match the body's method",
+        400,
+      );
+    if (c.method === 'tools/call' && msg.params?.name !== c.name)
+      return rpcError(
+        id,
+        HEADER_MISMATCH,
+        "Header mismatch: the Mcp-Name header does not match the body's params.name",
+        400,
+      );
     if (!c.hasId) return undefined; // a notification: 202 (no header rules for notifications in this revision)
     const meta = msg.params?._meta;
     const version = meta?.[META_PROTOCOL_VERSION];
     const caps = meta?.[META_CLIENT_CAPABILITIES];
     // "A request missing any required field is malformed; the server MUST reject it with JSON-RPC
     // error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request."
-    if (typeof version !== 'string') return rpcError(id, INVALID_PARAMS, `Invalid params: params._meta["${META_PROTOCOL_VERSION}"] is required`, 400);
-    if (caps === null || typeof caps !== 'object' || Array.isArray(caps)) return rpcError(id, INVALID_PARAMS, `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`, 400);
-    if (version !== c.version) return rpcError(id, HEADER_MISMATCH, `Header mismatch: the MCP-Protocol-Version header does not match params._meta["${META_PROTOCOL_VERSION}"]`, 400);
+    if (typeof version !== 'string')
+      return rpcError(id, INVALID_PARAMS, `Invalid params: params._meta["${META_PROTOCOL_VERSION}"] is required`, 400);
+    if (caps === null || typeof caps !== 'object' || Array.isArray(caps))
+      return rpcError(
+        id,
+        INVALID_PARAMS,
+        `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object)`,
+        400,
+      );
+    if (version !== c.version)
+      return rpcError(
+        id,
+        HEADER_MISMATCH,
+        `Header mismatch: the MCP-Protocol-Version header does not match params._meta["${META_PROTOCOL_VERSION}"]`,
+        400,
+      );
     if (c.tool?.paramHeaders.length) {
       const args = msg.params.arguments;
-      const why = args !== null && typeof args === 'object' && !Array.isArray(args) ? paramHeaderMismatch(c.tool.paramHeaders, args, c.req.headers) : undefined;
+      const why =
+        args !== null && typeof args === 'object' && !Array.isArray(args)
+          ? paramHeaderMismatch(c.tool.paramHeaders, args, c.req.headers)
+          : undefined;
       if (why) return rpcError(id, HEADER_MISMATCH, why, 400);
     }
     return undefined;
@@ -391,7 +558,8 @@ export class McpGateway {
     switch (c.modern ? `2026:${c.method}` : c.method) {
       case 'initialize': {
         const asked = msg.params?.protocolVersion;
-        if (typeof asked !== 'string') return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
+        if (typeof asked !== 'string')
+          return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
         // initialize negotiates a legacy revision; 2026-07-28 has no handshake
         return rpcResult(id, this.initializeResult(LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION));
       }
@@ -405,7 +573,10 @@ export class McpGateway {
         const cursor = msg.params?.cursor;
         let page = 0;
         if (cursor !== undefined) {
-          const m = typeof cursor === 'string' ? /^page:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+          const m =
+            typeof cursor === 'string'
+              ? /^page:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
+              : null;
           page = m ? Number(m[1]) : -1;
           if (page < 1 || page >= pages.length) return rpcError(id, INVALID_PARAMS, 'Invalid params: unknown cursor');
         }
@@ -444,21 +615,46 @@ export class McpGateway {
     const correlationId = who.req.correlationId;
     const retry = String(Math.max(1, Math.ceil(limit.resetMs / 1000)));
     if (limit.unavailable) {
-      return this.refusals.refuse({ ...who, reason: 'rate_limit_unavailable', detail: '' },
-        problem(503, 'rate_limit_unavailable', 'The rate limit store is unavailable and this gateway refuses requests it cannot count (gateway.redis.onError: deny); retry later', correlationId, { 'retry-after': retry }));
+      return this.refusals.refuse(
+        { ...who, reason: 'rate_limit_unavailable', detail: '' },
+        problem(
+          503,
+          'rate_limit_unavailable',
+          'The rate limit store is unavailable and this gateway refuses requests it cannot count (gateway.redis.onError: deny); retry later',
+          correlationId,
+          { 'retry-after': retry },
+        ),
+      );
     }
-    return this.refusals.refuse({ ...who, reason: 'rate_limited', detail: which },
-      problem(429, 'rate_limited', `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`, correlationId, { ...rateHeaders(limit), 'retry-after': retry }));
+    return this.refusals.refuse(
+      { ...who, reason: 'rate_limited', detail: which },
+      problem(
+        429,
+        'rate_limited',
+        `Too many requests: the limit is ${limit.limit} per ${this.d.settings.rateLimits.windowSeconds} s; retry after ${retry} s`,
+        correlationId,
+        { ...rateHeaders(limit), 'retry-after': retry },
+      ),
+    );
   }
 
   /**
    * 401 for a token sent and refused: `invalid_token`, or `invalid_request` when it is no bearer token (RFC
    * 6750 §3.1).
    */
-  private invalidToken(why: Refused, description: string, extra: Record<string, string>, error: BearerError = 'invalid_token'): GatewayResponse {
-    return this.refusals.refuse(why, problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
-      ...extra, ...this.challenge(why.req, error, description),
-    }));
+  private invalidToken(
+    why: Refused,
+    description: string,
+    extra: Record<string, string>,
+    error: BearerError = 'invalid_token',
+  ): GatewayResponse {
+    return this.refusals.refuse(
+      why,
+      problem(401, 'invalid_token', `The bearer token was refused: ${description}`, why.req.correlationId, {
+        ...extra,
+        ...this.challenge(why.req, error, description),
+      }),
+    );
   }
 
   /** The WWW-Authenticate header of a 401 (oauth.ts): where the protected resource metadata is. */
@@ -470,21 +666,41 @@ export class McpGateway {
   resourceMetadata(req: Omit<GatewayRequest, 'body'>): GatewayResponse {
     const resource = this.resource.resource(req.headers, req.remoteAddress);
     if (!resource) {
-      return problem(404, 'resource_unknown', 'The resource identifier cannot be told from this request: set gateway.oauth.resource to the public URL of /mcp', req.correlationId);
+      return problem(
+        404,
+        'resource_unknown',
+        'The resource identifier cannot be told from this request: set gateway.oauth.resource to the public URL of /mcp',
+        req.correlationId,
+      );
     }
     // configured: the same for everyone; derived from the request: not for shared caches
     const cache = this.d.settings.oauth.resource ? 'public, max-age=300' : 'no-store';
-    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': cache }, body: JSON.stringify(this.resource.metadata(resource)) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': cache },
+      body: JSON.stringify(this.resource.metadata(resource)),
+    };
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
-    return runTool(this.toolDeps, this.toolMetrics.get(tool.name)!, tool, args,
-      { id: c.userId, authenticated: c.authenticated }, c.req.correlationId,
+    return runTool(
+      this.toolDeps,
+      this.toolMetrics.get(tool.name)!,
+      tool,
+      args,
+      { id: c.userId, authenticated: c.authenticated },
+      c.req.correlationId,
       // the problem as structuredContent too where the revision has structuredContent and, before
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
       !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
-      (result) => rpcResult(c.id, c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`, jsonRateHeaders(c.limit!)));
+      (result) =>
+        rpcResult(
+          c.id,
+          c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
+          jsonRateHeaders(c.limit!),
+        ),
+    );
   }
 }
 
@@ -492,7 +708,11 @@ export class McpGateway {
 const resetSeconds = (r: LimitResult): string => String(Math.max(0, Math.ceil(r.resetMs / 1000)));
 
 function rateHeaders(r: LimitResult): Record<string, string> {
-  return { 'ratelimit-limit': String(r.limit), 'ratelimit-remaining': String(r.remaining), 'ratelimit-reset': resetSeconds(r) };
+  return {
+    'ratelimit-limit': String(r.limit),
+    'ratelimit-remaining': String(r.remaining),
+    'ratelimit-reset': resetSeconds(r),
+  };
 }
 
 /** The answer with the RateLimit-* headers of the counter that decided them. */
@@ -510,4 +730,3 @@ function jsonRateHeaders(r: LimitResult): Record<string, string> {
     'ratelimit-reset': resetSeconds(r),
   };
 }
-

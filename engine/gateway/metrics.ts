@@ -12,7 +12,7 @@ export const UNKNOWN_TOOL = '(unknown)';
 
 /** Which rate limit refused a request (the `detail` of reason `rate_limited`). */
 export const LIMITS = ['anonymous_ip', 'user', 'subscription_public', 'subscription_user'] as const;
-export type LimitName = typeof LIMITS[number];
+export type LimitName = (typeof LIMITS)[number];
 
 /** Every refusal reason with its possible details ('' when a reason has none). */
 export const REFUSALS = {
@@ -31,7 +31,7 @@ export const REFUSALS = {
 } as const;
 
 export type RefusalReason = keyof typeof REFUSALS;
-export type RefusalDetail<R extends RefusalReason> = typeof REFUSALS[R][number];
+export type RefusalDetail<R extends RefusalReason> = (typeof REFUSALS)[R][number];
 
 export type ToolOutcome = 'ok' | 'error' | 'invalid' | 'refused';
 
@@ -56,13 +56,29 @@ export class GatewayMetrics {
   private byRefusal = new Map<string, CounterChild>();
 
   constructor(registry: Registry) {
-    this.calls = new FastCounter('gateway_tool_calls_total', 'MCP tools/call requests by tool and outcome (ok, error, invalid, refused)', ['tool', 'outcome'], registry);
-    this.duration = new FastHistogram('gateway_tool_call_duration_seconds', 'Duration of the MCP tool calls that ran, by tool', ['tool'],
-      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registry);
-    this.refusals = new FastCounter('gateway_refusals_total', 'Requests to /mcp the gateway refused, by reason and detail (which token check, which limit)', ['reason', 'detail'], registry);
+    this.calls = new FastCounter(
+      'gateway_tool_calls_total',
+      'MCP tools/call requests by tool and outcome (ok, error, invalid, refused)',
+      ['tool', 'outcome'],
+      registry,
+    );
+    this.duration = new FastHistogram(
+      'gateway_tool_call_duration_seconds',
+      'Duration of the MCP tool calls that ran, by tool',
+      ['tool'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registry,
+    );
+    this.refusals = new FastCounter(
+      'gateway_refusals_total',
+      'Requests to /mcp the gateway refused, by reason and detail (which token check, which limit)',
+      ['reason', 'detail'],
+      registry,
+    );
     // every refusal series exists from the start (at 0), so alerts and rate() see the first one
     for (const reason of Object.keys(REFUSALS) as RefusalReason[]) {
-      for (const detail of REFUSALS[reason]) this.byRefusal.set(`${reason}\u0000${detail}`, this.refusals.labels({ reason, detail }));
+      for (const detail of REFUSALS[reason])
+        this.byRefusal.set(`${reason}\u0000${detail}`, this.refusals.labels({ reason, detail }));
     }
     this.tool(UNKNOWN_TOOL);
   }
@@ -72,7 +88,13 @@ export class GatewayMetrics {
     let m = this.byTool.get(name);
     if (!m) {
       const c = (outcome: ToolOutcome) => this.calls.labels({ tool: name, outcome });
-      m = { ok: c('ok'), error: c('error'), invalid: c('invalid'), refused: c('refused'), duration: this.duration.labels({ tool: name }) };
+      m = {
+        ok: c('ok'),
+        error: c('error'),
+        invalid: c('invalid'),
+        refused: c('refused'),
+        duration: this.duration.labels({ tool: name }),
+      };
       this.byTool.set(name, m);
     }
     return m;
@@ -89,6 +111,9 @@ const perRegistry = new WeakMap<Registry, GatewayMetrics>();
 
 export function gatewayMetrics(registry: Registry): GatewayMetrics {
   let m = perRegistry.get(registry);
-  if (!m) { m = new GatewayMetrics(registry); perRegistry.set(registry, m); }
+  if (!m) {
+    m = new GatewayMetrics(registry);
+    perRegistry.set(registry, m);
+  }
   return m;
 }

@@ -19,7 +19,11 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.
 export type BearerError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
 export class ProtectedResource {
-  constructor(private s: GatewaySettings, private ip: ClientIp, private path: string) {}
+  constructor(
+    private s: GatewaySettings,
+    private ip: ClientIp,
+    private path: string,
+  ) {}
 
   /** The resource identifier of /mcp for this request, or undefined when it cannot be told. */
   resource(headers: IncomingHttpHeaders, remoteAddress: string | undefined): string | undefined {
@@ -58,7 +62,12 @@ export class ProtectedResource {
    * `scope` when configured, and `error` only when credentials were sent ("If the request lacks
    * any authentication information ..., the resource server SHOULD NOT include an error code").
    */
-  challenge(headers: IncomingHttpHeaders, remoteAddress: string | undefined, error?: BearerError, description?: string): string {
+  challenge(
+    headers: IncomingHttpHeaders,
+    remoteAddress: string | undefined,
+    error?: BearerError,
+    description?: string,
+  ): string {
     const resource = this.resource(headers, remoteAddress);
     const parts: string[] = [];
     if (resource) parts.push(`resource_metadata="${this.metadataUrl(resource)}"`);

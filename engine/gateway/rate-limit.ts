@@ -43,7 +43,11 @@ export interface Limiter {
 
 export type OnStoreError = 'allow' | 'deny';
 
-export interface LimiterRedis { url: string; prefix: string; onError: OnStoreError }
+export interface LimiterRedis {
+  url: string;
+  prefix: string;
+  onError: OnStoreError;
+}
 
 /**
  * The Redis the limits use: the gateway's own `gateway.redis.url` when set (it wins), else the
@@ -51,23 +55,40 @@ export interface LimiterRedis { url: string; prefix: string; onError: OnStoreErr
  * `<store prefix>rl:`, so one setting makes replicas share dedupe keys and limits alike. The outage
  * policy stays the gateway's `gateway.redis.onError`. Undefined: counters in memory.
  */
-export function limiterRedis(gateway: LimiterRedis | undefined, store: StoreSettings | undefined, onError: OnStoreError = 'allow', env: NodeJS.ProcessEnv = process.env): LimiterRedis | undefined {
+export function limiterRedis(
+  gateway: LimiterRedis | undefined,
+  store: StoreSettings | undefined,
+  onError: OnStoreError = 'allow',
+  env: NodeJS.ProcessEnv = process.env,
+): LimiterRedis | undefined {
   if (gateway) return gateway;
   const shared = effectiveStoreSettings(store, env).redis;
   return shared ? { url: shared.url, prefix: `${shared.prefix}rl:`, onError } : undefined;
 }
 
-function decide(checks: LimitCheck[], counts: number[], resets: number[], allowed: boolean, ticket?: string): LimitResult {
+function decide(
+  checks: LimitCheck[],
+  counts: number[],
+  resets: number[],
+  allowed: boolean,
+  ticket?: string,
+): LimitResult {
   let best = -1;
   let bestRoom = Infinity;
   for (let i = 0; i < checks.length; i++) {
     const room = checks[i].limit - counts[i];
-    if (!allowed ? room <= 0 && best < 0 : room < bestRoom) { best = i; bestRoom = room; }
+    if (!allowed ? room <= 0 && best < 0 : room < bestRoom) {
+      best = i;
+      bestRoom = room;
+    }
   }
   if (best < 0) best = 0;
   const r: LimitResult = {
-    allowed, limit: checks[best].limit, remaining: Math.max(0, checks[best].limit - counts[best]),
-    resetMs: Math.max(0, resets[best]), key: checks[best].key,
+    allowed,
+    limit: checks[best].limit,
+    remaining: Math.max(0, checks[best].limit - counts[best]),
+    resetMs: Math.max(0, resets[best]),
+    key: checks[best].key,
   };
   if (allowed && ticket !== undefined) r.ticket = ticket;
   return r;
@@ -87,9 +108,15 @@ class CallLog {
     }
   }
 
-  get count(): number { return this.times.length - this.head; }
-  at(i: number): number { return this.times[this.head + i]; }
-  get last(): number { return this.times.length ? this.times[this.times.length - 1] : -Infinity; }
+  get count(): number {
+    return this.times.length - this.head;
+  }
+  at(i: number): number {
+    return this.times[this.head + i];
+  }
+  get last(): number {
+    return this.times.length ? this.times[this.times.length - 1] : -Infinity;
+  }
 }
 
 export class MemoryLimiter implements Limiter {
@@ -116,7 +143,10 @@ export class MemoryLimiter implements Limiter {
     let now = this.now();
     for (let i = 0; i < n; i++) {
       let l = this.logs.get(checks[i].key);
-      if (!l) { l = new CallLog(); this.logs.set(checks[i].key, l); }
+      if (!l) {
+        l = new CallLog();
+        this.logs.set(checks[i].key, l);
+      }
       logs[i] = l;
       if (l.last > now) now = l.last;
     }
@@ -133,7 +163,10 @@ export class MemoryLimiter implements Limiter {
       const l = logs[i];
       counts[i] = l.count;
       // refused: room again once the calls up to index count - limit have left the window
-      resets[i] = l.count === 0 ? windowMs : l.at(allowed ? 0 : Math.min(l.count - 1, Math.max(0, l.count - checks[i].limit))) + windowMs - now;
+      resets[i] =
+        l.count === 0
+          ? windowMs
+          : l.at(allowed ? 0 : Math.min(l.count - 1, Math.max(0, l.count - checks[i].limit))) + windowMs - now;
     }
     return decide(checks, counts, resets, allowed, String(now));
   }
@@ -196,17 +229,35 @@ export class RedisLimiter implements Limiter {
   private seq = 0;
   private readonly id = randomBytes(6).toString('base64url');
 
-  private constructor(private redis: any, private prefix: string, private log: Logger, private onError: OnStoreError) {}
+  private constructor(
+    private redis: any,
+    private prefix: string,
+    private log: Logger,
+    private onError: OnStoreError,
+  ) {}
 
   /**
    * Connects to Redis. An unreachable Redis at start is an outage like any other (the engine
    * starts; `onError` decides what requests get) and the client keeps reconnecting.
    */
-  static async connect(url: string, prefix: string, log: Logger, onError: OnStoreError = 'allow'): Promise<RedisLimiter> {
+  static async connect(
+    url: string,
+    prefix: string,
+    log: Logger,
+    onError: OnStoreError = 'allow',
+  ): Promise<RedisLimiter> {
     const { Redis } = await import('ioredis');
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 2000 });
+    const redis = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2000,
+      commandTimeout: 2000,
+    });
     redis.defineCommand('gatewayLimit', { lua: SCRIPT });
-    redis.on('error', () => { /* reported per request, once per outage */ });
+    redis.on('error', () => {
+      /* reported per request, once per outage */
+    });
     const limiter = new RedisLimiter(redis, prefix, log, onError);
     await redis.connect().catch((e: Error) => limiter.failed(e));
     return limiter;
@@ -237,19 +288,32 @@ export class RedisLimiter implements Limiter {
   private failed(e: Error): void {
     if (this.down) return;
     this.down = true;
-    this.probe = setInterval(() => { this.redis.ping().then(() => this.back(), () => {}); }, PROBE_MS);
+    this.probe = setInterval(() => {
+      this.redis.ping().then(
+        () => this.back(),
+        () => {},
+      );
+    }, PROBE_MS);
     this.probe.unref();
-    this.log.warn({ err: { message: e.message }, onError: this.onError },
+    this.log.warn(
+      { err: { message: e.message }, onError: this.onError },
       this.onError === 'deny'
         ? 'gateway: rate limit store unavailable; requests are refused with 503 until it is back (gateway.redis.onError: deny)'
-        : 'gateway: rate limit store unavailable; requests are not limited until it is back (gateway.redis.onError: allow)');
+        : 'gateway: rate limit store unavailable; requests are not limited until it is back (gateway.redis.onError: allow)',
+    );
   }
 
   async hit(checks: LimitCheck[], windowMs: number): Promise<LimitResult> {
     const ticket = `${this.id}:${++this.seq}`;
     let r: number[];
     try {
-      r = await this.redis.gatewayLimit(checks.length, ...checks.map((c) => this.k(c.key)), windowMs, ticket, ...checks.map((c) => c.limit));
+      r = await this.redis.gatewayLimit(
+        checks.length,
+        ...checks.map((c) => this.k(c.key)),
+        windowMs,
+        ticket,
+        ...checks.map((c) => c.limit),
+      );
     } catch (e) {
       this.failed(e as Error);
       const c = checks[0];
@@ -260,7 +324,10 @@ export class RedisLimiter implements Limiter {
     this.back();
     const counts: number[] = [];
     const resets: number[] = [];
-    for (let i = 0; i < checks.length; i++) { counts.push(Number(r[1 + 2 * i])); resets.push(Number(r[2 + 2 * i])); }
+    for (let i = 0; i < checks.length; i++) {
+      counts.push(Number(r[1 + 2 * i]));
+      resets.push(Number(r[2 + 2 * i]));
+    }
     return decide(checks, counts, resets, r[0] === 1, ticket);
   }
 

@@ -23,7 +23,7 @@ export type Refused = {
     user?: string;
     method?: string;
     tool?: string;
-  }
+  };
 }[RefusalReason];
 
 /** Longest client-chosen text (method, tool name) in a log line. */
@@ -49,17 +49,20 @@ export class Refusals {
     this.metrics.refused(r.reason, r.detail as never);
     if (method === 'tools/call') this.toolOf(tool ?? '').refused.inc();
     const { req } = r;
-    this.log.info({
-      reason: r.reason,
-      ...(r.detail ? { detail: r.detail } : {}),
-      status: answer.status,
-      subscription: r.sub?.name,
-      user: r.user === undefined || r.user === ANONYMOUS ? r.user : maskSecret(r.user),
-      clientIp: this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']),
-      method: method?.slice(0, MAX_NAME),
-      tool: tool?.slice(0, MAX_NAME),
-      correlationId: req.correlationId,
-    }, REFUSED_MESSAGE);
+    this.log.info(
+      {
+        reason: r.reason,
+        ...(r.detail ? { detail: r.detail } : {}),
+        status: answer.status,
+        subscription: r.sub?.name,
+        user: r.user === undefined || r.user === ANONYMOUS ? r.user : maskSecret(r.user),
+        clientIp: this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']),
+        method: method?.slice(0, MAX_NAME),
+        tool: tool?.slice(0, MAX_NAME),
+        correlationId: req.correlationId,
+      },
+      REFUSED_MESSAGE,
+    );
     return answer;
   }
 }
@@ -68,7 +71,11 @@ export class Refusals {
 function peek(body: string): { method?: string; tool?: string } {
   if (body.length > PEEK_LIMIT) return {};
   let msg: any;
-  try { msg = JSON.parse(body); } catch { return {}; }
+  try {
+    msg = JSON.parse(body);
+  } catch {
+    return {};
+  }
   if (!msg || typeof msg !== 'object' || typeof msg.method !== 'string') return {};
   const name = msg.method === 'tools/call' ? msg.params?.name : undefined;
   return { method: msg.method, tool: typeof name === 'string' ? name : undefined };

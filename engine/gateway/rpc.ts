@@ -40,13 +40,45 @@ export function rpcError(id: Id, code: number, message: string, status = 200, da
 
 /** A result; `headers` (with their content type) replace the plain JSON ones when given. */
 export function rpcResult(id: Id, resultJson: string, headers?: Record<string, string>): GatewayResponse {
-  return { status: 200, headers: headers ?? { ...JSON_HEADERS }, body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}` };
+  return {
+    status: 200,
+    headers: headers ?? { ...JSON_HEADERS },
+    body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`,
+  };
 }
 
-export function problem(status: number, error: string, detail: string, correlationId: string, headers: Record<string, string> = {}): GatewayResponse {
-  const kind = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 429 || status === 503 ? 'rate-limited' : status === 415 ? 'unsupported-media' : 'validation';
-  const p = problemOf(new PlatformError({ kind, status, title: status === 406 ? 'Not acceptable' : status === 503 ? 'Service unavailable' : undefined, detail, extensions: { error } }), correlationId);
-  return { status, headers: { 'content-type': 'application/problem+json', 'x-correlation-id': correlationId, ...headers }, body: JSON.stringify(p) };
+export function problem(
+  status: number,
+  error: string,
+  detail: string,
+  correlationId: string,
+  headers: Record<string, string> = {},
+): GatewayResponse {
+  const kind =
+    status === 401
+      ? 'unauthorized'
+      : status === 403
+        ? 'forbidden'
+        : status === 429 || status === 503
+          ? 'rate-limited'
+          : status === 415
+            ? 'unsupported-media'
+            : 'validation';
+  const p = problemOf(
+    new PlatformError({
+      kind,
+      status,
+      title: status === 406 ? 'Not acceptable' : status === 503 ? 'Service unavailable' : undefined,
+      detail,
+      extensions: { error },
+    }),
+    correlationId,
+  );
+  return {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'x-correlation-id': correlationId, ...headers },
+    body: JSON.stringify(p),
+  };
 }
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;

@@ -22,7 +22,16 @@ export interface ToolDeps {
  * (JSON members, no braces); resolves with what `answer` returns. The caller's answer is built
  * here rather than in a then() of its own: one promise less per call.
  */
-export async function runTool<T>(d: ToolDeps, tm: ToolMetrics, tool: Tool, args: Record<string, unknown>, user: { id: string; authenticated: boolean }, correlationId: string, problemAsStructured: boolean, answer: (members: string) => T): Promise<T> {
+export async function runTool<T>(
+  d: ToolDeps,
+  tm: ToolMetrics,
+  tool: Tool,
+  args: Record<string, unknown>,
+  user: { id: string; authenticated: boolean },
+  correlationId: string,
+  problemAsStructured: boolean,
+  answer: (members: string) => T,
+): Promise<T> {
   const started = performance.now();
   let result: DirectResult;
   try {
@@ -37,20 +46,27 @@ export async function runTool<T>(d: ToolDeps, tm: ToolMetrics, tool: Tool, args:
     const err = toPlatformError(e);
     tm.duration.observe((performance.now() - started) / 1000);
     tm.error.inc();
-    if (err.kind === 'internal' || err.kind === 'config') d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
+    if (err.kind === 'internal' || err.kind === 'config')
+      d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
     const p = JSON.stringify(problemOf(err, correlationId));
-    return answer(`"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`);
+    return answer(
+      `"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`,
+    );
   }
   tm.duration.observe((performance.now() - started) / 1000);
   tm.ok.inc();
   const body = result.body;
   const json = body === undefined ? 'null' : JSON.stringify(body);
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
+  const structured =
+    body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
   return answer(`"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false`);
 }
 
 /** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */
-function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Record<string, unknown>; params: Record<string, string> } {
+function splitPathParams(
+  tool: Tool,
+  args: Record<string, unknown>,
+): { body: Record<string, unknown>; params: Record<string, string> } {
   const body: Record<string, unknown> = { ...args };
   const params: Record<string, string> = {};
   const errors: { field: string; message: string }[] = [];
@@ -61,7 +77,12 @@ function splitPathParams(tool: Tool, args: Record<string, unknown>): { body: Rec
     else errors.push({ field: `/${n}`, message: v === undefined ? 'is required' : 'must be a non-empty string' });
   }
   if (errors.length) {
-    throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
+    throw new PlatformError({
+      kind: 'validation',
+      code: CODE.validation,
+      detail: errors.map((e) => `${e.field} ${e.message}`).join('; '),
+      errors,
+    });
   }
   return { body, params };
 }

@@ -67,24 +67,43 @@ export const TOOLS_FILE_SCHEMA = {
         additionalProperties: false,
         required: ['name', 'description', 'security', 'route'],
         properties: {
-          name: { type: 'string', pattern: TOOL_NAME, description: 'tool name agents call (camelCase, as in the specification)' },
+          name: {
+            type: 'string',
+            pattern: TOOL_NAME,
+            description: 'tool name agents call (camelCase, as in the specification)',
+          },
           title: { type: 'string', description: 'human-readable name' },
           description: { type: 'string', minLength: 1, description: 'what the tool does, for the model' },
-          security: { enum: ['none', 'bearer'], description: 'none: subscription key only; bearer: also a valid user token' },
-          route: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'id of the route called in-process with the arguments as body' },
-          'input-schema': { type: 'string', description: 'JSON Schema file of the arguments (default: the route\'s validate schema)' },
-          'output-schema': { type: 'string', description: 'JSON Schema file of the result (default: the route\'s output-schema)' },
+          security: {
+            enum: ['none', 'bearer'],
+            description: 'none: subscription key only; bearer: also a valid user token',
+          },
+          route: {
+            type: 'string',
+            pattern: '^[a-z0-9][a-z0-9-]*$',
+            description: 'id of the route called in-process with the arguments as body',
+          },
+          'input-schema': {
+            type: 'string',
+            description: "JSON Schema file of the arguments (default: the route's validate schema)",
+          },
+          'output-schema': {
+            type: 'string',
+            description: "JSON Schema file of the result (default: the route's output-schema)",
+          },
           'path-params': {
             type: 'object',
             propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
             additionalProperties: { type: 'string', minLength: 1 },
-            description: 'the target route\'s path parameters, each an argument of the same name (a required string) with this description; the other arguments are the body',
+            description:
+              "the target route's path parameters, each an argument of the same name (a required string) with this description; the other arguments are the body",
           },
           'x-mcp-header': {
             type: 'object',
             propertyNames: { pattern: '^[A-Za-z_$][A-Za-z0-9_$-]*(\\.[A-Za-z_$][A-Za-z0-9_$-]*)*$' },
             additionalProperties: { type: 'string', minLength: 1 },
-            description: 'MCP 2026-07-28: arguments worth routing on, mirrored by clients into Mcp-Param-{Name} headers (argument path, dotted for nested properties: header name); string, integer or boolean properties only',
+            description:
+              'MCP 2026-07-28: arguments worth routing on, mirrored by clients into Mcp-Param-{Name} headers (argument path, dotted for nested properties: header name); string, integer or boolean properties only',
           },
           annotations: {
             type: 'object',
@@ -116,7 +135,11 @@ export function toolsJsonSchema(): Record<string, unknown> {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().filter((k) => (v as any)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as any)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -124,7 +147,8 @@ function canonical(v: unknown): string {
 /** A schema as MCP serves it: 2020-12 is MCP's default dialect, so `$schema`/`$id` go. */
 function mcpSchema(s: Record<string, unknown>): Record<string, unknown> {
   const { $schema, $id, ...rest } = s;
-  void $schema; void $id;
+  void $schema;
+  void $id;
   return rest.type === undefined ? { type: 'object', ...rest } : rest;
 }
 
@@ -139,33 +163,56 @@ const TOOL_PROBLEM_SCHEMA = {
     status: { type: 'integer' },
     detail: { type: 'string' },
     code: { type: 'string', description: 'platform error code, e.g. GC025' },
-    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+    },
     correlationId: { type: 'string' },
   },
 };
 
-interface Loaded { decl: ToolDeclaration; src: YamlSource; index: number }
+interface Loaded {
+  decl: ToolDeclaration;
+  src: YamlSource;
+  index: number;
+}
 
 /** The route's `{name}` path parameters and the tool's `path-params` must name the same set. */
-function checkPathParams(decl: ToolDeclaration, route: CompiledRoute, body: Record<string, unknown>): { key: string; message: string }[] {
+function checkPathParams(
+  decl: ToolDeclaration,
+  route: CompiledRoute,
+  body: Record<string, unknown>,
+): { key: string; message: string }[] {
   const out: { key: string; message: string }[] = [];
   const given = Object.keys(decl['path-params'] ?? {});
-  const http = route.source.kind === 'http' ? route.source.compiled as { path: string; params: string[] } : undefined;
+  const http = route.source.kind === 'http' ? (route.source.compiled as { path: string; params: string[] }) : undefined;
   const taken = http?.params ?? [];
   const where = http ? `its path is ${http.path}` : `it is not an HTTP route and takes no path parameters`;
   for (const n of given) {
     if (!taken.includes(n)) {
       const s = didYouMean(n, taken);
-      out.push({ key: 'path-params', message: `tool '${decl.name}': route '${decl.route}' has no path parameter '${n}' (${where})${s ? `; did you mean '${s}'?` : ''}` });
+      out.push({
+        key: 'path-params',
+        message: `tool '${decl.name}': route '${decl.route}' has no path parameter '${n}' (${where})${s ? `; did you mean '${s}'?` : ''}`,
+      });
     }
   }
   for (const n of taken) {
-    if (!given.includes(n)) out.push({ key: 'route', message: `tool '${decl.name}': route '${decl.route}' takes the path parameter {${n}} (${where}); add path-params: { ${n}: <what the agent passes> }` });
+    if (!given.includes(n))
+      out.push({
+        key: 'route',
+        message: `tool '${decl.name}': route '${decl.route}' takes the path parameter {${n}} (${where}); add path-params: { ${n}: <what the agent passes> }`,
+      });
   }
   const props = (body.properties ?? {}) as Record<string, unknown>;
-  if (given.length && body.type !== undefined && body.type !== 'object') out.push({ key: 'path-params', message: `tool '${decl.name}': path parameters need an object body schema` });
+  if (given.length && body.type !== undefined && body.type !== 'object')
+    out.push({ key: 'path-params', message: `tool '${decl.name}': path parameters need an object body schema` });
   for (const n of given) {
-    if (Object.prototype.hasOwnProperty.call(props, n)) out.push({ key: 'path-params', message: `tool '${decl.name}': '${n}' is both a path parameter and a body property` });
+    if (Object.prototype.hasOwnProperty.call(props, n))
+      out.push({
+        key: 'path-params',
+        message: `tool '${decl.name}': '${n}' is both a path parameter and a body property`,
+      });
   }
   return out;
 }
@@ -174,9 +221,9 @@ function checkPathParams(decl: ToolDeclaration, route: CompiledRoute, body: Reco
 function withPathParams(body: Record<string, unknown>, pathParams: Record<string, string>): Record<string, unknown> {
   const names = Object.keys(pathParams);
   if (!names.length) return body;
-  const properties = { ...(body.properties as Record<string, unknown> ?? {}) };
+  const properties = { ...((body.properties as Record<string, unknown>) ?? {}) };
   for (const n of names) properties[n] = { type: 'string', minLength: 1, description: pathParams[n] };
-  const required = [...new Set([...(Array.isArray(body.required) ? body.required as string[] : []), ...names])];
+  const required = [...new Set([...(Array.isArray(body.required) ? (body.required as string[]) : []), ...names])];
   return { ...body, type: 'object', properties, required };
 }
 
@@ -196,7 +243,10 @@ export class ToolCollector {
     const out: Diagnostic[] = [];
     (src.value as { tools: ToolDeclaration[] }).tools.forEach((decl, index) => {
       const prev = this.loaded.find((l) => l.decl.name === decl.name);
-      if (prev) out.push(diagAt(src, ['tools', index, 'name'], `duplicate tool name '${decl.name}' (also in ${prev.src.file})`));
+      if (prev)
+        out.push(
+          diagAt(src, ['tools', index, 'name'], `duplicate tool name '${decl.name}' (also in ${prev.src.file})`),
+        );
       else this.loaded.push({ decl, src, index });
     });
     return out;
@@ -216,24 +266,49 @@ export class ToolCollector {
       if (!route) {
         // a connector that is not deployed (its folder not loaded) leaves its tools unserved; a
         // route id that exists in no route file of the project is a mistake
-        if (routeIdExists(join(this.root, 'routes'), decl.route)) { this.unserved.push(decl.name); continue; }
+        if (routeIdExists(join(this.root, 'routes'), decl.route)) {
+          this.unserved.push(decl.name);
+          continue;
+        }
         const s = didYouMean(decl.route, byId.keys());
-        out.push(diagAt(src, at('route'), `tool '${decl.name}' targets route '${decl.route}', which no route file defines${s ? `; did you mean '${s}'?` : ''}`));
+        out.push(
+          diagAt(
+            src,
+            at('route'),
+            `tool '${decl.name}' targets route '${decl.route}', which no route file defines${s ? `; did you mean '${s}'?` : ''}`,
+          ),
+        );
         continue;
       }
       const file = (k: 'input-schema' | 'output-schema'): Record<string, unknown> | undefined => {
         const name = decl[k];
         if (!name) return undefined;
         const abs = resolve(this.root, name);
-        if (!existsSync(abs)) { out.push(diagAt(src, at(k), `file not found: ${name}`)); return undefined; }
-        try { return JSON.parse(readFileSync(abs, 'utf8')); } catch (e: any) { out.push(diagAt(src, at(k), `${name}: invalid JSON: ${e.message}`)); return undefined; }
+        if (!existsSync(abs)) {
+          out.push(diagAt(src, at(k), `file not found: ${name}`));
+          return undefined;
+        }
+        try {
+          return JSON.parse(readFileSync(abs, 'utf8'));
+        } catch (e: any) {
+          out.push(diagAt(src, at(k), `${name}: invalid JSON: ${e.message}`));
+          return undefined;
+        }
       };
       const pathParams = decl['path-params'] ?? {};
-      const bodySchema = file('input-schema') ?? route.meta.inputSchema
+      const bodySchema =
+        file('input-schema') ??
+        route.meta.inputSchema ??
         // a route that takes only path parameters: the body is an empty object
-        ?? (Object.keys(pathParams).length ? { type: 'object', additionalProperties: false, properties: {} } : undefined);
+        (Object.keys(pathParams).length ? { type: 'object', additionalProperties: false, properties: {} } : undefined);
       if (!bodySchema) {
-        out.push(diagAt(src, at('route'), `tool '${decl.name}': route '${decl.route}' has no body validate schema; give the tool an 'input-schema'`));
+        out.push(
+          diagAt(
+            src,
+            at('route'),
+            `tool '${decl.name}': route '${decl.route}' has no body validate schema; give the tool an 'input-schema'`,
+          ),
+        );
         continue;
       }
       const paramDiags = checkPathParams(decl, route, bodySchema);
@@ -264,10 +339,22 @@ export class ToolCollector {
         ...(output ? { outputSchema: { anyOf: [mcpSchema(output), TOOL_PROBLEM_SCHEMA] } } : {}),
       };
       const declared = decl['x-mcp-header'] ? { 'x-mcp-header': decl['x-mcp-header'] } : {};
-      const digest = 'sha256:' + createHash('sha256').update(canonical({ ...definition, ...declared, security: decl.security, route: decl.route })).digest('hex');
+      const digest =
+        'sha256:' +
+        createHash('sha256')
+          .update(canonical({ ...definition, ...declared, security: decl.security, route: decl.route }))
+          .digest('hex');
       this.tools.push({
-        name: decl.name, route: decl.route, security: decl.security, definition, modernDefinition, digest, file: src.file,
-        pathParams: Object.keys(pathParams), paramHeaders: headers.params, hasOutputSchema: output !== undefined,
+        name: decl.name,
+        route: decl.route,
+        security: decl.security,
+        definition,
+        modernDefinition,
+        digest,
+        file: src.file,
+        pathParams: Object.keys(pathParams),
+        paramHeaders: headers.params,
+        hasOutputSchema: output !== undefined,
       });
     }
     return out;
@@ -284,7 +371,11 @@ export class ToolCollector {
 
 const APPROVALS_FILE = 'gateway-approvals.yaml';
 
-export interface Approval { digest: string; approvedAt?: string; approvedBy?: string }
+export interface Approval {
+  digest: string;
+  approvedAt?: string;
+  approvedBy?: string;
+}
 export type Approvals = Record<string, Record<string, Approval>>;
 
 export function approvalsPath(valuesDir: string): string {
@@ -300,7 +391,8 @@ export function readApprovals(valuesDir: string): Approvals {
     if (!tools || typeof tools !== 'object') continue;
     out[env] = {};
     for (const [name, a] of Object.entries(tools as Record<string, any>)) {
-      if (a && typeof a.digest === 'string') out[env][name] = { digest: a.digest, approvedAt: a.approvedAt, approvedBy: a.approvedBy };
+      if (a && typeof a.digest === 'string')
+        out[env][name] = { digest: a.digest, approvedAt: a.approvedAt, approvedBy: a.approvedBy };
     }
   }
   return out;
@@ -321,9 +413,10 @@ export function writeApprovals(valuesDir: string, env: string, tools: Tool[], by
   if (existsSync(file)) doc = parseDocument(readFileSync(file, 'utf8'));
   else {
     doc = new Document({});
-    doc.commentBefore = ' Tool approvals of the agent tool gateway, per environment: a tool is served only while the digest\n'
-      + ' of its metadata (name, description, schemas, security, route) equals the one recorded here.\n'
-      + ' Written by `engine tools approve NAME --env ENV`; review the diff like code.';
+    doc.commentBefore =
+      ' Tool approvals of the agent tool gateway, per environment: a tool is served only while the digest\n' +
+      ' of its metadata (name, description, schemas, security, route) equals the one recorded here.\n' +
+      ' Written by `engine tools approve NAME --env ENV`; review the diff like code.';
   }
   if (doc.contents === null) doc.contents = doc.createNode({}) as any;
   const now = new Date().toISOString();

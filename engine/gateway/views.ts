@@ -31,13 +31,18 @@ export function buildViews(s: GatewaySettings, tools: Tool[]): Map<Subscription,
     const modernPages: string[] = [];
     for (let i = 0; i < Math.max(1, allowed.length); i += s.pageSize) {
       const slice = allowed.slice(i, i + s.pageSize);
-      const next = i + s.pageSize < allowed.length ? Buffer.from(`page:${pages.length + 1}`).toString('base64url') : undefined;
+      const next =
+        i + s.pageSize < allowed.length ? Buffer.from(`page:${pages.length + 1}`).toString('base64url') : undefined;
       const cursor = next ? `,"nextCursor":${JSON.stringify(next)}` : '';
       pages.push(`{"tools":${JSON.stringify(slice.map((t) => t.definition))}${cursor}}`);
-      modernPages.push(`{"resultType":"complete","tools":${JSON.stringify(slice.map((t) => t.modernDefinition))}${cursor}${hints}`);
+      modernPages.push(
+        `{"resultType":"complete","tools":${JSON.stringify(slice.map((t) => t.modernDefinition))}${cursor}${hints}`,
+      );
     }
     views.set(sub, {
-      sub, pages, modernPages,
+      sub,
+      pages,
+      modernPages,
       tools: new Map(allowed.map((t) => [t.name, t])),
       userQuota: sub.quotaUser ?? s.rateLimits.subscriptionUser,
       publicCheck: { key: `sub:${sub.name}:public`, limit: sub.quotaPublic ?? s.rateLimits.subscriptionPublic },

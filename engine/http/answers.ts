@@ -14,7 +14,13 @@ export function correlationIdFrom(h: string | string[] | undefined): string {
 }
 
 /** A problem document; `close` asks a keep-alive client to go away (shutdown, unread body). */
-export function writeProblem(res: ServerResponse, err: PlatformError, correlationId: string, instance?: string, close = false): void {
+export function writeProblem(
+  res: ServerResponse,
+  err: PlatformError,
+  correlationId: string,
+  instance?: string,
+  close = false,
+): void {
   const payload = JSON.stringify(problemOf(err, correlationId, instance));
   const headers: Record<string, string | number> = {
     ...err.headers,
@@ -26,8 +32,17 @@ export function writeProblem(res: ServerResponse, err: PlatformError, correlatio
   res.writeHead(err.status, headers).end(payload);
 }
 
-export function writeBody(res: ServerResponse, status: number, contentType: string, payload: string, close = false): void {
-  const headers: Record<string, string | number> = { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) };
+export function writeBody(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  payload: string,
+  close = false,
+): void {
+  const headers: Record<string, string | number> = {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(payload),
+  };
   if (close) headers.connection = 'close';
   res.writeHead(status, headers).end(payload);
 }

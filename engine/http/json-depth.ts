@@ -3,7 +3,12 @@
 // (JSONata, ajv, JSON.stringify). No recursion, no allocation: a native count of `[` and `{`
 // settles most bodies, one pass over the bytes the rest.
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_ARRAY = 0x5b, OPEN_OBJECT = 0x7b, CLOSE_ARRAY = 0x5d, CLOSE_OBJECT = 0x7d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  OPEN_ARRAY = 0x5b,
+  OPEN_OBJECT = 0x7b,
+  CLOSE_ARRAY = 0x5d,
+  CLOSE_OBJECT = 0x7d;
 
 /**
  * True when `text` opens more than `limit` arrays/objects inside one another. A valid text of

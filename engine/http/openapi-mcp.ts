@@ -9,12 +9,18 @@ type Json = Record<string, unknown>;
 
 export const MCP_SECURITY_SCHEMES: Record<string, Json> = {
   subscriptionKey: {
-    type: 'apiKey', in: 'header', name: 'Ocp-Gateway-Subscription-Key',
-    description: 'subscription key of the caller, on every /mcp request (primary or secondary key); it decides which tools the caller may use',
+    type: 'apiKey',
+    in: 'header',
+    name: 'Ocp-Gateway-Subscription-Key',
+    description:
+      'subscription key of the caller, on every /mcp request (primary or secondary key); it decides which tools the caller may use',
   },
   bearerAuth: {
-    type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
-    description: 'the signed-in user (`sub`); without a token the caller is anonymous, and tools with security `bearer` answer 401',
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'the signed-in user (`sub`); without a token the caller is anonymous, and tools with security `bearer` answer 401',
   },
 };
 
@@ -23,7 +29,8 @@ const ID = { type: ['string', 'number'], description: 'request id (a number or a
 export const MCP_SCHEMAS: Record<string, Json> = {
   JsonRpcRequest: {
     type: 'object',
-    description: 'one JSON-RPC 2.0 request or notification (no `id`). 2026-07-28: server/discover, tools/list, tools/call, each with `params._meta` (protocol version, client capabilities); 2025-11-25 and earlier: initialize, notifications/initialized, ping, tools/list, tools/call',
+    description:
+      'one JSON-RPC 2.0 request or notification (no `id`). 2026-07-28: server/discover, tools/list, tools/call, each with `params._meta` (protocol version, client capabilities); 2025-11-25 and earlier: initialize, notifications/initialized, ping, tools/list, tools/call',
     required: ['jsonrpc', 'method'],
     properties: {
       jsonrpc: { const: '2.0' },
@@ -31,19 +38,27 @@ export const MCP_SCHEMAS: Record<string, Json> = {
       method: { type: 'string', examples: ['server/discover', 'tools/list', 'tools/call', 'initialize', 'ping'] },
       params: {
         type: 'object',
-        description: 'tools/call: `{name, arguments}`; initialize: `{protocolVersion, capabilities, clientInfo}`; tools/list: `{cursor}`',
+        description:
+          'tools/call: `{name, arguments}`; initialize: `{protocolVersion, capabilities, clientInfo}`; tools/list: `{cursor}`',
         properties: {
           name: { type: 'string', description: 'tools/call: the tool' },
-          arguments: { type: 'object', description: 'tools/call: the input, checked against the tool\'s input schema' },
+          arguments: { type: 'object', description: "tools/call: the input, checked against the tool's input schema" },
           cursor: { type: 'string', description: 'tools/list: the next page' },
           protocolVersion: { type: 'string', description: 'initialize: the revision the client speaks' },
           _meta: {
             type: 'object',
             description: '2026-07-28: required on every request',
             properties: {
-              'io.modelcontextprotocol/protocolVersion': { type: 'string', description: 'equal to the MCP-Protocol-Version header', examples: ['2026-07-28'] },
+              'io.modelcontextprotocol/protocolVersion': {
+                type: 'string',
+                description: 'equal to the MCP-Protocol-Version header',
+                examples: ['2026-07-28'],
+              },
               'io.modelcontextprotocol/clientCapabilities': { type: 'object' },
-              'io.modelcontextprotocol/clientInfo': { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } } },
+              'io.modelcontextprotocol/clientInfo': {
+                type: 'object',
+                properties: { name: { type: 'string' }, version: { type: 'string' } },
+              },
             },
           },
         },
@@ -66,14 +81,21 @@ export const MCP_SCHEMAS: Record<string, Json> = {
     type: 'object',
     required: ['code', 'message'],
     properties: {
-      code: { type: 'integer', description: '-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32020 header mismatch, -32022 unsupported protocol version (data: supported, requested), -32000 not allowed' },
+      code: {
+        type: 'integer',
+        description:
+          '-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal error, -32020 header mismatch, -32022 unsupported protocol version (data: supported, requested), -32000 not allowed',
+      },
       message: { type: 'string' },
       data: {},
     },
   },
 };
 
-const rpc = (description: string): Json => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } } } });
+const rpc = (description: string): Json => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } } },
+});
 const notAllowed = (operationId: string, method: string): Json => ({
   operationId,
   summary: `${method} is not supported: the gateway is stateless and answers POST only`,
@@ -88,13 +110,20 @@ const notAllowed = (operationId: string, method: string): Json => ({
   },
 });
 
-const hdr = (name: string, description: string, example: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string', examples: [example] } });
+const hdr = (name: string, description: string, example: string): Json => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string', examples: [example] },
+});
 
 const resourceMetadata = (operationId: string, summary: string): Json => ({
   get: {
     operationId,
     summary,
-    description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728) of /mcp: resource identifier (gateway.oauth.resource, or derived from the request), authorization servers, bearer methods, scopes when configured. No key needed. Every 401 from /mcp names this document in `WWW-Authenticate: Bearer resource_metadata="..."`.',
+    description:
+      'OAuth 2.0 Protected Resource Metadata (RFC 9728) of /mcp: resource identifier (gateway.oauth.resource, or derived from the request), authorization servers, bearer methods, scopes when configured. No key needed. Every 401 from /mcp names this document in `WWW-Authenticate: Bearer resource_metadata="..."`.',
     tags: ['gateway'],
     security: [],
     responses: {
@@ -122,42 +151,75 @@ const resourceMetadata = (operationId: string, summary: string): Json => ({
 });
 
 export const MCP_PATHS: Record<string, Json> = {
-  '/.well-known/oauth-protected-resource/mcp': resourceMetadata('mcp-resource-metadata', 'Protected resource metadata of /mcp (path-suffixed form)'),
-  '/.well-known/oauth-protected-resource': resourceMetadata('mcp-resource-metadata-root', 'Protected resource metadata of /mcp (root form)'),
+  '/.well-known/oauth-protected-resource/mcp': resourceMetadata(
+    'mcp-resource-metadata',
+    'Protected resource metadata of /mcp (path-suffixed form)',
+  ),
+  '/.well-known/oauth-protected-resource': resourceMetadata(
+    'mcp-resource-metadata-root',
+    'Protected resource metadata of /mcp (root form)',
+  ),
   '/mcp': {
     post: {
       operationId: 'mcp',
       summary: 'Agent tool gateway (MCP over Streamable HTTP, JSON-RPC 2.0)',
-      description: 'One JSON-RPC message per request, answered with one JSON document. The MCP-Protocol-Version header chooses the revision: 2026-07-28 (per-request `_meta`, the Mcp-Method and Mcp-Name headers, checked against the body), or 2025-11-25 and earlier (initialize first; no header means 2025-03-26). Checks in order: Origin, subscription key, MCP-Protocol-Version, (2026-07-28) method and name headers, bearer token, tool, rate limits, JSON-RPC shape, (2026-07-28) headers against the body, then the method.',
+      description:
+        'One JSON-RPC message per request, answered with one JSON document. The MCP-Protocol-Version header chooses the revision: 2026-07-28 (per-request `_meta`, the Mcp-Method and Mcp-Name headers, checked against the body), or 2025-11-25 and earlier (initialize first; no header means 2025-03-26). Checks in order: Origin, subscription key, MCP-Protocol-Version, (2026-07-28) method and name headers, bearer token, tool, rate limits, JSON-RPC shape, (2026-07-28) headers against the body, then the method.',
       tags: ['gateway'],
       // the subscription key always; the bearer token adds the signed-in user
       security: [{ subscriptionKey: [] }, { subscriptionKey: [], bearerAuth: [] }],
       parameters: [
         { $ref: '#/components/parameters/CorrelationId' },
-        hdr('MCP-Protocol-Version', 'the revision of the request: 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26 (absent: 2025-03-26); another is 400 with -32022 and the supported list', '2026-07-28'),
-        hdr('Mcp-Method', '2026-07-28: required, the body\'s `method`', 'tools/call'),
-        hdr('Mcp-Name', '2026-07-28: required for tools/call, the body\'s `params.name` (`=?base64?...?=` for names that are no plain ASCII). A tools/call also carries `Mcp-Param-{Name}` for every argument given whose input schema property has `x-mcp-header: {Name}` (see tools/list), equal to the argument', 'getExchangeRate'),
+        hdr(
+          'MCP-Protocol-Version',
+          'the revision of the request: 2026-07-28, or 2025-11-25, 2025-06-18, 2025-03-26 (absent: 2025-03-26); another is 400 with -32022 and the supported list',
+          '2026-07-28',
+        ),
+        hdr('Mcp-Method', "2026-07-28: required, the body's `method`", 'tools/call'),
+        hdr(
+          'Mcp-Name',
+          "2026-07-28: required for tools/call, the body's `params.name` (`=?base64?...?=` for names that are no plain ASCII). A tools/call also carries `Mcp-Param-{Name}` for every argument given whose input schema property has `x-mcp-header: {Name}` (see tools/list), equal to the argument",
+          'getExchangeRate',
+        ),
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } },
+      },
       responses: {
         '200': rpc('the JSON-RPC answer (also JSON-RPC errors such as an unknown method or invalid params)'),
         '202': { description: 'a notification or a response was accepted; no body' },
         '404': rpc('2026-07-28: a method this server does not implement (-32601)'),
         '400': {
-          description: 'not JSON, not a JSON-RPC 2.0 object, an unsupported MCP-Protocol-Version (-32022), (2026-07-28) headers that do not match the body (-32020) or a request without the required `_meta` (-32602)',
+          description:
+            'not JSON, not a JSON-RPC 2.0 object, an unsupported MCP-Protocol-Version (-32022), (2026-07-28) headers that do not match the body (-32020) or a request without the required `_meta` (-32602)',
           headers: { 'X-Correlation-Id': { $ref: '#/components/headers/CorrelationId' } },
           content: {
             'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } },
             'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
           },
         },
-        '401': problemResponse('missing or invalid subscription key, or a missing or refused bearer token', { 'WWW-Authenticate': { description: 'Bearer challenge naming the protected resource metadata (`resource_metadata`), with `error` (invalid_token, invalid_request) when credentials were sent', schema: { type: 'string', examples: ['Bearer resource_metadata="https://api.bank.example/.well-known/oauth-protected-resource/mcp"'] } } }),
+        '401': problemResponse('missing or invalid subscription key, or a missing or refused bearer token', {
+          'WWW-Authenticate': {
+            description:
+              'Bearer challenge naming the protected resource metadata (`resource_metadata`), with `error` (invalid_token, invalid_request) when credentials were sent',
+            schema: {
+              type: 'string',
+              examples: [
+                'Bearer resource_metadata="https://api.bank.example/.well-known/oauth-protected-resource/mcp"',
+              ],
+            },
+          },
+        }),
         '403': problemResponse('the Origin is not allowed'),
         '406': problemResponse('Accept does not allow application/json'),
         '413': { $ref: '#/components/responses/PayloadTooLarge' },
         '415': { $ref: '#/components/responses/UnsupportedMediaType' },
         '429': { $ref: '#/components/responses/TooManyRequests' },
-        '503': problemResponse('the shared rate limit store is unavailable and the gateway refuses what it cannot count', { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } }),
+        '503': problemResponse(
+          'the shared rate limit store is unavailable and the gateway refuses what it cannot count',
+          { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } },
+        ),
       },
     },
     get: notAllowed('mcp-get', 'GET'),

@@ -64,8 +64,12 @@ function readInputs(route: CompiledRoute): RouteInputs {
   const statuses = new Set<number>();
   const facts: RequestFacts = {
     param: (target, name) => param(TARGET_IN[target], name),
-    signed: () => { signed = true; },
-    status: (code) => { statuses.add(code); },
+    signed: () => {
+      signed = true;
+    },
+    status: (code) => {
+      statuses.add(code);
+    },
   };
 
   const scanText = (s: string) => {

@@ -7,15 +7,57 @@ type Json = Record<string, unknown>;
 
 /** keywords whose value is a map of schemas, one schema, or a list of schemas */
 const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas']);
-const SCHEMA_ONE = new Set(['items', 'not', 'if', 'then', 'else', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
+const SCHEMA_ONE = new Set([
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** keywords kept as they are: validation and annotations of 2020-12, and OpenAPI's own */
 const VALUE_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains',
-  'maxProperties', 'minProperties', 'required', 'dependentRequired', 'format', 'title', 'description',
-  'default', 'deprecated', 'readOnly', 'writeOnly', 'examples', 'contentEncoding', 'contentMediaType', '$comment',
-  'discriminator', 'xml', 'externalDocs', 'example',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'format',
+  'title',
+  'description',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  'contentEncoding',
+  'contentMediaType',
+  '$comment',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'example',
 ]);
 // not kept: $id/$schema (a base URI would make tools resolve '#/...' against it), $defs/definitions
 // (hoisted), $anchor/$dynamicRef/$dynamicAnchor/$vocabulary, and anything unknown
@@ -24,19 +66,34 @@ const COMPONENTS = '#/components/schemas/';
 
 /** Letters and digits of a name in PascalCase: `payment-order-request` -> `PaymentOrderRequest`. */
 function pascal(s: string): string {
-  const out = s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  const out = s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
   return /^[A-Za-z]/.test(out) ? out : `Schema${out}`;
 }
 
 /** A name for a schema file: its file name, else the last segment of its `$id`, else its title. */
 function baseName(schema: Json, file?: string): string | undefined {
-  if (file) return file.split(/[\\/]/).pop()!.replace(/(\.schema)?\.json$/, '');
-  if (typeof schema.$id === 'string') return schema.$id.replace(/[#/]+$/, '').split(/[:/]/).pop();
+  if (file)
+    return file
+      .split(/[\\/]/)
+      .pop()!
+      .replace(/(\.schema)?\.json$/, '');
+  if (typeof schema.$id === 'string')
+    return schema.$id
+      .replace(/[#/]+$/, '')
+      .split(/[:/]/)
+      .pop();
   if (typeof schema.title === 'string') return schema.title;
   return undefined;
 }
 
-interface Root { name: string; defs: Map<string, string> }
+interface Root {
+  name: string;
+  defs: Map<string, string>;
+}
 
 export class SchemaComponents {
   readonly schemas: Record<string, unknown> = {};
@@ -48,7 +105,8 @@ export class SchemaComponents {
 
   /** Hoists a schema (once per object) and answers a `$ref` to it. */
   ref(schema: Json, opts: { file?: string; hint: string }): Json {
-    const known = this.byObject.get(schema) ?? (typeof schema.$id === 'string' ? this.byId.get(schema.$id)?.name : undefined);
+    const known =
+      this.byObject.get(schema) ?? (typeof schema.$id === 'string' ? this.byId.get(schema.$id)?.name : undefined);
     if (known) return { $ref: COMPONENTS + known };
     const root: Root = { name: this.unique(pascal(baseName(schema, opts.file) ?? opts.hint)), defs: new Map() };
     this.byObject.set(schema, root.name);

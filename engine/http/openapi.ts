@@ -6,7 +6,14 @@ import type { CompiledRoute } from '../pipeline/route.ts';
 import { SchemaComponents } from './openapi-schemas.ts';
 import { routeInputs, type ParamInfo } from './openapi-route-inputs.ts';
 import {
-  HEADERS, OPERATIONS_PATHS, PARAMETERS, PROBLEM_RESPONSES, PROBLEM_SCHEMA, READINESS_SCHEMA, SIGNATURE_PARAMETERS, WEBHOOK_ACK,
+  HEADERS,
+  OPERATIONS_PATHS,
+  PARAMETERS,
+  PROBLEM_RESPONSES,
+  PROBLEM_SCHEMA,
+  READINESS_SCHEMA,
+  SIGNATURE_PARAMETERS,
+  WEBHOOK_ACK,
 } from './openapi-common.ts';
 import { MCP_PATHS, MCP_SCHEMAS, MCP_SECURITY_SCHEMES } from './openapi-mcp.ts';
 
@@ -14,7 +21,14 @@ type Json = Record<string, unknown>;
 
 export interface HttpRouteEntry {
   route: CompiledRoute;
-  cfg: { method: string; path: string; params: string[]; summary?: string; status?: number; 'content-type'?: 'json' | 'any' };
+  cfg: {
+    method: string;
+    path: string;
+    params: string[];
+    summary?: string;
+    status?: number;
+    'content-type'?: 'json' | 'any';
+  };
 }
 
 export interface OpenApiOptions {
@@ -30,7 +44,11 @@ const TAGS: Record<string, string> = {
   gateway: 'agent tool gateway (MCP)',
 };
 
-export function openApiDocument(routes: HttpRouteEntry[], info: { title: string; version: string; description?: string }, opts: OpenApiOptions = {}): Json {
+export function openApiDocument(
+  routes: HttpRouteEntry[],
+  info: { title: string; version: string; description?: string },
+  opts: OpenApiOptions = {},
+): Json {
   const components = new SchemaComponents(['Problem', 'Readiness', 'WebhookAck', ...Object.keys(MCP_SCHEMAS)]);
   const paths: Record<string, Json> = {};
   const ids = new Set<string>();
@@ -42,7 +60,8 @@ export function openApiDocument(routes: HttpRouteEntry[], info: { title: string;
   };
   // fixed operationIds first, so a route with the same id is the one that gets a suffix
   const fixed = { ...OPERATIONS_PATHS, ...(opts.mcp ? MCP_PATHS : {}) };
-  for (const item of Object.values(fixed)) for (const op of Object.values(item)) ids.add((op as Json).operationId as string);
+  for (const item of Object.values(fixed))
+    for (const op of Object.values(item)) ids.add((op as Json).operationId as string);
 
   for (const { route, cfg } of routes) {
     const op = operation(route, cfg, components, uniqueId(route.id));
@@ -52,12 +71,22 @@ export function openApiDocument(routes: HttpRouteEntry[], info: { title: string;
 
   const doc: Json = {
     openapi: '3.1.0',
-    info: { description: 'Unified API, vendor webhooks, agent tool gateway and operations endpoints of the integration engine. Errors are RFC 9457 problem details.', ...info },
+    info: {
+      description:
+        'Unified API, vendor webhooks, agent tool gateway and operations endpoints of the integration engine. Errors are RFC 9457 problem details.',
+      ...info,
+    },
     servers: [{ url: opts.serverUrl ?? '/', description: 'this engine' }],
     tags: usedTags(paths),
     paths,
     components: {
-      schemas: { Problem: PROBLEM_SCHEMA, Readiness: READINESS_SCHEMA, WebhookAck: WEBHOOK_ACK, ...(opts.mcp ? MCP_SCHEMAS : {}), ...components.schemas },
+      schemas: {
+        Problem: PROBLEM_SCHEMA,
+        Readiness: READINESS_SCHEMA,
+        WebhookAck: WEBHOOK_ACK,
+        ...(opts.mcp ? MCP_SCHEMAS : {}),
+        ...components.schemas,
+      },
       responses: PROBLEM_RESPONSES,
       parameters: { ...PARAMETERS, ...SIGNATURE_PARAMETERS },
       headers: HEADERS,
@@ -68,7 +97,12 @@ export function openApiDocument(routes: HttpRouteEntry[], info: { title: string;
   return doc;
 }
 
-function operation(route: CompiledRoute, cfg: HttpRouteEntry['cfg'], components: SchemaComponents, operationId: string): Json {
+function operation(
+  route: CompiledRoute,
+  cfg: HttpRouteEntry['cfg'],
+  components: SchemaComponents,
+  operationId: string,
+): Json {
   const inputs = routeInputs(route);
   const hasBody = cfg.method !== 'GET' && cfg.method !== 'DELETE';
   const parameters: Json[] = [];
@@ -78,14 +112,18 @@ function operation(route: CompiledRoute, cfg: HttpRouteEntry['cfg'], components:
   }
   for (const p of inputs.params) {
     if (p.in === 'query') parameters.push(parameter(p, components, route.id));
-    else if (p.in === 'header' && !SIGNATURE_HEADERS.has(p.name) && p.name !== 'x-correlation-id') parameters.push(parameter(p, components, route.id));
+    else if (p.in === 'header' && !SIGNATURE_HEADERS.has(p.name) && p.name !== 'x-correlation-id')
+      parameters.push(parameter(p, components, route.id));
   }
-  if (inputs.signed) for (const key of SIGNATURE_HEADERS.values()) parameters.push({ $ref: `#/components/parameters/${key}` });
+  if (inputs.signed)
+    for (const key of SIGNATURE_HEADERS.values()) parameters.push({ $ref: `#/components/parameters/${key}` });
   parameters.push({ $ref: '#/components/parameters/CorrelationId' });
 
   const success = route.meta.outputSchema
     ? components.ref(route.meta.outputSchema, { hint: `${route.id}-response` })
-    : inputs.signed ? { $ref: '#/components/schemas/WebhookAck' } : {};
+    : inputs.signed
+      ? { $ref: '#/components/schemas/WebhookAck' }
+      : {};
   const responses: Json = {};
   for (const status of new Set([cfg.status ?? 200, ...inputs.statuses].sort())) {
     responses[String(status)] = {
@@ -97,7 +135,8 @@ function operation(route: CompiledRoute, cfg: HttpRouteEntry['cfg'], components:
   responses['400'] = { $ref: '#/components/responses/BadRequest' };
   if (inputs.signed) responses['401'] = { $ref: '#/components/responses/Unauthorized' };
   if (hasBody) responses['413'] = { $ref: '#/components/responses/PayloadTooLarge' };
-  if (hasBody && (cfg['content-type'] ?? 'json') === 'json') responses['415'] = { $ref: '#/components/responses/UnsupportedMediaType' };
+  if (hasBody && (cfg['content-type'] ?? 'json') === 'json')
+    responses['415'] = { $ref: '#/components/responses/UnsupportedMediaType' };
   responses['4XX'] = { $ref: '#/components/responses/ClientError' };
   responses['5XX'] = { $ref: '#/components/responses/ServerError' };
 
@@ -111,7 +150,10 @@ function operation(route: CompiledRoute, cfg: HttpRouteEntry['cfg'], components:
     parameters,
   };
   if (route.meta.inputSchema && hasBody) {
-    const schema = components.ref(route.meta.inputSchema, { file: route.meta.inputSchemaFile, hint: `${route.id}-request` });
+    const schema = components.ref(route.meta.inputSchema, {
+      file: route.meta.inputSchemaFile,
+      hint: `${route.id}-request`,
+    });
     op.requestBody = { required: true, content: { 'application/json': { schema } } };
   }
   op.responses = responses;
@@ -120,13 +162,24 @@ function operation(route: CompiledRoute, cfg: HttpRouteEntry['cfg'], components:
 
 function parameter(p: ParamInfo, components: SchemaComponents, routeId: string): Json {
   const schema = p.schema ? components.inline(p.schema, `${routeId}-${p.name}`) : { type: 'string' };
-  return { name: p.name, in: p.in, required: p.in === 'path' || p.required, ...(p.description ? { description: p.description } : {}), schema };
+  return {
+    name: p.name,
+    in: p.in,
+    required: p.in === 'path' || p.required,
+    ...(p.description ? { description: p.description } : {}),
+    schema,
+  };
 }
 
 function usedTags(paths: Record<string, Json>): Json[] {
   const names = new Set<string>();
-  for (const item of Object.values(paths)) for (const op of Object.values(item)) for (const t of ((op as Json).tags as string[] | undefined) ?? []) names.add(t);
-  return [...names].map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : { description: `connector ${name}` }) }));
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item))
+      for (const t of ((op as Json).tags as string[] | undefined) ?? []) names.add(t);
+  return [...names].map((name) => ({
+    name,
+    ...(TAGS[name] ? { description: TAGS[name] } : { description: `connector ${name}` }),
+  }));
 }
 
 /** Drops components no operation reaches, so the document carries only what it uses. */
@@ -140,7 +193,10 @@ function pruneComponents(doc: Json): void {
       if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/')) {
         const [kind, name] = v.slice('#/components/'.length).split('/');
         const key = `${kind}/${name}`;
-        if (!used.has(key)) { used.add(key); visit(comps[kind]?.[name]); }
+        if (!used.has(key)) {
+          used.add(key);
+          visit(comps[kind]?.[name]);
+        }
       } else visit(v);
     }
   };

@@ -39,22 +39,42 @@ export interface HandlerHost {
  * `tooLarge` is called once when the declared or received size passes the limit, `failed` when
  * the client went away.
  */
-export function readBody(req: IncomingMessage, limit: number, done: (raw: Buffer | undefined) => void, tooLarge: () => void, failed: () => void = () => {}): void {
-  if (Number(req.headers['content-length'] ?? 0) > limit) { tooLarge(); req.resume(); return; }
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  done: (raw: Buffer | undefined) => void,
+  tooLarge: () => void,
+  failed: () => void = () => {},
+): void {
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    tooLarge();
+    req.resume();
+    return;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
   req.on('data', (c: Buffer) => {
     if (over) return;
     size += c.length;
-    if (size > limit) { over = true; tooLarge(); req.resume(); return; }
+    if (size > limit) {
+      over = true;
+      tooLarge();
+      req.resume();
+      return;
+    }
     chunks.push(c);
   });
   req.on('end', () => {
     if (over) return;
     done(chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
   });
-  req.on('error', () => { if (!over) { over = true; failed(); } });
+  req.on('error', () => {
+    if (!over) {
+      over = true;
+      failed();
+    }
+  });
 }
 
 function parseQuery(url: string): Record<string, string | undefined> {
@@ -72,7 +92,14 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
   const keepRaw = cfg['raw-body'] === true;
   const rm = host.metrics.route(route.id);
 
-  const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, raw: Buffer | undefined, correlationId: string, started: number) => {
+  const run = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: Record<string, string | undefined>,
+    raw: Buffer | undefined,
+    correlationId: string,
+    started: number,
+  ) => {
     let status = 500;
     try {
       let body: unknown;
@@ -80,10 +107,20 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
         const type = req.headers['content-type'] ?? '';
         if (JSON_TYPE.test(type)) {
           if (jsonDeeperThan(raw, host.jsonDepthLimit)) {
-            throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: `the body nests arrays and objects deeper than the limit of ${host.jsonDepthLimit} levels` });
+            throw new PlatformError({
+              kind: 'validation',
+              code: CODE.validation,
+              detail: `the body nests arrays and objects deeper than the limit of ${host.jsonDepthLimit} levels`,
+            });
           }
-          try { body = JSON.parse(raw.toString('utf8')); } catch {
-            throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: 'the body is not valid JSON' });
+          try {
+            body = JSON.parse(raw.toString('utf8'));
+          } catch {
+            throw new PlatformError({
+              kind: 'validation',
+              code: CODE.validation,
+              detail: 'the body is not valid JSON',
+            });
           }
         } else if (json) {
           throw new PlatformError({ kind: 'unsupported-media', detail: 'Content-Type must be application/json' });
@@ -96,7 +133,7 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
         headers: req.headers as Record<string, string | undefined>,
         query: parseQuery(req.url ?? ''),
         params: params as Record<string, string>,
-        rawBody: keepRaw ? raw ?? Buffer.alloc(0) : undefined,
+        rawBody: keepRaw ? (raw ?? Buffer.alloc(0)) : undefined,
         logger: host.logger,
       });
       ex.status = okStatus;
@@ -143,9 +180,21 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
         rm.request(413);
         rm.leave();
         host.leave();
-        writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${limit} bytes` }), correlationId, undefined, true);
+        writeProblem(
+          res,
+          new PlatformError({
+            kind: 'payload-too-large',
+            detail: `the body is larger than the limit of ${limit} bytes`,
+          }),
+          correlationId,
+          undefined,
+          true,
+        );
       },
-      () => { rm.leave(); host.leave(); },
+      () => {
+        rm.leave();
+        host.leave();
+      },
     );
   };
 }

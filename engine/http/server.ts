@@ -37,7 +37,12 @@ export interface ConnectionLimits {
 /** How often node:http looks for requests past their deadline (its default, 30 s, would double a 30 s deadline). */
 const DEADLINE_CHECK_MS = 1000;
 
-export type RawHandler = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) => void | Promise<void>;
+export type RawHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  correlationId: string,
+) => void | Promise<void>;
 
 /** What an `http` source registers its route on: the served router, or a stage being built. */
 export interface RouteRegistrar {
@@ -52,12 +57,21 @@ export interface RouteStage extends RouteRegistrar {
 type Handler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>) => void;
 
 /** A router and the methods it serves (for Allow), swapped together. */
-interface Table { router: Router<HTTPVersion.V1>; methods: Set<HTTPMethod> }
+interface Table {
+  router: Router<HTTPVersion.V1>;
+  methods: Set<HTTPMethod>;
+}
 
 /** Marks the router's own routes, so a lookup for the Allow header tells them from onBadUrl's answer. */
 const ROUTE = Object.freeze({ route: true });
 
-const shuttingDown = () => new PlatformError({ kind: 'internal', status: 503, title: 'Service unavailable', detail: 'the engine is shutting down' });
+const shuttingDown = () =>
+  new PlatformError({
+    kind: 'internal',
+    status: 503,
+    title: 'Service unavailable',
+    detail: 'the engine is shutting down',
+  });
 
 export class HttpServer implements RouteRegistrar {
   readonly server: Server;
@@ -80,15 +94,26 @@ export class HttpServer implements RouteRegistrar {
     this.jsonDepthLimit = opts.jsonDepthLimit ?? 64;
     ({ router: this.router, methods: this.methods } = this.newTable());
     const { server: d } = ENGINE_DEFAULTS;
-    const limits = opts.connections ?? { requestTimeout: d.requestTimeout, headersTimeout: d.headersTimeout, maxConnections: d.maxConnections };
+    const limits = opts.connections ?? {
+      requestTimeout: d.requestTimeout,
+      headersTimeout: d.headersTimeout,
+      maxConnections: d.maxConnections,
+    };
     // keep-alive longer than the usual 60 s idle timeout of load balancers in front; a request
     // past its deadline is a clientError (ERR_HTTP_REQUEST_TIMEOUT): 408 and the connection closed
-    this.server = createServer({
-      keepAliveTimeout: 72_000, requestTimeout: limits.requestTimeout, headersTimeout: limits.headersTimeout, connectionsCheckingInterval: DEADLINE_CHECK_MS,
-    }, (req, res) => {
-      if (this.closing) return writeProblem(res, shuttingDown(), correlationIdFrom(req.headers['x-correlation-id']), undefined, true);
-      this.router.lookup(req, res);
-    });
+    this.server = createServer(
+      {
+        keepAliveTimeout: 72_000,
+        requestTimeout: limits.requestTimeout,
+        headersTimeout: limits.headersTimeout,
+        connectionsCheckingInterval: DEADLINE_CHECK_MS,
+      },
+      (req, res) => {
+        if (this.closing)
+          return writeProblem(res, shuttingDown(), correlationIdFrom(req.headers['x-correlation-id']), undefined, true);
+        this.router.lookup(req, res);
+      },
+    );
     this.server.maxConnections = limits.maxConnections;
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => this.clientError(err, socket));
     this.server.on('drop', () => this.drop());
@@ -151,7 +176,10 @@ export class HttpServer implements RouteRegistrar {
     this.dropped++;
     const now = Date.now();
     if (now - this.droppedWarnedAt < 60_000) return;
-    this.opts.logger.warn({ dropped: this.dropped, maxConnections: this.server.maxConnections }, 'connections closed on arrival: the listener holds engine.server.maxConnections open connections');
+    this.opts.logger.warn(
+      { dropped: this.dropped, maxConnections: this.server.maxConnections },
+      'connections closed on arrival: the listener holds engine.server.maxConnections open connections',
+    );
     this.dropped = 0;
     this.droppedWarnedAt = now;
   }
@@ -163,8 +191,12 @@ export class HttpServer implements RouteRegistrar {
       bodyLimit: this.bodyLimit,
       jsonDepthLimit: this.jsonDepthLimit,
       closing: () => this.closing,
-      enter: () => { this.inFlight++; },
-      leave: () => { this.inFlight--; },
+      enter: () => {
+        this.inFlight++;
+      },
+      leave: () => {
+        this.inFlight--;
+      },
     });
     const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
     add(t, cfg.method as HTTPMethod, url, (req, res, params) => handler(req, res, params));
@@ -178,7 +210,17 @@ export class HttpServer implements RouteRegistrar {
         ignoreTrailingSlash: true,
         defaultRoute: (req, res) => this.noRoute(req, res),
         onBadUrl: (path, req, res) => {
-          writeProblem(res, new PlatformError({ kind: 'validation', code: CODE.validation, detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)` }), correlationIdFrom(req.headers['x-correlation-id']), undefined, this.closing);
+          writeProblem(
+            res,
+            new PlatformError({
+              kind: 'validation',
+              code: CODE.validation,
+              detail: `'${shownPath(path)}' is not a valid URL path (malformed percent-encoding)`,
+            }),
+            correlationIdFrom(req.headers['x-correlation-id']),
+            undefined,
+            this.closing,
+          );
         },
       }),
     };
@@ -190,25 +232,55 @@ export class HttpServer implements RouteRegistrar {
    * Serves a path for an extension that parses the body itself (the gateway's /mcp): the handler
    * gets the body as text, read within the body limit, and counts as an in-flight exchange.
    */
-  addRaw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RawHandler, bodyLimit = this.bodyLimit): void {
+  addRaw(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    handler: RawHandler,
+    bodyLimit = this.bodyLimit,
+  ): void {
     this.on(method, path, (req, res) => {
       const correlationId = correlationIdFrom(req.headers['x-correlation-id']);
       this.inFlight++;
-      readBody(req, bodyLimit, (raw) => {
-        // no promise where the handler answered synchronously
-        let r: void | Promise<void>;
-        try {
-          r = handler(req, res, raw ? raw.toString('utf8') : '', correlationId);
-        } catch (err) {
-          this.settle(err, req, res, path, correlationId);
-          return;
-        }
-        if (!r || typeof r.then !== 'function') { this.inFlight--; return; }
-        r.then(() => { this.inFlight--; }, (err) => this.settle(err, req, res, path, correlationId));
-      }, () => {
-        this.inFlight--;
-        writeProblem(res, new PlatformError({ kind: 'payload-too-large', detail: `the body is larger than the limit of ${bodyLimit} bytes` }), correlationId, undefined, true);
-      }, () => { this.inFlight--; });
+      readBody(
+        req,
+        bodyLimit,
+        (raw) => {
+          // no promise where the handler answered synchronously
+          let r: void | Promise<void>;
+          try {
+            r = handler(req, res, raw ? raw.toString('utf8') : '', correlationId);
+          } catch (err) {
+            this.settle(err, req, res, path, correlationId);
+            return;
+          }
+          if (!r || typeof r.then !== 'function') {
+            this.inFlight--;
+            return;
+          }
+          r.then(
+            () => {
+              this.inFlight--;
+            },
+            (err) => this.settle(err, req, res, path, correlationId),
+          );
+        },
+        () => {
+          this.inFlight--;
+          writeProblem(
+            res,
+            new PlatformError({
+              kind: 'payload-too-large',
+              detail: `the body is larger than the limit of ${bodyLimit} bytes`,
+            }),
+            correlationId,
+            undefined,
+            true,
+          );
+        },
+        () => {
+          this.inFlight--;
+        },
+      );
     });
   }
 
@@ -270,10 +342,28 @@ export class HttpServer implements RouteRegistrar {
     const path = shownPath(req.url);
     const allow = [...this.methods].filter((m) => m !== req.method && this.serves(m, req.url ?? '/'));
     if (allow.length) {
-      writeProblem(res, new PlatformError({ kind: 'not-found', status: 405, title: 'Method not allowed', detail: `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, headers: { allow: allow.join(', ') } }), correlationId, path, this.closing);
+      writeProblem(
+        res,
+        new PlatformError({
+          kind: 'not-found',
+          status: 405,
+          title: 'Method not allowed',
+          detail: `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`,
+          headers: { allow: allow.join(', ') },
+        }),
+        correlationId,
+        path,
+        this.closing,
+      );
       return;
     }
-    writeProblem(res, new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${path}` }), correlationId, path, this.closing);
+    writeProblem(
+      res,
+      new PlatformError({ kind: 'not-found', detail: `no route for ${req.method} ${path}` }),
+      correlationId,
+      path,
+      this.closing,
+    );
   }
 
   /** A handler that failed: answered for, and counted out even if answering throws (shutdown waits for inFlight). */
@@ -285,7 +375,13 @@ export class HttpServer implements RouteRegistrar {
     }
   }
 
-  private failed(err: unknown, req: IncomingMessage, res: ServerResponse, path: string, correlationId = correlationIdFrom(req.headers['x-correlation-id'])): void {
+  private failed(
+    err: unknown,
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    correlationId = correlationIdFrom(req.headers['x-correlation-id']),
+  ): void {
     this.opts.logger.error({ err, path, correlationId }, 'unhandled error');
     if (!res.headersSent) writeProblem(res, toPlatformError(err), correlationId, undefined, this.closing);
     else res.destroy();
@@ -299,10 +395,19 @@ export class HttpServer implements RouteRegistrar {
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const detail = status === 431 ? 'the request headers are too large' : status === 408 ? 'the request was not received in time' : 'the request is not well-formed HTTP';
+    const detail =
+      status === 431
+        ? 'the request headers are too large'
+        : status === 408
+          ? 'the request was not received in time'
+          : 'the request is not well-formed HTTP';
     const correlationId = correlationIdFrom(undefined);
-    const payload = JSON.stringify(problemOf(new PlatformError({ kind: 'validation', status, title: STATUS_CODES[status], detail }), correlationId));
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nx-correlation-id: ${correlationId}\r\nconnection: close\r\n\r\n${payload}`);
+    const payload = JSON.stringify(
+      problemOf(new PlatformError({ kind: 'validation', status, title: STATUS_CODES[status], detail }), correlationId),
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nx-correlation-id: ${correlationId}\r\nconnection: close\r\n\r\n${payload}`,
+    );
   }
 }
 

@@ -10,10 +10,24 @@ import { maskSecret, maskText, NO_SECRETS, type Secrets } from './mask.ts';
 export const mask = maskSecret;
 
 const REDACT_PATHS = [
-  'headers.authorization', 'headers["ocp-gateway-subscription-key"]', 'headers.cookie', 'headers["x-api-key"]',
-  'headers.client_key', 'headers["webhook-signature"]',
-  'req.headers.authorization', 'req.headers["ocp-gateway-subscription-key"]', 'req.headers.cookie',
-  '*.password', '*.secret', '*.token', '*.apiKey', '*.client_key', '*.subscriptionKey', 'password', 'token', 'secret',
+  'headers.authorization',
+  'headers["ocp-gateway-subscription-key"]',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'headers.client_key',
+  'headers["webhook-signature"]',
+  'req.headers.authorization',
+  'req.headers["ocp-gateway-subscription-key"]',
+  'req.headers.cookie',
+  '*.password',
+  '*.secret',
+  '*.token',
+  '*.apiKey',
+  '*.client_key',
+  '*.subscriptionKey',
+  'password',
+  'token',
+  'secret',
 ];
 
 // log text is masked, not bounded: a stack trace or a long diagnostic stays whole
@@ -88,7 +102,8 @@ export function createLogger(level: LevelWithSilent = levelFromEnv(), destinatio
       },
       hooks: {
         logMethod(args, method) {
-          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = maskText(args[i] as string, r.secrets, UNBOUNDED);
+          for (let i = 0; i < args.length; i++)
+            if (typeof args[i] === 'string') args[i] = maskText(args[i] as string, r.secrets, UNBOUNDED);
           return method.apply(this, args as Parameters<typeof method>);
         },
       },

@@ -24,11 +24,14 @@ export function maskSecret(v: unknown): string {
 // needed, a token glued to text is still a token) and gateway subscription keys (`gk_` + base64url,
 // engine/gateway/keys.ts). The lookaheads skip what is masked already (`abcd****`), so masking twice
 // changes nothing.
-const CREDENTIAL = new RegExp([
-  String.raw`\b(?:[Bb]earer|BEARER)\s+(?![A-Za-z0-9\-._~+/]*=*\*{4})[A-Za-z0-9\-._~+/]+=*`,
-  String.raw`eyJ(?![A-Za-z0-9_.-]*\*{4})[A-Za-z0-9_-]{7,}(?:\.[A-Za-z0-9_-]*){0,2}`,
-  String.raw`\bgk_(?![A-Za-z0-9_-]*\*{4})[A-Za-z0-9_-]{16,}`,
-].join('|'), 'g');
+const CREDENTIAL = new RegExp(
+  [
+    String.raw`\b(?:[Bb]earer|BEARER)\s+(?![A-Za-z0-9\-._~+/]*=*\*{4})[A-Za-z0-9\-._~+/]+=*`,
+    String.raw`eyJ(?![A-Za-z0-9_.-]*\*{4})[A-Za-z0-9_-]{7,}(?:\.[A-Za-z0-9_-]*){0,2}`,
+    String.raw`\bgk_(?![A-Za-z0-9_-]*\*{4})[A-Za-z0-9_-]{16,}`,
+  ].join('|'),
+  'g',
+);
 const ELLIPSIS = '…';
 
 /**
@@ -38,7 +41,10 @@ const ELLIPSIS = '…';
  */
 export class Secrets {
   /** @internal use compileSecrets */
-  constructor(readonly values: readonly string[], private readonly searches: readonly FormSearch[] = []) {}
+  constructor(
+    readonly values: readonly string[],
+    private readonly searches: readonly FormSearch[] = [],
+  ) {}
 
   /**
    * These secrets and `extra` (the credentials one call sent): the new ones are searched form by
@@ -46,10 +52,15 @@ export class Secrets {
    */
   with(extra: readonly string[]): Secrets {
     const known = new Set(this.values);
-    const added = [...new Set(extra.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET && !known.has(v)))].sort();
+    const added = [
+      ...new Set(extra.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET && !known.has(v))),
+    ].sort();
     if (!added.length) return this;
     const key = `${this.values.join('\0')}\u0001${added.join('\0')}`;
-    return cached(key, () => new Secrets([...this.values, ...added], [...this.searches, new FewForms(added.flatMap(secretForms))]));
+    return cached(
+      key,
+      () => new Secrets([...this.values, ...added], [...this.searches, new FewForms(added.flatMap(secretForms))]),
+    );
   }
 
   /** `text` with every form of these secrets masked (`abcd****`, as the form was written). */
@@ -108,15 +119,22 @@ export function maskDeep(v: unknown, secrets: Secrets = NO_SECRETS, max = MAX_TE
   if (depth >= 16) return '[nested too deep]';
   if (Array.isArray(v)) return v.map((x) => maskDeep(x, secrets, max, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[maskText(k, secrets, max)] = maskDeep((v as Record<string, unknown>)[k], secrets, max, depth + 1);
+  for (const k of Object.keys(v))
+    out[maskText(k, secrets, max)] = maskDeep((v as Record<string, unknown>)[k], secrets, max, depth + 1);
   return out;
 }
 
 /** Headers that carry credentials of the caller or of the connector. */
 export function isSecretHeader(name: string): boolean {
   const n = name.toLowerCase();
-  return n === 'authorization' || n === 'proxy-authorization' || n === 'cookie' || n === 'ocp-gateway-subscription-key'
-    || n === 'x-api-key' || isSecretKey(n);
+  return (
+    n === 'authorization' ||
+    n === 'proxy-authorization' ||
+    n === 'cookie' ||
+    n === 'ocp-gateway-subscription-key' ||
+    n === 'x-api-key' ||
+    isSecretKey(n)
+  );
 }
 
 /** The credential of a header value, without its scheme (`Bearer abc` -> `abc`): what a vendor may echo. */
@@ -138,7 +156,11 @@ export function configuredSecrets(values: ValuesFile | undefined): string[] {
     const refs = [...p.value.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)].map((m) => m[1]);
     if (!refs.some(isSecretKey)) continue;
     let v: unknown;
-    try { v = values.get(key); } catch { continue; /* unset: reported where a route uses it */ }
+    try {
+      v = values.get(key);
+    } catch {
+      continue; /* unset: reported where a route uses it */
+    }
     if (typeof v === 'string' && v.length >= MIN_SECRET && !v.includes('<unresolved:')) out.add(v);
   }
   return [...out];

@@ -7,7 +7,11 @@ import type { Registry } from 'prom-client';
 
 type Labels<L extends string> = Record<L, string>;
 
-interface MetricValue { labels: Record<string, string | number>; value: number; metricName?: string }
+interface MetricValue {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
 
 /** What prom-client's registry reads from a metric (`get`, `reset`, name, help, type). */
 abstract class BoundMetric<L extends string, C> {
@@ -15,7 +19,12 @@ abstract class BoundMetric<L extends string, C> {
   readonly aggregator = 'sum';
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
 
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly L[], registry: Registry) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly L[],
+    registry: Registry,
+  ) {
     registry.registerMetric(this as never);
   }
 
@@ -51,14 +60,22 @@ abstract class BoundMetric<L extends string, C> {
 
 export class CounterChild {
   value = 0;
-  inc(n = 1): void { this.value += n; }
+  inc(n = 1): void {
+    this.value += n;
+  }
 }
 
 export class FastCounter<L extends string> extends BoundMetric<L, CounterChild> {
   readonly type = 'counter';
-  protected make(): CounterChild { return new CounterChild(); }
-  protected zero(c: CounterChild): void { c.value = 0; }
-  inc(labels: Labels<L>, n = 1): void { this.labels(labels).inc(n); }
+  protected make(): CounterChild {
+    return new CounterChild();
+  }
+  protected zero(c: CounterChild): void {
+    c.value = 0;
+  }
+  inc(labels: Labels<L>, n = 1): void {
+    this.labels(labels).inc(n);
+  }
   protected values(): MetricValue[] {
     return [...this.children.values()].map((e) => ({ labels: e.labels, value: e.child.value }));
   }
@@ -66,17 +83,27 @@ export class FastCounter<L extends string> extends BoundMetric<L, CounterChild> 
 
 export class GaugeChild {
   value = 0;
-  inc(): void { this.value++; }
-  dec(): void { this.value--; }
+  inc(): void {
+    this.value++;
+  }
+  dec(): void {
+    this.value--;
+  }
 }
 
 export class FastGauge<L extends string> extends BoundMetric<L, GaugeChild> {
   readonly type = 'gauge';
-  protected make(): GaugeChild { return new GaugeChild(); }
+  protected make(): GaugeChild {
+    return new GaugeChild();
+  }
   // a gauge is a current state (exchanges in flight), not a count since the last reset
   protected zero(): void {}
-  inc(labels: Labels<L>): void { this.labels(labels).inc(); }
-  dec(labels: Labels<L>): void { this.labels(labels).dec(); }
+  inc(labels: Labels<L>): void {
+    this.labels(labels).inc();
+  }
+  dec(labels: Labels<L>): void {
+    this.labels(labels).dec();
+  }
   protected values(): MetricValue[] {
     return [...this.children.values()].map((e) => ({ labels: e.labels, value: e.child.value }));
   }
@@ -87,7 +114,9 @@ export class HistogramChild {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(private bounds: readonly number[]) { this.counts = new Float64Array(bounds.length + 1); }
+  constructor(private bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
 
   observe(v: number): void {
     const b = this.bounds;
@@ -101,13 +130,27 @@ export class HistogramChild {
 
 export class FastHistogram<L extends string> extends BoundMetric<L, HistogramChild> {
   readonly type = 'histogram';
-  constructor(name: string, help: string, labelNames: readonly L[], readonly buckets: readonly number[], registry: Registry) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    readonly buckets: readonly number[],
+    registry: Registry,
+  ) {
     super(name, help, labelNames, registry);
   }
 
-  protected make(): HistogramChild { return new HistogramChild(this.buckets); }
-  protected zero(c: HistogramChild): void { c.counts.fill(0); c.sum = 0; c.count = 0; }
-  observe(labels: Labels<L>, v: number): void { this.labels(labels).observe(v); }
+  protected make(): HistogramChild {
+    return new HistogramChild(this.buckets);
+  }
+  protected zero(c: HistogramChild): void {
+    c.counts.fill(0);
+    c.sum = 0;
+    c.count = 0;
+  }
+  observe(labels: Labels<L>, v: number): void {
+    this.labels(labels).observe(v);
+  }
 
   protected values(): MetricValue[] {
     const out: MetricValue[] = [];

@@ -17,14 +17,51 @@ export class Metrics {
 
   constructor(defaults = true) {
     const r = this.registry;
-    this.requests = new FastCounter('engine_route_requests_total', 'Exchanges handled per route and response status', ['route', 'status'], r);
-    this.errors = new FastCounter('engine_route_errors_total', 'Exchanges that ended in an error, per route, error kind and platform code', ['route', 'kind', 'code'], r);
-    this.latency = new FastHistogram('engine_route_duration_seconds', 'Exchange duration per route', ['route'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], r);
-    this.vendorCalls = new FastCounter('engine_vendor_calls_total', 'Outbound vendor calls by target and HTTP status (0 = no answer)', ['route', 'target', 'status'], r);
-    this.vendorLatency = new FastHistogram('engine_vendor_call_duration_seconds', 'Outbound vendor call duration', ['route', 'target'], [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], r);
+    this.requests = new FastCounter(
+      'engine_route_requests_total',
+      'Exchanges handled per route and response status',
+      ['route', 'status'],
+      r,
+    );
+    this.errors = new FastCounter(
+      'engine_route_errors_total',
+      'Exchanges that ended in an error, per route, error kind and platform code',
+      ['route', 'kind', 'code'],
+      r,
+    );
+    this.latency = new FastHistogram(
+      'engine_route_duration_seconds',
+      'Exchange duration per route',
+      ['route'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      r,
+    );
+    this.vendorCalls = new FastCounter(
+      'engine_vendor_calls_total',
+      'Outbound vendor calls by target and HTTP status (0 = no answer)',
+      ['route', 'target', 'status'],
+      r,
+    );
+    this.vendorLatency = new FastHistogram(
+      'engine_vendor_call_duration_seconds',
+      'Outbound vendor call duration',
+      ['route', 'target'],
+      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      r,
+    );
     this.retries = new FastCounter('engine_vendor_retries_total', 'Retries of outbound calls', ['route', 'target'], r);
-    this.events = new FastCounter('engine_events_published_total', 'CloudEvents sent to the event hub by outcome', ['route', 'type', 'outcome'], r);
-    this.messages = new FastCounter('engine_messages_total', 'Inbound messages by outcome (accepted, released, rejected)', ['route', 'queue', 'outcome'], r);
+    this.events = new FastCounter(
+      'engine_events_published_total',
+      'CloudEvents sent to the event hub by outcome',
+      ['route', 'type', 'outcome'],
+      r,
+    );
+    this.messages = new FastCounter(
+      'engine_messages_total',
+      'Inbound messages by outcome (accepted, released, rejected)',
+      ['route', 'queue', 'outcome'],
+      r,
+    );
     this.inFlight = new FastGauge('engine_exchanges_in_flight', 'Exchanges being processed', ['route'], r);
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
@@ -42,7 +79,10 @@ export class Metrics {
       m = {
         request: (status) => {
           let c = byStatus.get(status);
-          if (!c) { c = this.requests.labels({ route, status: String(status) }); byStatus.set(status, c); }
+          if (!c) {
+            c = this.requests.labels({ route, status: String(status) });
+            byStatus.set(status, c);
+          }
           c.inc();
         },
         latency: (seconds) => latency.observe(seconds),
@@ -65,7 +105,10 @@ export class Metrics {
       m = {
         call: (status, seconds) => {
           let c = byStatus.get(status);
-          if (!c) { c = this.vendorCalls.labels({ route, target, status: String(status) }); byStatus.set(status, c); }
+          if (!c) {
+            c = this.vendorCalls.labels({ route, target, status: String(status) });
+            byStatus.set(status, c);
+          }
           c.inc();
           if (seconds !== undefined) latency.observe(seconds);
         },

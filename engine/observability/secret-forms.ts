@@ -54,7 +54,11 @@ export function secretForms(secret: string): SecretForm[] {
   const bytes = Buffer.from(secret, 'utf8');
   const json = JSON.stringify(secret).slice(1, -1);
   const text = [secret, ...percentForms(secret), json, json.replace(/\//g, '\\/'), bytes.toString('hex')];
-  const cores = base64Cores(bytes).flatMap((c) => [c, c.replace(/\+/g, '-').replace(/\//g, '_'), c.replace(/\+/g, '%2B').replace(/\//g, '%2F')]);
+  const cores = base64Cores(bytes).flatMap((c) => [
+    c,
+    c.replace(/\+/g, '-').replace(/\//g, '_'),
+    c.replace(/\+/g, '%2B').replace(/\//g, '%2F'),
+  ]);
   const forms = new Map<string, SecretForm>();
   for (const t of text) forms.set(t, { text: t, base64: false });
   for (const t of cores) if (!forms.has(t)) forms.set(t, { text: t, base64: true });

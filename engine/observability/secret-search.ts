@@ -9,7 +9,10 @@
 
 import type { SecretForm } from './secret-forms.ts';
 
-/** Each UTF-16 code unit folded to lower case where that is one code unit, and the other way round; built once (a constant: one per process). */
+/**
+ * Each UTF-16 code unit folded to lower case where that is one code unit, and the other way round; built once (a
+ * constant: one per process).
+ */
 let tables: { fold: Uint16Array; unfold: Map<number, number[]> } | undefined;
 function folding(): { fold: Uint16Array; unfold: Map<number, number[]> } {
   if (tables) return tables;
@@ -103,18 +106,20 @@ export class SecretSearch implements FormSearch {
     this.forms = folded(forms, f);
     this.m = Math.min(255, ...this.forms.map((x) => x.text.length));
     let n = 0;
-    for (const { text } of this.forms) for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.cls[c]) continue;
-      this.cls[c] = 1 + (n++ % (CLASSES - 1));
-      // upper case (and any other character folding to this one) in the same class
-      for (const u of unfold.get(c) ?? []) this.cls[u] = this.cls[c];
-    }
+    for (const { text } of this.forms)
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (this.cls[c]) continue;
+        this.cls[c] = 1 + (n++ % (CLASSES - 1));
+        // upper case (and any other character folding to this one) in the same class
+        for (const u of unfold.get(c) ?? []) this.cls[u] = this.cls[c];
+      }
     const { m, cls } = this;
     this.shift = new Uint8Array(CLASSES ** B).fill(m - B + 1);
     this.forms.forEach(({ text }, i) => {
       for (let j = B - 1; j < m; j++) {
-        const h = (cls[text.charCodeAt(j - 2)] * CLASSES + cls[text.charCodeAt(j - 1)]) * CLASSES + cls[text.charCodeAt(j)];
+        const h =
+          (cls[text.charCodeAt(j - 2)] * CLASSES + cls[text.charCodeAt(j - 1)]) * CLASSES + cls[text.charCodeAt(j)];
         this.shift[h] = Math.min(this.shift[h], m - 1 - j);
         if (j === m - 1) this.ends.set(h, [...(this.ends.get(h) ?? []), i]);
       }
@@ -161,7 +166,8 @@ export class FewForms implements FormSearch {
     const lower = fold(t, this.f);
     let pairs: [number, number][] | undefined;
     for (const form of this.forms) {
-      for (let i = lower.indexOf(form.text); i >= 0; i = lower.indexOf(form.text, i + 1)) (pairs ??= []).push([i, endOf(t, i, form)]);
+      for (let i = lower.indexOf(form.text); i >= 0; i = lower.indexOf(form.text, i + 1))
+        (pairs ??= []).push([i, endOf(t, i, form)]);
     }
     if (!pairs) return undefined;
     pairs.sort((x, y) => x[0] - y[0]);

@@ -46,7 +46,12 @@ export class HttpClients {
     const key = `${s.connections}|${s.connectTimeout}|${s.proxy}`;
     let d = this.pools.get(key);
     if (!d) {
-      const common = { connections: s.connections, connect: { timeout: s.connectTimeout }, keepAliveTimeout: 30_000, pipelining: 1 };
+      const common = {
+        connections: s.connections,
+        connect: { timeout: s.connectTimeout },
+        keepAliveTimeout: 30_000,
+        pipelining: 1,
+      };
       // EnvHttpProxyAgent reads HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the environment.
       d = s.proxy ? new EnvHttpProxyAgent(common) : new Agent(common);
       this.pools.set(key, d);
@@ -62,7 +67,11 @@ export class HttpClients {
 }
 
 /** `url` with its origin replaced by what `redirect` answers for this target, or as it is. */
-export function redirectUrl(url: string, target: string, redirect: (target: string, origin: string) => string | undefined): string {
+export function redirectUrl(
+  url: string,
+  target: string,
+  redirect: (target: string, origin: string) => string | undefined,
+): string {
   const parts = splitUrl(url);
   if (!parts) return url;
   const to = redirect(target, parts.origin);
@@ -87,7 +96,14 @@ export interface HttpResult {
   body: unknown;
 }
 
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Performs one call. Answers of any status are returned; no answer throws a PlatformError.
@@ -103,17 +119,23 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
 export function httpCall(c: HttpCall): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const target = c.target ?? splitUrl(c.url);
-    if (!target) { reject(classify(new Error(`invalid URL ${c.url}`), undefined, c)); return; }
+    if (!target) {
+      reject(classify(new Error(`invalid URL ${c.url}`), undefined, c));
+      return;
+    }
     const h = new CallHandler(c, resolve, reject);
-    c.dispatcher.dispatch({
-      origin: target.origin,
-      path: target.path,
-      method: c.method,
-      headers: c.headers,
-      body: c.body,
-      headersTimeout: c.timeouts.response + 1000,
-      bodyTimeout: c.timeouts.socket,
-    }, h);
+    c.dispatcher.dispatch(
+      {
+        origin: target.origin,
+        path: target.path,
+        method: c.method,
+        headers: c.headers,
+        body: c.body,
+        headersTimeout: c.timeouts.response + 1000,
+        bodyTimeout: c.timeouts.socket,
+      },
+      h,
+    );
   });
 }
 
@@ -125,7 +147,8 @@ export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
  * query of URL characters only): split without a URL parser. Anything else (IPv6, user info,
  * characters that need encoding) goes through WHATWG URL, as undici's request() did.
  */
-const PLAIN_URL = /^(https?):\/\/([A-Za-z0-9.-]+)(?::(\d{1,5}))?(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)?(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/%?]*)?(#.*)?$/;
+const PLAIN_URL =
+  /^(https?):\/\/([A-Za-z0-9.-]+)(?::(\d{1,5}))?(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*)?(\?[A-Za-z0-9\-._~!$&'()*+,;=:@/%?]*)?(#.*)?$/;
 
 export function splitUrl(url: string): { origin: string; path: string } | undefined {
   const m = PLAIN_URL.exec(url);
@@ -153,7 +176,11 @@ class Answer implements HttpResult {
   #raw: Buffer[];
   #parsed?: Record<string, string | string[] | undefined>;
 
-  constructor(readonly status: number, raw: Buffer[], public body: unknown) {
+  constructor(
+    readonly status: number,
+    raw: Buffer[],
+    public body: unknown,
+  ) {
     this.#raw = raw;
   }
 
@@ -188,7 +215,12 @@ const CONTENT_TYPE = Buffer.from('content-type');
 function jsonTyped(raw: Buffer[]): boolean {
   for (let i = 0; i < raw.length; i += 2) {
     const k = raw[i];
-    if (k.length === CONTENT_TYPE.length && k.toString('latin1').toLowerCase() === 'content-type' && raw[i + 1].includes('json')) return true;
+    if (
+      k.length === CONTENT_TYPE.length &&
+      k.toString('latin1').toLowerCase() === 'content-type' &&
+      raw[i + 1].includes('json')
+    )
+      return true;
   }
   return false;
 }
@@ -209,14 +241,21 @@ class CallHandler implements Dispatcher.DispatchHandler {
   private timer: NodeJS.Timeout;
   private onSignal?: () => void;
 
-  constructor(private c: HttpCall, private resolve: (r: HttpResult) => void, private reject: (e: PlatformError) => void) {
+  constructor(
+    private c: HttpCall,
+    private resolve: (r: HttpResult) => void,
+    private reject: (e: PlatformError) => void,
+  ) {
     // the handler is the timer's argument: no closure per call
     this.timer = setTimeout(onDeadline, c.timeouts.response, this);
   }
 
   /** A deadline passed: the response's (no headers yet), else the whole request's. */
   deadline(): void {
-    if (this.status === 0) { this.fail(classify(undefined, 'response', this.c)); return; }
+    if (this.status === 0) {
+      this.fail(classify(undefined, 'response', this.c));
+      return;
+    }
     this.timer = setTimeout(() => this.fail(classify(undefined, 'request', this.c)), this.c.timeouts.request);
   }
 
@@ -240,8 +279,12 @@ class CallHandler implements Dispatcher.DispatchHandler {
     this.abort = abort;
     const signal = this.c.signal;
     if (signal) {
-      if (signal.aborted) { this.fail(classify(Object.assign(new Error('aborted'), { name: 'AbortError' }), undefined, this.c)); return; }
-      this.onSignal = () => this.fail(classify(Object.assign(new Error('aborted'), { name: 'AbortError' }), undefined, this.c));
+      if (signal.aborted) {
+        this.fail(classify(Object.assign(new Error('aborted'), { name: 'AbortError' }), undefined, this.c));
+        return;
+      }
+      this.onSignal = () =>
+        this.fail(classify(Object.assign(new Error('aborted'), { name: 'AbortError' }), undefined, this.c));
       signal.addEventListener('abort', this.onSignal, { once: true });
     }
   }
@@ -256,7 +299,13 @@ class CallHandler implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     this.size += chunk.length;
     if (this.size > MAX_RESPONSE_BYTES) {
-      this.fail(new PlatformError({ kind: 'connection', notSent: false, detail: `${hostOf(this.c.url)} answered more than ${MAX_RESPONSE_BYTES} bytes; the answer was dropped` }));
+      this.fail(
+        new PlatformError({
+          kind: 'connection',
+          notSent: false,
+          detail: `${hostOf(this.c.url)} answered more than ${MAX_RESPONSE_BYTES} bytes; the answer was dropped`,
+        }),
+      );
       return false;
     }
     this.chunks.push(chunk);
@@ -272,7 +321,11 @@ class CallHandler implements Dispatcher.DispatchHandler {
       const text = n === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
       body = text;
       if (text && (text[0] === '{' || text[0] === '[' || jsonTyped(this.raw))) {
-        try { body = JSON.parse(text); } catch { /* keep the text */ }
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* keep the text */
+        }
       } else if (!text) body = undefined;
     }
     this.resolve(new Answer(this.status, this.raw, body));
@@ -290,20 +343,40 @@ function onDeadline(h: CallHandler): void {
 function classify(err: any, deadline: 'request' | 'response' | undefined, c: HttpCall): PlatformError {
   if (deadline) {
     const ms = deadline === 'request' ? c.timeouts.request + c.timeouts.response : c.timeouts.response;
-    return new PlatformError({ kind: 'timeout', notSent: false, detail: `${deadline} timeout calling ${hostOf(c.url)} (${ms} ms)` });
+    return new PlatformError({
+      kind: 'timeout',
+      notSent: false,
+      detail: `${deadline} timeout calling ${hostOf(c.url)} (${ms} ms)`,
+    });
   }
   const code: string = err?.code ?? err?.cause?.code ?? '';
   const target = hostOf(c.url);
   const notSent = NOT_SENT.has(code);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    const which = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response' : 'socket';
-    return new PlatformError({ kind: 'timeout', notSent, detail: `${which} timeout calling ${target} (${c.timeouts[which]} ms)`, cause: err });
+    const which =
+      code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response' : 'socket';
+    return new PlatformError({
+      kind: 'timeout',
+      notSent,
+      detail: `${which} timeout calling ${target} (${c.timeouts[which]} ms)`,
+      cause: err,
+    });
   }
-  if (err?.name === 'AbortError') return new PlatformError({ kind: 'connection', notSent, detail: `call to ${target} aborted`, cause: err });
+  if (err?.name === 'AbortError')
+    return new PlatformError({ kind: 'connection', notSent, detail: `call to ${target} aborted`, cause: err });
   // the low-level error text names hosts and codes, never request content; masked and bounded all the same
-  return new PlatformError({ kind: 'connection', notSent, detail: `cannot reach ${target}: ${maskText(String(code || err?.message || 'connection failed'))}`, cause: err });
+  return new PlatformError({
+    kind: 'connection',
+    notSent,
+    detail: `cannot reach ${target}: ${maskText(String(code || err?.message || 'connection failed'))}`,
+    cause: err,
+  });
 }
 
 function hostOf(url: string): string {
-  try { return new URL(url).host; } catch { return 'vendor'; }
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'vendor';
+  }
 }

@@ -38,7 +38,8 @@ export function isRetryable(err: unknown, s: RetrySettings, idempotent: boolean)
     if (!s.statuses.includes(err.vendorStatus)) return false;
     return idempotent || err.vendorStatus === 429;
   }
-  if (err.kind === 'connection' || err.kind === 'timeout' || (err.kind === 'eventhub' && err.transient)) return idempotent || notSent;
+  if (err.kind === 'connection' || err.kind === 'timeout' || (err.kind === 'eventhub' && err.transient))
+    return idempotent || notSent;
   return false;
 }
 
@@ -57,22 +58,28 @@ export function mayHaveBeenProcessed(err: unknown): boolean {
 /** A cockatiel policy, or undefined when retries are off. */
 export function retryPolicy(s: RetrySettings, idempotent: boolean): RetryPolicy | undefined {
   if (!s.enabled || s.maxRetries <= 0) return undefined;
-  return retry(handleWhen((e) => isRetryable(e, s, idempotent)), {
-    maxAttempts: s.maxRetries,
-    backoff: new ExponentialBackoff({
-      initialDelay: s.delay,
-      exponent: s.multiplier > 0 ? s.multiplier : 1,
-      maxDelay: s.maxDelay ?? 30_000,
-      generator: noJitter,
-    }),
-  });
+  return retry(
+    handleWhen((e) => isRetryable(e, s, idempotent)),
+    {
+      maxAttempts: s.maxRetries,
+      backoff: new ExponentialBackoff({
+        initialDelay: s.delay,
+        exponent: s.multiplier > 0 ? s.multiplier : 1,
+        maxDelay: s.maxDelay ?? 30_000,
+        generator: noJitter,
+      }),
+    },
+  );
 }
 
 /**
  * Exponential backoff without jitter: delay(n) = initialDelay * exponent^(n-1), capped at
  * maxDelay, so that `redeliveryDelay` and `backOffMultiplier` mean exactly what they say.
  */
-const noJitter = (state: number | undefined, opts: { initialDelay: number; maxDelay: number; exponent: number }): [number, number] => {
+const noJitter = (
+  state: number | undefined,
+  opts: { initialDelay: number; maxDelay: number; exponent: number },
+): [number, number] => {
   const attempt = (state ?? 0) + 1;
   const d = Math.min(opts.maxDelay, opts.initialDelay * Math.pow(opts.exponent, attempt - 1));
   return [d, attempt];

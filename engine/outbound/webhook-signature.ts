@@ -22,12 +22,22 @@ export function sign(secret: string, id: string, timestamp: string | number, bod
   return `v1,${mac}`;
 }
 
-export function verifySignature(secrets: string[], input: SignatureInput, toleranceSec: number, nowSec = Math.floor(Date.now() / 1000)): SignatureResult {
+export function verifySignature(
+  secrets: string[],
+  input: SignatureInput,
+  toleranceSec: number,
+  nowSec = Math.floor(Date.now() / 1000),
+): SignatureResult {
   const { id, timestamp, signature, body } = input;
-  if (!id || !timestamp || !signature) return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature header' };
+  if (!id || !timestamp || !signature)
+    return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature header' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'webhook-timestamp is not a unix time in seconds' };
-  if (Math.abs(nowSec - Number(timestamp)) > toleranceSec) return { ok: false, reason: `webhook-timestamp is more than ${toleranceSec} s off` };
-  const given = signature.split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3), 'base64'));
+  if (Math.abs(nowSec - Number(timestamp)) > toleranceSec)
+    return { ok: false, reason: `webhook-timestamp is more than ${toleranceSec} s off` };
+  const given = signature
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => Buffer.from(s.slice(3), 'base64'));
   if (!given.length) return { ok: false, reason: 'no v1 signature' };
   for (const secret of secrets) {
     const expected = Buffer.from(sign(secret, id, timestamp, body).slice(3), 'base64');

@@ -3,7 +3,7 @@
 // (schemas, expressions, URL templates) is built here, once per route load.
 
 import { readFileSync, existsSync, statSync } from 'node:fs';
-import { resolve, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
 import { ConfigError, DiagnosticError, textPosition } from '../core/diagnostics.ts';
@@ -86,7 +86,14 @@ export class CompileContext {
   }
 
   at(path: YamlPath): CompileContext {
-    return new CompileContext(this.services, this.route, this.values, [...this.base, ...path], this.uses, this.stepList);
+    return new CompileContext(
+      this.services,
+      this.route,
+      this.values,
+      [...this.base, ...path],
+      this.uses,
+      this.stepList,
+    );
   }
 
   /** Throws a diagnostic at `path` below the current config. */
@@ -102,7 +109,8 @@ export class CompileContext {
   }
 
   expr(source: unknown, path: YamlPath): Expression {
-    if (typeof source !== 'string') this.fail(`expected a JSONata expression (a string), got ${JSON.stringify(source)}`, path);
+    if (typeof source !== 'string')
+      this.fail(`expected a JSONata expression (a string), got ${JSON.stringify(source)}`, path);
     try {
       // the engine's limits bound every evaluation; a limit error names the route and step
       const where = `route ${this.route.id}, ${formatPath([...this.base, ...path])}`;
@@ -119,7 +127,8 @@ export class CompileContext {
    * no .jsonata file that exists, where an inline expression would go instead.
    */
   exprFile(name: unknown, path: YamlPath, inline: string): Expression {
-    if (typeof name !== 'string') this.fail(`expected the path of a .jsonata file (a string), got ${JSON.stringify(name)}`, path);
+    if (typeof name !== 'string')
+      this.fail(`expected the path of a .jsonata file (a string), got ${JSON.stringify(name)}`, path);
     let text: string;
     try {
       text = this.readText(name, path);
@@ -130,9 +139,19 @@ export class CompileContext {
       throw e;
     }
     // {{properties}} of the route's values, as in the route itself; problems at the file's line
-    const resolved = resolveTextPlaceholders(text, this.values, relative(process.cwd(), stepFile(name, this.route.file, this.services.root)) || name, (key) => this.uses.push({ key, path: [...this.base, ...path] }));
+    const resolved = resolveTextPlaceholders(
+      text,
+      this.values,
+      relative(process.cwd(), stepFile(name, this.route.file, this.services.root)) || name,
+      (key) => this.uses.push({ key, path: [...this.base, ...path] }),
+    );
     if (resolved.diagnostics.length) {
-      throw new DiagnosticError(resolved.diagnostics.map((d) => ({ ...d, message: `${d.message} (the values of route ${this.route.id}, which names this file at ${formatPath([...this.base, ...path])})` })));
+      throw new DiagnosticError(
+        resolved.diagnostics.map((d) => ({
+          ...d,
+          message: `${d.message} (the values of route ${this.route.id}, which names this file at ${formatPath([...this.base, ...path])})`,
+        })),
+      );
     }
     text = resolved.text;
     try {
@@ -148,7 +167,10 @@ export class CompileContext {
     }
   }
 
-  /** Absolute path of a project file named in a route (`schemas/...`, `transforms/...`): beside the route first (core/step-file.ts). */
+  /**
+   * Absolute path of a project file named in a route (`schemas/...`, `transforms/...`): beside the route first
+   * (core/step-file.ts).
+   */
   file(name: string, path: YamlPath): string {
     const abs = stepFile(name, this.route.file, this.services.root);
     if (!existsSync(abs)) this.fail(`file not found: ${name}`, path);
@@ -170,7 +192,10 @@ export class CompileContext {
   }
 
   /** A compiled JSON Schema validator for a file or an inline schema. */
-  schema(ref: string | Record<string, unknown>, path: YamlPath): { validate: ValidateFunction; schema: Record<string, unknown>; file?: string } {
+  schema(
+    ref: string | Record<string, unknown>,
+    path: YamlPath,
+  ): { validate: ValidateFunction; schema: Record<string, unknown>; file?: string } {
     try {
       if (typeof ref === 'string') {
         const file = this.file(ref, path);

@@ -8,7 +8,13 @@
 // }
 
 import { PlatformError, type ErrorKind } from '../core/errors.ts';
-import { compileExpression, ExpressionLimitError, isPromise, type Expression, type ExpressionOptions } from '../expressions/expressions.ts';
+import {
+  compileExpression,
+  ExpressionLimitError,
+  isPromise,
+  type Expression,
+  type ExpressionOptions,
+} from '../expressions/expressions.ts';
 import { ConfigError } from '../core/diagnostics.ts';
 import { formatPath } from '../core/yaml-source.ts';
 import { maskDeep, maskText } from '../observability/mask.ts';
@@ -36,7 +42,9 @@ export interface ProblemSpec {
   keepErrors?: boolean;
 }
 
-interface Rule extends ProblemSpec { when?: Match }
+interface Rule extends ProblemSpec {
+  when?: Match;
+}
 
 export interface TemplateFile {
   description?: string;
@@ -49,7 +57,27 @@ export const MATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    kind: { type: 'array', items: { enum: ['validation', 'unsupported-media', 'payload-too-large', 'not-found', 'unauthorized', 'forbidden', 'rate-limited', 'conflict', 'vendor', 'timeout', 'connection', 'eventhub', 'config', 'internal'] } },
+    kind: {
+      type: 'array',
+      items: {
+        enum: [
+          'validation',
+          'unsupported-media',
+          'payload-too-large',
+          'not-found',
+          'unauthorized',
+          'forbidden',
+          'rate-limited',
+          'conflict',
+          'vendor',
+          'timeout',
+          'connection',
+          'eventhub',
+          'config',
+          'internal',
+        ],
+      },
+    },
     status: { type: 'array', items: { type: 'integer' } },
     vendorStatus: { type: 'array', items: { type: 'integer' } },
     vendorCode: { type: 'array', items: { type: 'string' } },
@@ -79,7 +107,10 @@ export const TEMPLATE_SCHEMA = {
     $schema: { type: 'string' },
     description: { type: 'string' },
     vendorCode: { type: 'string' },
-    rules: { type: 'array', items: { ...PROBLEM_SCHEMA, properties: { ...PROBLEM_SCHEMA.properties, when: MATCH_SCHEMA } } },
+    rules: {
+      type: 'array',
+      items: { ...PROBLEM_SCHEMA, properties: { ...PROBLEM_SCHEMA.properties, when: MATCH_SCHEMA } },
+    },
     default: PROBLEM_SCHEMA,
   },
 };
@@ -90,7 +121,11 @@ export function matches(m: Match | undefined, e: PlatformError): boolean {
   if (m.status && !m.status.includes(e.status)) return false;
   if (m.vendorStatus && (e.vendorStatus === undefined || !m.vendorStatus.includes(e.vendorStatus))) return false;
   if (m.vendorCode && (e.vendorCode === undefined || !m.vendorCode.includes(e.vendorCode))) return false;
-  if (m.vendorCodePrefix && (e.vendorCode === undefined || !m.vendorCodePrefix.some((p) => e.vendorCode!.startsWith(p)))) return false;
+  if (
+    m.vendorCodePrefix &&
+    (e.vendorCode === undefined || !m.vendorCodePrefix.some((p) => e.vendorCode!.startsWith(p)))
+  )
+    return false;
   return true;
 }
 
@@ -129,11 +164,20 @@ function errorView(e: PlatformError): Record<string, unknown> {
  */
 function templateExpression(src: string, path: (string | number)[], options: ExpressionOptions): Expression {
   const where = `${options.where ?? 'an error template'}, ${formatPath(path)}`;
-  try { return compileExpression(src, [], { ...options, where }); } catch (e: any) { throw new ConfigError(e.message, path); }
+  try {
+    return compileExpression(src, [], { ...options, where });
+  } catch (e: any) {
+    throw new ConfigError(e.message, path);
+  }
 }
 
-export function compileProblem(spec: ProblemSpec, where: (string | number)[], options: ExpressionOptions = {}): CompiledProblem {
-  const x = (src: string | undefined, p: (string | number)[]) => (src === undefined ? undefined : templateExpression(src, [...where, ...p], options));
+export function compileProblem(
+  spec: ProblemSpec,
+  where: (string | number)[],
+  options: ExpressionOptions = {},
+): CompiledProblem {
+  const x = (src: string | undefined, p: (string | number)[]) =>
+    src === undefined ? undefined : templateExpression(src, [...where, ...p], options);
   const detail = x(spec.detail, ['detail']);
   const extensions = x(spec.extensions, ['extensions']);
   const headers = Object.entries(spec.headers ?? {}).map(([h, s]) => [h, x(s, ['headers', h])!] as const);
@@ -163,7 +207,7 @@ export function compileProblem(spec: ProblemSpec, where: (string | number)[], op
         headers: Object.keys(hdrs).length ? hdrs : undefined,
         transient: e.transient,
         notSent: e.notSent,
-        extensions: ext && typeof ext === 'object' ? maskDeep(ext) as Record<string, unknown> : undefined,
+        extensions: ext && typeof ext === 'object' ? (maskDeep(ext) as Record<string, unknown>) : undefined,
         cause: e,
       });
     },
@@ -178,7 +222,10 @@ export interface CompiledTemplate {
 
 /** The codes of a template that the catalog does not have: where (JSON path) and why; `where` names the template. */
 export function unknownTemplateCodes(t: TemplateFile, where: string): { path: (string | number)[]; message: string }[] {
-  const specs: [(string | number)[], ProblemSpec | undefined][] = [...t.rules.map((r, i): [(string | number)[], ProblemSpec] => [['rules', i], r]), [['default'], t.default]];
+  const specs: [(string | number)[], ProblemSpec | undefined][] = [
+    ...t.rules.map((r, i): [(string | number)[], ProblemSpec] => [['rules', i], r]),
+    [['default'], t.default],
+  ];
   return specs.flatMap(([path, spec]) => {
     const why = spec?.code === undefined ? undefined : unknownCode(spec.code, where);
     return why ? [{ path: [...path, 'code'], message: why }] : [];
@@ -191,7 +238,11 @@ export function compileTemplate(t: TemplateFile, options: ExpressionOptions = {}
   const rules = t.rules.map((r, i) => ({ when: r.when, problem: compileProblem(r, ['rules', i], options) }));
   const dflt = t.default ? compileProblem(t.default, ['default'], options) : undefined;
   return {
-    codes: [...new Set([...t.rules, ...t.default ? [t.default] : []].flatMap((r) => (r.code === undefined ? [] : [r.code])))],
+    codes: [
+      ...new Set(
+        [...t.rules, ...(t.default ? [t.default] : [])].flatMap((r) => (r.code === undefined ? [] : [r.code])),
+      ),
+    ],
     async map(e) {
       if (code && e.vendorCode === undefined && e.vendorBody !== undefined) {
         try {

@@ -116,18 +116,36 @@ class ExchangeRecord implements Exchange {
     return (this.#log ??= this.#logger!.child({ route: this.routeId, correlationId: this.correlationId }));
   }
 
-  get trace(): Context | undefined { return this.#trace; }
-  set trace(ctx: Context | undefined) { this.#trace = ctx; }
+  get trace(): Context | undefined {
+    return this.#trace;
+  }
+  set trace(ctx: Context | undefined) {
+    this.#trace = ctx;
+  }
 
-  get vendorAnswer(): VendorAnswer | undefined { return this.#vendorAnswer; }
-  set vendorAnswer(a: VendorAnswer | undefined) { this.#vendorAnswer = a; }
+  get vendorAnswer(): VendorAnswer | undefined {
+    return this.#vendorAnswer;
+  }
+  set vendorAnswer(a: VendorAnswer | undefined) {
+    this.#vendorAnswer = a;
+  }
 
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
     const sub = new ExchangeRecord({
-      routeId: ex.routeId, correlationId: ex.correlationId, body: ex.body, headers: ex.headers, query: ex.query, params: ex.params,
-      user: ex.user, rawBody: ex.rawBody, message: ex.message, signal: ex.signal, log: ex.#log, logger: ex.#logger,
+      routeId: ex.routeId,
+      correlationId: ex.correlationId,
+      body: ex.body,
+      headers: ex.headers,
+      query: ex.query,
+      params: ex.params,
+      user: ex.user,
+      rawBody: ex.rawBody,
+      message: ex.message,
+      signal: ex.signal,
+      log: ex.#log,
+      logger: ex.#logger,
     });
     sub.vars = ex.vars;
     sub.status = ex.status;

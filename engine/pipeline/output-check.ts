@@ -7,7 +7,6 @@
 import type { ValidateFunction } from 'ajv';
 import { PlatformError } from '../core/errors.ts';
 import { CODE, ERROR_CATALOG } from '../core/error-catalog.ts';
-import { maskText } from '../observability/mask.ts';
 import type { Exchange } from './exchange.ts';
 import { fieldErrors } from '../schemas/field-errors.ts';
 
@@ -22,7 +21,11 @@ export function compileOutputCheck(validate: ValidateFunction, schemaFile: strin
     // a success is an answer of the schema, bodiless or not; a 204 (no content) or an error status a step set is not
     if (ex.status < 200 || ex.status > 299 || ex.status === 204 || validate(ex.body)) return undefined;
     const errors = fieldErrors(validate.errors);
-    const shown = errors.slice(0, SHOWN_ERRORS).map((e) => `${e.field} ${e.message}`).join('; ') + (errors.length > SHOWN_ERRORS ? `; and ${errors.length - SHOWN_ERRORS} more` : '');
+    const shown =
+      errors
+        .slice(0, SHOWN_ERRORS)
+        .map((e) => `${e.field} ${e.message}`)
+        .join('; ') + (errors.length > SHOWN_ERRORS ? `; and ${errors.length - SHOWN_ERRORS} more` : '');
     const vendor = ex.vendorAnswer;
     const err = new PlatformError({
       kind: 'vendor',
@@ -34,10 +37,17 @@ export function compileOutputCheck(validate: ValidateFunction, schemaFile: strin
       // the caller learns which fields of its answer are missing or wrong, never the vendor's text
       detail: `${vendor ? `the answer of ${vendor.target} (${vendor.status})` : 'the answer'} does not match the route's output schema: ${shown}`,
     });
-    ex.log.error({
-      kind: err.kind, status: err.status, code: err.code, outputSchema: schemaFile, outputErrors: errors.slice(0, SHOWN_ERRORS),
-      ...(vendor ? { vendor: vendor.target, vendorStatus: vendor.status, vendorText: vendor.maskedText() } : {}),
-    }, 'exchange failed: the answer does not match the output schema');
+    ex.log.error(
+      {
+        kind: err.kind,
+        status: err.status,
+        code: err.code,
+        outputSchema: schemaFile,
+        outputErrors: errors.slice(0, SHOWN_ERRORS),
+        ...(vendor ? { vendor: vendor.target, vendorStatus: vendor.status, vendorText: vendor.maskedText() } : {}),
+      },
+      'exchange failed: the answer does not match the output schema',
+    );
     return err;
   };
 }

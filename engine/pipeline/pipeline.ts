@@ -49,8 +49,17 @@ function runTraced(t: EngineTracing, steps: Step[], from: number, ex: Exchange, 
     }
     if (r && typeof (r as Promise<void>).then === 'function') {
       return (r as Promise<void>).then(
-        () => { ex.trace = parent; stepBody(t, span, 'produced', ex); endSpan(t, span); return runTraced(t, steps, i + 1, ex, parent); },
-        (e) => { ex.trace = parent; endSpan(t, span, e); throw e; },
+        () => {
+          ex.trace = parent;
+          stepBody(t, span, 'produced', ex);
+          endSpan(t, span);
+          return runTraced(t, steps, i + 1, ex, parent);
+        },
+        (e) => {
+          ex.trace = parent;
+          endSpan(t, span, e);
+          throw e;
+        },
       );
     }
     ex.trace = parent;

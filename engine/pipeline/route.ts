@@ -61,8 +61,18 @@ export interface Outcome {
  * the turn of the microtask queue of an await of its own.
  */
 export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome>;
-export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: Metrics, then: (out: Outcome) => T): Promise<T>;
-export async function runRoute<T>(route: CompiledRoute, ex: Exchange, metrics: Metrics, then?: (out: Outcome) => T): Promise<Outcome | T> {
+export async function runRoute<T>(
+  route: CompiledRoute,
+  ex: Exchange,
+  metrics: Metrics,
+  then: (out: Outcome) => T,
+): Promise<T>;
+export async function runRoute<T>(
+  route: CompiledRoute,
+  ex: Exchange,
+  metrics: Metrics,
+  then?: (out: Outcome) => T,
+): Promise<Outcome | T> {
   const t = route.tracing;
   const span = t?.tracer ? startExchangeSpan(t, route, ex) : undefined;
   let out: Outcome;
@@ -103,9 +113,17 @@ async function handleError(route: CompiledRoute, ex: Exchange, e: PlatformError)
   }
   const level = h?.log ?? (mapped.status >= 500 ? 'error' : 'warn');
   const cause = mapped.kind === 'internal' ? (e.cause ?? e) : undefined;
-  ex.log[level]({
-    kind: mapped.kind, status: mapped.status, code: mapped.code, vendorStatus: mapped.vendorStatus, vendorCode: mapped.vendorCode,
-    detail: mapped.detail, ...(cause ? { err: cause } : {}),
-  }, 'exchange failed');
+  ex.log[level](
+    {
+      kind: mapped.kind,
+      status: mapped.status,
+      code: mapped.code,
+      vendorStatus: mapped.vendorStatus,
+      vendorCode: mapped.vendorCode,
+      detail: mapped.detail,
+      ...(cause ? { err: cause } : {}),
+    },
+    'exchange failed',
+  );
   return mapped;
 }

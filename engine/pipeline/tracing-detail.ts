@@ -20,7 +20,7 @@ function maskedJson(v: unknown, d: SpanDetail): string {
   try {
     // one pass: fields named like a credential masked by the replacer, then credentials by shape
     // and configured secrets by value in the text (bounded before the regular expressions run)
-    s = typeof v === 'string' ? v : JSON.stringify(v, maskField) ?? '';
+    s = typeof v === 'string' ? v : (JSON.stringify(v, maskField) ?? '');
   } catch {
     return '[not serialisable]';
   }
@@ -43,7 +43,8 @@ function maskField(this: unknown, key: string, x: unknown): unknown {
   return secret ? maskSecret(x) : x;
 }
 
-const live = (t: EngineTracing, span: Span | undefined): span is Span => span !== undefined && t.detail !== undefined && span.isRecording();
+const live = (t: EngineTracing, span: Span | undefined): span is Span =>
+  span !== undefined && t.detail !== undefined && span.isRecording();
 
 function bodyText(d: SpanDetail, body: unknown, reuse: boolean): string {
   const last = d.last;
@@ -77,11 +78,22 @@ export function stepBody(t: EngineTracing, span: Span, phase: 'received' | 'prod
 }
 
 /** A vendor call attempt as sent: path and query (no host), headers and body, masked. */
-export function callRequest(t: EngineTracing, span: Span | undefined, url: string, headers: Record<string, string>, body: string | undefined): void {
+export function callRequest(
+  t: EngineTracing,
+  span: Span | undefined,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): void {
   if (!live(t, span)) return;
   const detail = t.detail!;
   let target = url;
-  try { const u = new URL(url); target = u.pathname + u.search; } catch { /* shown as given */ }
+  try {
+    const u = new URL(url);
+    target = u.pathname + u.search;
+  } catch {
+    /* shown as given */
+  }
   const shown: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) shown[k] = isSecretHeader(k) || isSecretKey(k) ? maskSecret(v) : v;
   const secrets = detail.secrets.with(secretValues(headers));
@@ -120,7 +132,10 @@ export function errorMapped(t: EngineTracing, span: Span | undefined, from: Plat
 function errorAttributes(d: SpanDetail, e: PlatformError | undefined, prefix: string): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   if (!e || typeof e !== 'object') return out;
-  const put = (k: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') out[`${prefix}.${k}`] = typeof v === 'number' ? v : maskText(String(v), d.secrets, d.bodyLimit); };
+  const put = (k: string, v: unknown) => {
+    if (v !== undefined && v !== null && v !== '')
+      out[`${prefix}.${k}`] = typeof v === 'number' ? v : maskText(String(v), d.secrets, d.bodyLimit);
+  };
   put('kind', e.kind);
   put('status', e.status);
   put('code', e.code);
@@ -132,7 +147,11 @@ function errorAttributes(d: SpanDetail, e: PlatformError | undefined, prefix: st
 }
 
 function parsed(body: string): unknown {
-  try { return JSON.parse(body); } catch { return body; }
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
 }
 
 /** The credentials a call sent (without their scheme), masked wherever a vendor echoes them. */

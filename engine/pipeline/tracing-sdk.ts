@@ -41,26 +41,44 @@ let diagHolders = 0;
 /** One processor of the provider that hands each span to the engine's consumers registered at that moment. */
 function fanOut(consumers: Set<SpanProcessor>): SpanProcessor {
   return {
-    onStart(span: Span, ctx: Context) { for (const c of consumers) c.onStart(span, ctx); },
-    onEnd(span: ReadableSpan) { for (const c of consumers) c.onEnd(span); },
-    forceFlush: async () => { await Promise.all([...consumers].map((c) => c.forceFlush())); },
+    onStart(span: Span, ctx: Context) {
+      for (const c of consumers) c.onStart(span, ctx);
+    },
+    onEnd(span: ReadableSpan) {
+      for (const c of consumers) c.onEnd(span);
+    },
+    forceFlush: async () => {
+      await Promise.all([...consumers].map((c) => c.forceFlush()));
+    },
     shutdown: async () => {},
   };
 }
 
 /** The exporters the environment asks for; empty when tracing is off. Throws on a value it cannot honour. */
 export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
-  if (String(env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return [];
+  if (
+    String(env.OTEL_SDK_DISABLED ?? '')
+      .trim()
+      .toLowerCase() === 'true'
+  )
+    return [];
   const named = env.OTEL_TRACES_EXPORTER?.trim();
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   // the OTel default is otlp; the engine's is off, unless an endpoint says where spans go
-  const list = (named || (endpoint ? 'otlp' : 'none')).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const list = (named || (endpoint ? 'otlp' : 'none'))
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   for (const x of list) {
-    if (!EXPORTERS.includes(x)) throw new Error(`OTEL_TRACES_EXPORTER: unknown exporter '${x}'; the engine supports ${EXPORTERS.join(', ')}`);
+    if (!EXPORTERS.includes(x))
+      throw new Error(`OTEL_TRACES_EXPORTER: unknown exporter '${x}'; the engine supports ${EXPORTERS.join(', ')}`);
   }
   if (list.includes('otlp')) {
     const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
-    if (protocol === 'grpc') throw new Error("OTEL_EXPORTER_OTLP_PROTOCOL: the engine exports OTLP over HTTP (port 4318), not 'grpc'; set http/json or http/protobuf");
+    if (protocol === 'grpc')
+      throw new Error(
+        "OTEL_EXPORTER_OTLP_PROTOCOL: the engine exports OTLP over HTTP (port 4318), not 'grpc'; set http/json or http/protobuf",
+      );
   }
   return list.filter((x) => x !== 'none');
 }
@@ -85,30 +103,50 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
       processors.push(new sdk.BatchSpanProcessor(new OTLPTraceExporter()));
     }
   }
-  const resource = sdk.defaultResource()
+  const resource = sdk
+    .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
     .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
   const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: processors });
   const log = opts.logger.child({ component: 'tracing' });
   // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
   const secrets = compileSecrets(headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS));
-  const text = (args: unknown[]) => maskText(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '), secrets);
+  const text = (args: unknown[]) =>
+    maskText(args.map((a) => (a instanceof Error ? a.message : String(a))).join(' '), secrets);
   if (diagHolders++ === 0) {
-    diag.setLogger({
-      error: (...a) => log.warn(text(a)), warn: (...a) => log.warn(text(a)),
-      info: () => {}, debug: () => {}, verbose: () => {},
-    }, DiagLogLevel.WARN);
+    diag.setLogger(
+      {
+        error: (...a) => log.warn(text(a)),
+        warn: (...a) => log.warn(text(a)),
+        info: () => {},
+        debug: () => {},
+        verbose: () => {},
+      },
+      DiagLogLevel.WARN,
+    );
   }
   opts.tracing.install(provider.getTracer(DEFAULT_SERVICE_NAME), new sdk.W3CTraceContextPropagator());
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  log.info({ exporters: opts.exporter ? ['custom'] : exporters, consumers: consumers.size, ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}) }, 'tracing on');
+  log.info(
+    {
+      exporters: opts.exporter ? ['custom'] : exporters,
+      consumers: consumers.size,
+      ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}),
+    },
+    'tracing on',
+  );
   let done: Promise<void> | undefined;
   return {
-    shutdown: () => (done ??= (async () => {
-      opts.tracing.install(undefined);
-      try { await provider.shutdown(); } catch (err) { log.warn({ reason: text([err]) }, 'tracing: flushing spans at shutdown failed'); }
-      if (--diagHolders === 0) diag.disable();
-    })()),
+    shutdown: () =>
+      (done ??= (async () => {
+        opts.tracing.install(undefined);
+        try {
+          await provider.shutdown();
+        } catch (err) {
+          log.warn({ reason: text([err]) }, 'tracing: flushing spans at shutdown failed');
+        }
+        if (--diagHolders === 0) diag.disable();
+      })()),
   };
 }
 
@@ -125,7 +163,11 @@ function headerValues(...vars: (string | undefined)[]): string[] {
 }
 
 function safeDecode(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /**
@@ -133,5 +175,9 @@ function safeDecode(s: string): string {
  * benchmark harness takes the first URL the engine prints for the engine's own).
  */
 function collectorHost(url: string): string {
-  try { return new URL(url).host; } catch { return 'invalid URL'; }
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid URL';
+  }
 }

@@ -6,7 +6,15 @@
 // Attributes name routes, steps, hosts and statuses only: never headers, bodies, URLs or details;
 // masked bodies are added as span events only while a consumer asks for them (tracing-detail.ts).
 
-import { trace, SpanKind, SpanStatusCode, ROOT_CONTEXT, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  ROOT_CONTEXT,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { Exchange } from './exchange.ts';
 import type { PlatformError } from '../core/errors.ts';
 import { exchangeAnswered, exchangeReceived, spanFailed } from './tracing-detail.ts';
@@ -19,13 +27,26 @@ const headerGetter = {
   keys: (c: Record<string, string | undefined>) => Object.keys(c),
   get: (c: Record<string, string | undefined>, k: string) => c[k],
 };
-const headerSetter = { set: (c: Record<string, string>, k: string, v: string) => { c[k] = v; } };
+const headerSetter = {
+  set: (c: Record<string, string>, k: string, v: string) => {
+    c[k] = v;
+  },
+};
 
 /** What an exchange span says of its route: a CompiledRoute (route.ts imports this file, so not named here). */
-interface TracedRoute { id: string; connector?: string; source: { kind: string; config: unknown } }
+interface TracedRoute {
+  id: string;
+  connector?: string;
+  source: { kind: string; config: unknown };
+}
 
 /** What a route's exchange span is called and tagged with: computed once per route. */
-interface RouteSpanInfo { name: string; kind: SpanKind; attributes: Attributes; http: boolean }
+interface RouteSpanInfo {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+  http: boolean;
+}
 // keyed by a route, which one engine compiled: per engine already (and derived from the route alone)
 const routeInfo = new WeakMap<TracedRoute, RouteSpanInfo>();
 
@@ -69,7 +90,13 @@ export function startExchangeSpan(t: EngineTracing, route: TracedRoute, ex: Exch
   return span;
 }
 
-export function endExchangeSpan(t: EngineTracing, route: TracedRoute, span: Span, ex: Exchange, error: PlatformError | undefined): void {
+export function endExchangeSpan(
+  t: EngineTracing,
+  route: TracedRoute,
+  span: Span,
+  ex: Exchange,
+  error: PlatformError | undefined,
+): void {
   const http = infoOf(route).http;
   const status = error ? error.status : ex.status;
   if (http) span.setAttribute('http.response.status_code', status);
@@ -93,14 +120,20 @@ export function recording(ctx: Context | undefined): boolean {
 }
 
 /** A step function with what its span is called (set where the step is compiled). */
-interface NamedStep { traceName?: string; tracePath?: string }
+interface NamedStep {
+  traceName?: string;
+  tracePath?: string;
+}
 
 /** Names the spans of a compiled step: its kind and where it sits in the route file. */
 export function describeStep<S extends object>(step: S, kind: string, path: readonly (string | number)[]): S {
   const s = step as NamedStep;
   if (s.traceName === undefined) {
     s.traceName = kind;
-    s.tracePath = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
+    s.tracePath = path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
   }
   return step;
 }
@@ -124,12 +157,25 @@ export function endSpan(t: EngineTracing, span: Span, error?: unknown): void {
 }
 
 /** A client span (a vendor call attempt, an event publication) under `parent`. */
-export function startCallSpan(t: EngineTracing, parent: Context, name: string, kind: SpanKind, attributes: Attributes): Span {
+export function startCallSpan(
+  t: EngineTracing,
+  parent: Context,
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+): Span {
   return t.tracer!.startSpan(name, { kind, attributes }, parent);
 }
 
 /** The span of one vendor call attempt: method, target name, host and port; never the URL (paths carry IBANs). */
-export function startHttpCallSpan(t: EngineTracing, parent: Context, method: string, target: string, url: string, attempt: number): Span {
+export function startHttpCallSpan(
+  t: EngineTracing,
+  parent: Context,
+  method: string,
+  target: string,
+  url: string,
+  attempt: number,
+): Span {
   // an exchange the sampler left out: a non-recording span, only to pass the trace id on
   if (!recording(parent)) return t.tracer!.startSpan(method, { kind: SpanKind.CLIENT }, parent);
   const attributes: Attributes = { 'http.request.method': method, 'engine.target': target };
@@ -137,13 +183,20 @@ export function startHttpCallSpan(t: EngineTracing, parent: Context, method: str
     const u = new URL(url);
     attributes['server.address'] = u.hostname;
     attributes['server.port'] = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
-  } catch { /* an unparsable URL fails the call itself */ }
+  } catch {
+    /* an unparsable URL fails the call itself */
+  }
   if (attempt > 0) attributes['http.request.resend_count'] = attempt;
   return t.tracer!.startSpan(`${method} ${target}`, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 
 /** `headers` plus the `traceparent` (and `tracestate`) of `span`, as a new object. */
-export function withTraceHeaders(t: EngineTracing, headers: Record<string, string>, parent: Context, span: Span): Record<string, string> {
+export function withTraceHeaders(
+  t: EngineTracing,
+  headers: Record<string, string>,
+  parent: Context,
+  span: Span,
+): Record<string, string> {
   const out = { ...headers };
   t.propagator!.inject(trace.setSpan(parent, span), out, headerSetter);
   return out;

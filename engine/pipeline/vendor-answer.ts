@@ -8,7 +8,12 @@ import { maskText, type Secrets } from '../observability/mask.ts';
  * does not map can be logged with it. Masking happens only then, with the credentials that call sent.
  */
 export class VendorAnswer {
-  constructor(readonly target: string, readonly status: number, private readonly body: unknown, private readonly secrets: () => Secrets) {}
+  constructor(
+    readonly target: string,
+    readonly status: number,
+    private readonly body: unknown,
+    private readonly secrets: () => Secrets,
+  ) {}
 
   /** The body as received (JSON re-serialised), credentials masked, at most MAX_TEXT characters. */
   maskedText(): string {

@@ -29,7 +29,11 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
   const read = (abs: string): string | undefined => {
     if (!files.has(abs)) {
       let text: string | undefined;
-      try { if (statSync(abs).isFile()) text = readFileSync(abs, 'utf8'); } catch { /* not a file */ }
+      try {
+        if (statSync(abs).isFile()) text = readFileSync(abs, 'utf8');
+      } catch {
+        /* not a file */
+      }
       files.set(abs, text);
     }
     return files.get(abs);
@@ -49,9 +53,12 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
     let h = folders.get(key);
     if (h === undefined) {
       const hash = createHash('sha256');
-      for (const name of safeList(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
+      for (const name of safeList(dir)
+        .filter((n) => /\.ya?ml$/.test(n))
+        .sort()) {
         const doc = shared(join(dir, name));
-        if (doc !== undefined && (!clientsOnly || doc.clients)) hash.update(name).update('\0').update(doc.text).update('\0');
+        if (doc !== undefined && (!clientsOnly || doc.clients))
+          hash.update(name).update('\0').update(doc.text).update('\0');
       }
       h = hash.digest('hex');
       folders.set(key, h);
@@ -122,10 +129,18 @@ export function describeChanges(c: RouteChanges): string {
  * with placeholders resolved (a values edit changes it), else its text; undefined for route files,
  * which count only for themselves.
  */
-function sharedDoc(file: string, text: string, values: ValuesSet): { text: string; clients: boolean; value?: unknown } | undefined {
+function sharedDoc(
+  file: string,
+  text: string,
+  values: ValuesSet,
+): { text: string; clients: boolean; value?: unknown } | undefined {
   // the parse the load just made of this text, while a start shares them (yaml-source.ts)
   let src: YamlSource;
-  try { src = parseYamlFile(file, text); } catch { return { text, clients: false }; }
+  try {
+    src = parseYamlFile(file, text);
+  } catch {
+    return { text, clients: false };
+  }
   const v = src.value;
   if (!v || typeof v !== 'object') return { text, clients: false };
   const raw = v as Record<string, unknown>;
@@ -148,16 +163,26 @@ function sharedDoc(file: string, text: string, values: ValuesSet): { text: strin
 function allValues(vf: ValuesFile): string {
   const out: Record<string, unknown> = {};
   for (const k of vf.keysList().sort()) {
-    try { out[k] = vf.get(k); } catch { out[k] = '<unresolved>'; }
+    try {
+      out[k] = vf.get(k);
+    } catch {
+      out[k] = '<unresolved>';
+    }
   }
   return JSON.stringify(out);
 }
 
 function safeList(dir: string): string[] {
-  try { return readdirSync(dir); } catch { return []; }
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
-/** Strings that may name a project file (`schemas/x.json`, `transforms/a/b.jsonata`, `rate.jsonata` beside the route). */
+/**
+ * Strings that may name a project file (`schemas/x.json`, `transforms/a/b.jsonata`, `rate.jsonata` beside the route).
+ */
 function pathLike(v: unknown, out = new Set<string>()): Set<string> {
   if (typeof v === 'string') {
     if ((/^[\w.@-]+(\/[\w.@-]+)+$/.test(v) || /^[\w.@-]+\.json(ata)?$/.test(v)) && !v.includes('..')) out.add(v);
@@ -169,6 +194,10 @@ function pathLike(v: unknown, out = new Set<string>()): Set<string> {
 /** JSON with sorted keys, so equal documents hash equal. */
 function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }

@@ -25,8 +25,7 @@ export interface LiveRoutes {
 }
 
 export type ReloadResult =
-  | ({ ok: true; ms: number } & RouteChanges)
-  | { ok: false; ms: number; diagnostics: Diagnostic[] };
+  ({ ok: true; ms: number } & RouteChanges) | { ok: false; ms: number; diagnostics: Diagnostic[] };
 
 export interface ReloadHost {
   root: string;
@@ -42,15 +41,26 @@ export interface ReloadHost {
 }
 
 /** Starts the sources of `routes` (HTTP routes register on `http`); returns the running ones. */
-export async function startSources(routes: CompiledRoute[], http: RouteRegistrar, services: EngineServices, keep: (route: CompiledRoute) => SourceHandle | undefined = () => undefined): Promise<{ handles: Map<string, SourceHandle>; started: SourceHandle[] }> {
+export async function startSources(
+  routes: CompiledRoute[],
+  http: RouteRegistrar,
+  services: EngineServices,
+  keep: (route: CompiledRoute) => SourceHandle | undefined = () => undefined,
+): Promise<{ handles: Map<string, SourceHandle>; started: SourceHandle[] }> {
   const handles = new Map<string, SourceHandle>();
   const started: SourceHandle[] = [];
   try {
     for (const route of routes) {
       const kept = keep(route);
-      if (kept) { handles.set(route.id, kept); continue; }
+      if (kept) {
+        handles.set(route.id, kept);
+        continue;
+      }
       const h = await SOURCE_KINDS.get(route.source.kind)!.start?.(route, route.source.compiled, { http, services });
-      if (h) { handles.set(route.id, h); started.push(h); }
+      if (h) {
+        handles.set(route.id, h);
+        started.push(h);
+      }
     }
   } catch (e) {
     await Promise.allSettled(started.map((h) => h.stop()));
@@ -64,13 +74,16 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
   const ms = () => Math.round(performance.now() - t0);
   const refused = (diagnostics: Diagnostic[]): ReloadResult => {
     const out = { ok: false as const, ms: ms(), diagnostics };
-    host.logger.warn({ reason, problems: diagnostics.map(formatDiagnostic), ms: out.ms },
-      `reload refused: ${diagnostics.length} problem(s); still serving the previous routes`);
+    host.logger.warn(
+      { reason, problems: diagnostics.map(formatDiagnostic), ms: out.ms },
+      `reload refused: ${diagnostics.length} problem(s); still serving the previous routes`,
+    );
     return out;
   };
-  const failed = (e: unknown): Diagnostic[] => e instanceof DiagnosticError
-    ? e.diagnostics
-    : [{ file: host.root, line: 1, col: 1, message: `reload failed: ${e instanceof Error ? e.message : String(e)}` }];
+  const failed = (e: unknown): Diagnostic[] =>
+    e instanceof DiagnosticError
+      ? e.diagnostics
+      : [{ file: host.root, line: 1, col: 1, message: `reload failed: ${e instanceof Error ? e.message : String(e)}` }];
 
   let next: Awaited<ReturnType<ReloadHost['load']>>;
   try {
@@ -104,17 +117,35 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
 
   stage.commit();
   for (const [h, route] of kept) h.retarget(route);
-  await host.commit({ routes: next.routes, byId: new Map(next.routes.map((r) => [r.id, r])), handles, fingerprints }, next.values, next.services);
+  await host.commit(
+    { routes: next.routes, byId: new Map(next.routes.map((r) => [r.id, r])), handles, fingerprints },
+    next.values,
+    next.services,
+  );
 
   const stopped = [...prev.handles].filter(([id, h]) => handles.get(id) !== h);
   const results = await Promise.allSettled(stopped.map(([, h]) => h.stop()));
   results.forEach((r, i) => {
-    if (r.status === 'rejected') host.logger.warn({ route: stopped[i][0], err: r.reason }, 'reload: the previous source of a route did not stop cleanly');
+    if (r.status === 'rejected')
+      host.logger.warn(
+        { route: stopped[i][0], err: r.reason },
+        'reload: the previous source of a route did not stop cleanly',
+      );
   });
   const out: ReloadResult = { ok: true, ms: ms(), ...changes };
   const warnings = next.diagnostics.length ? { warnings: next.diagnostics.map(formatDiagnostic) } : {};
-  host.logger.info({ reason, added: changes.added, removed: changes.removed, changed: changes.changed, routes: next.routes.length, ms: out.ms, ...warnings },
-    `routes reloaded in ${out.ms} ms: ${describeChanges(changes)}`);
+  host.logger.info(
+    {
+      reason,
+      added: changes.added,
+      removed: changes.removed,
+      changed: changes.changed,
+      routes: next.routes.length,
+      ms: out.ms,
+      ...warnings,
+    },
+    `routes reloaded in ${out.ms} ms: ${describeChanges(changes)}`,
+  );
   return out;
 }
 
@@ -131,10 +162,12 @@ export class ReloadQueue {
   request(reason: string): Promise<ReloadResult> {
     if (this.queued) return this.queued;
     if (this.running) {
-      const q = this.running.catch(() => undefined).then(() => {
-        this.queued = undefined;
-        return this.start(reason);
-      });
+      const q = this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.queued = undefined;
+          return this.start(reason);
+        });
       this.queued = q;
       return q;
     }
@@ -147,7 +180,9 @@ export class ReloadQueue {
   }
 
   private start(reason: string): Promise<ReloadResult> {
-    const p = this.run(reason).finally(() => { if (this.running === p) this.running = undefined; });
+    const p = this.run(reason).finally(() => {
+      if (this.running === p) this.running = undefined;
+    });
     this.running = p;
     return p;
   }

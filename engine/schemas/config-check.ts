@@ -9,7 +9,10 @@ import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { configValidators } from './precompiled.ts';
 
-interface Checker { validate: ValidateFunction; schema: Record<string, unknown> }
+interface Checker {
+  validate: ValidateFunction;
+  schema: Record<string, unknown>;
+}
 
 // process-wide on purpose: validators of the step kinds' own schemas (code), by schema object, for any engine
 let ajv: Ajv2020 | undefined;
@@ -37,8 +40,9 @@ function validatorFor(schema: Record<string, unknown>): Checker {
     const full = fullSchema(schema);
     // the build carries these validators as code (build/bundle.mjs): compiling them was about
     // half the start-up CPU of a one-route engine; from the sources they compile here, once
-    const validate = (configValidators.size > 0 ? configValidators.get(schemaKey(full)) : undefined)
-      ?? (ajv ??= createAjv({ validateSchema: false })).compile(full);
+    const validate =
+      (configValidators.size > 0 ? configValidators.get(schemaKey(full)) : undefined) ??
+      (ajv ??= createAjv({ validateSchema: false })).compile(full);
     c = { validate, schema: full };
     cache.set(schema, c);
   }
@@ -52,7 +56,13 @@ function validatorFor(schema: Record<string, unknown>): Checker {
 function leafName(path: YamlPath): string {
   let i = path.length - 1;
   while (i >= 0 && typeof path[i] === 'number') i--;
-  return String(path[i] ?? '') + path.slice(i + 1).map((n) => `[${n}]`).join('');
+  return (
+    String(path[i] ?? '') +
+    path
+      .slice(i + 1)
+      .map((n) => `[${n}]`)
+      .join('')
+  );
 }
 
 function subschema(root: Record<string, unknown>, schemaPath: string): any {
@@ -63,15 +73,27 @@ function subschema(root: Record<string, unknown>, schemaPath: string): any {
   return s;
 }
 
-export function checkConfig(value: unknown, schema: Record<string, unknown>, src: YamlSource, base: YamlPath, what: string): Diagnostic[] {
+export function checkConfig(
+  value: unknown,
+  schema: Record<string, unknown>,
+  src: YamlSource,
+  base: YamlPath,
+  what: string,
+): Diagnostic[] {
   const { validate, schema: full } = validatorFor(schema);
   if (validate(value)) return [];
   const errors = (validate.errors ?? []) as ErrorObject[];
-  const specific = collapseAlternatives(errors, full, value).filter((e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword));
+  const specific = collapseAlternatives(errors, full, value).filter(
+    (e) => !['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword),
+  );
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of specific.length ? specific : errors) {
-    const rel = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const rel = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     const path = [...base, ...rel];
     let d: Diagnostic;
     switch (e.keyword) {
@@ -80,17 +102,31 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
         const parent = subschema(full, e.schemaPath);
         const allowed = Object.keys(parent?.properties ?? {});
         const s = didYouMean(key, allowed);
-        d = diagAt(src, [...path, key], `unknown key '${key}' in ${what}${s ? `; did you mean '${s}'?` : allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`, true);
+        d = diagAt(
+          src,
+          [...path, key],
+          `unknown key '${key}' in ${what}${s ? `; did you mean '${s}'?` : allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`,
+          true,
+        );
         break;
       }
       case 'minProperties':
         d = diagAt(src, path, path.length > base.length ? `'${leafName(path)}' is empty` : `${what} is empty`);
         break;
       case 'required':
-        d = diagAt(src, path, `${what} is missing required key '${(e.params as any).missingProperty}'`, path.length > base.length);
+        d = diagAt(
+          src,
+          path,
+          `${what} is missing required key '${(e.params as any).missingProperty}'`,
+          path.length > base.length,
+        );
         break;
       case 'enum':
-        d = diagAt(src, path, `${path.length ? `'${leafName(path)}'` : 'value'} must be one of: ${(e.params as any).allowedValues.join(', ')}${typeof getAt(value, rel) === 'string' ? suggestionFor(String(getAt(value, rel)), (e.params as any).allowedValues) : ''}`);
+        d = diagAt(
+          src,
+          path,
+          `${path.length ? `'${leafName(path)}'` : 'value'} must be one of: ${(e.params as any).allowedValues.join(', ')}${typeof getAt(value, rel) === 'string' ? suggestionFor(String(getAt(value, rel)), (e.params as any).allowedValues) : ''}`,
+        );
         break;
       case 'type':
         d = diagAt(src, path, `'${path.length ? leafName(path) : what}' must be ${(e.params as any).type}`);
@@ -99,7 +135,10 @@ export function checkConfig(value: unknown, schema: Record<string, unknown>, src
         d = diagAt(src, path, `'${path.length ? leafName(path) : what}' ${e.message}`);
     }
     const k = `${d.line}:${d.col}:${d.message}`;
-    if (!seen.has(k)) { seen.add(k); out.push(d); }
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(d);
+    }
   }
   return out;
 }
@@ -119,17 +158,25 @@ function collapseAlternatives(errors: ErrorObject[], root: Record<string, unknow
     const keys = requiredAlternatives(subschema(root, `${prefix}x`));
     const at = getAt(value, pointer(alt.instancePath));
     if (branch.length === 0 && keys && alt.keyword === 'oneOf' && at && typeof at === 'object' && !Array.isArray(at)) {
-      out = out.map((e) => (e === alt ? { ...alt, keyword: 'alternatives', message: `takes only one of ${keys.map((k) => `'${k}'`).join(', ')}` } : e));
+      out = out.map((e) =>
+        e === alt
+          ? { ...alt, keyword: 'alternatives', message: `takes only one of ${keys.map((k) => `'${k}'`).join(', ')}` }
+          : e,
+      );
       continue;
     }
     if (branch.length === 0) continue;
     const deeper = branch.some((e) => e.instancePath.length > alt.instancePath.length);
     const shallow = branch.filter((e) => e.instancePath === alt.instancePath);
-    if (deeper) { out = out.filter((e) => !shallow.includes(e)); continue; }
+    if (deeper) {
+      out = out.filter((e) => !shallow.includes(e));
+      continue;
+    }
     // none of the keys one of which is required: "needs 'expression' or 'file'", not ajv's wording twice
-    const message = keys && shallow.every((e) => e.keyword === 'required')
-      ? `needs ${keys.map((k) => `'${k}'`).join(' or ')}`
-      : `must be ${[...new Set(shallow.map((e) => describeBranch(e, subschema(root, e.schemaPath))))].join(' or ')}`;
+    const message =
+      keys && shallow.every((e) => e.keyword === 'required')
+        ? `needs ${keys.map((k) => `'${k}'`).join(' or ')}`
+        : `must be ${[...new Set(shallow.map((e) => describeBranch(e, subschema(root, e.schemaPath))))].join(' or ')}`;
     const merged: ErrorObject = { ...alt, keyword: 'alternatives', message };
     out = out.filter((e) => !shallow.includes(e)).map((e) => (e === alt ? merged : e));
   }
@@ -139,13 +186,21 @@ function collapseAlternatives(errors: ErrorObject[], root: Record<string, unknow
 /** The keys of alternatives that each only require one key (`[{required: [a]}, {required: [b]}]`), else undefined. */
 function requiredAlternatives(branches: unknown): string[] | undefined {
   if (!Array.isArray(branches) || branches.length < 2) return undefined;
-  const keys = branches.map((b) => (b && Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.length === 1 ? String(b.required[0]) : undefined));
+  const keys = branches.map((b) =>
+    b && Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.length === 1
+      ? String(b.required[0])
+      : undefined,
+  );
   return keys.every((k) => k !== undefined) ? (keys as string[]) : undefined;
 }
 
 /** A JSON pointer (ajv's instancePath) as a path of keys and indexes. */
 function pointer(instancePath: string): (string | number)[] {
-  return instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
 /** What one alternative wants, from its schema where it says more than the failed keyword. */
@@ -154,11 +209,16 @@ function describeBranch(e: ErrorObject, branch: Record<string, any> | undefined)
   if (Array.isArray(branch?.enum)) return `one of: ${branch.enum.join(', ')}`;
   const p = e.params as Record<string, any>;
   switch (e.keyword) {
-    case 'type': return String(p.type);
-    case 'enum': return `one of: ${(p.allowedValues as unknown[]).join(', ')}`;
-    case 'const': return `'${String(p.allowedValue)}'`;
-    case 'pattern': return `a string matching ${String(p.pattern)}`;
-    default: return String(e.message);
+    case 'type':
+      return String(p.type);
+    case 'enum':
+      return `one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `'${String(p.allowedValue)}'`;
+    case 'pattern':
+      return `a string matching ${String(p.pattern)}`;
+    default:
+      return String(e.message);
   }
 }
 

@@ -28,16 +28,39 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = '
     let field = prefix + e.instancePath;
     let message = e.message ?? 'is invalid';
     switch (e.keyword) {
-      case 'required': field += `/${(e.params as any).missingProperty}`; message = 'is required'; break;
-      case 'additionalProperties': field += `/${(e.params as any).additionalProperty}`; message = 'is not allowed'; break;
-      case 'unevaluatedProperties': field += `/${(e.params as any).unevaluatedProperty}`; message = 'is not allowed'; break;
-      case 'enum': message = `must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`; break;
-      case 'const': message = `must be ${JSON.stringify((e.params as any).allowedValue)}`; break;
-      case 'format': message = FORMAT_MESSAGES[(e.params as any).format] ?? `must match format "${(e.params as any).format}"`; break;
-      case 'type': message = `must be of type ${(e.params as any).type}`; break;
-      default: break;
+      case 'required':
+        field += `/${(e.params as any).missingProperty}`;
+        message = 'is required';
+        break;
+      case 'additionalProperties':
+        field += `/${(e.params as any).additionalProperty}`;
+        message = 'is not allowed';
+        break;
+      case 'unevaluatedProperties':
+        field += `/${(e.params as any).unevaluatedProperty}`;
+        message = 'is not allowed';
+        break;
+      case 'enum':
+        message = `must be one of ${(e.params as any).allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+        break;
+      case 'const':
+        message = `must be ${JSON.stringify((e.params as any).allowedValue)}`;
+        break;
+      case 'format':
+        message = FORMAT_MESSAGES[(e.params as any).format] ?? `must match format "${(e.params as any).format}"`;
+        break;
+      case 'type':
+        message = `must be of type ${(e.params as any).type}`;
+        break;
+      default:
+        break;
     }
-    if (e.schema && typeof e.parentSchema === 'object' && (e.parentSchema as any)?.errorMessage && typeof (e.parentSchema as any).errorMessage === 'string') {
+    if (
+      e.schema &&
+      typeof e.parentSchema === 'object' &&
+      (e.parentSchema as any)?.errorMessage &&
+      typeof (e.parentSchema as any).errorMessage === 'string'
+    ) {
       message = (e.parentSchema as any).errorMessage;
     }
     const key = `${field}|${message}`;

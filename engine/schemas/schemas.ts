@@ -27,7 +27,8 @@ const RAW_TEXT_KEYWORD = 'x-raw-text';
  */
 const UNSAFE_TEXT = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
-const UNSAFE_TEXT_MESSAGE = 'must not contain control, invisible or bidirectional formatting characters, line separators or unpaired surrogates';
+const UNSAFE_TEXT_MESSAGE =
+  'must not contain control, invisible or bidirectional formatting characters, line separators or unpaired surrogates';
 
 /** True when a string or object key anywhere in `value` breaks the text rule (no allocation per string). */
 export function hasUnsafeText(value: unknown): boolean {
@@ -58,7 +59,10 @@ export function hasUnsafeText(value: unknown): boolean {
 }
 
 /** A path as a linked list from the leaf, so walking a deep value does not copy paths. */
-interface PathNode { key: string; parent: PathNode | undefined }
+interface PathNode {
+  key: string;
+  parent: PathNode | undefined;
+}
 
 function segments(node: PathNode | undefined): string[] {
   const out: string[] = [];
@@ -97,7 +101,11 @@ const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g
  */
 export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
-    allErrors: true, strict: false, useDefaults: false, coerceTypes: false, validateSchema: o.validateSchema ?? true,
+    allErrors: true,
+    strict: false,
+    useDefaults: false,
+    coerceTypes: false,
+    validateSchema: o.validateSchema ?? true,
     // standalone: keeps each validator's source, for code written at build time (cli/precompile.ts).
     // Otherwise no optimizing pass over the generated code: it took 40 % of compiling every shipped
     // route's schema files at start-up (quadratic name counting) and V8 drops the same dead code anyway
@@ -125,7 +133,9 @@ export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
  * for the first schema file of a project: ajv checks schema files as before, without that compile.
  */
 function withPrecompiledMetaSchema(ajv: Ajv2020): Ajv2020 {
-  const env = (ajv as unknown as { schemas: Record<string, { validate?: ValidateFunction } | undefined> }).schemas[META_SCHEMA_ID];
+  const env = (ajv as unknown as { schemas: Record<string, { validate?: ValidateFunction } | undefined> }).schemas[
+    META_SCHEMA_ID
+  ];
   if (metaSchemaValidator && env) env.validate = metaSchemaValidator;
   return ajv;
 }
@@ -139,7 +149,10 @@ export class SchemaStore {
     if (!c) {
       const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       // $id lets schemas $ref each other; the file path is the fallback id.
-      const validate = schema.$id && this.ajv.getSchema(String(schema.$id)) ? this.ajv.getSchema(String(schema.$id))! : this.ajv.compile(schema);
+      const validate =
+        schema.$id && this.ajv.getSchema(String(schema.$id))
+          ? this.ajv.getSchema(String(schema.$id))!
+          : this.ajv.compile(schema);
       c = { validate, schema };
       this.byFile.set(file, c);
     }
@@ -159,7 +172,8 @@ export class SchemaStore {
     if (!hasUnsafeText(data)) return undefined;
     const errors: FieldError[] = [];
     for (const path of unsafeTextPaths(data)) {
-      if (!this.rawTextAt(schema, path)) errors.push({ field: prefix + pointer(path) || '/', message: UNSAFE_TEXT_MESSAGE });
+      if (!this.rawTextAt(schema, path))
+        errors.push({ field: prefix + pointer(path) || '/', message: UNSAFE_TEXT_MESSAGE });
     }
     return errors.length > 0 ? errors : undefined;
   }
@@ -178,7 +192,10 @@ export class SchemaStore {
         let named = !!props && Object.prototype.hasOwnProperty.call(props, seg);
         if (named) next.push([props![seg] as Schema, res]);
         for (const [re, sub] of Object.entries((s.patternProperties ?? {}) as Record<string, Schema>)) {
-          if (new RegExp(re, 'u').test(seg)) { next.push([sub, res]); named = true; }
+          if (new RegExp(re, 'u').test(seg)) {
+            next.push([sub, res]);
+            named = true;
+          }
         }
         if (!named && isSchema(s.additionalProperties)) next.push([s.additionalProperties, res]);
         if (/^\d+$/.test(seg)) {
@@ -202,7 +219,8 @@ export class SchemaStore {
       seen.add(s);
       out.push([s, resource]);
       const res = typeof s.$id === 'string' ? s : resource;
-      for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const x of s[k] as Schema[]) queue.push([x, res]);
+      for (const k of ['allOf', 'anyOf', 'oneOf'])
+        if (Array.isArray(s[k])) for (const x of s[k] as Schema[]) queue.push([x, res]);
       for (const k of ['if', 'then', 'else']) if (isSchema(s[k])) queue.push([s[k] as Schema, res]);
       if (typeof s.$ref === 'string') {
         const target = this.resolveRef(s.$ref, res);
@@ -224,7 +242,10 @@ export class SchemaStore {
     }
     let target: unknown = res;
     for (const seg of fragment.split('/').slice(1)) {
-      target = isSchema(target) || Array.isArray(target) ? (target as any)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+      target =
+        isSchema(target) || Array.isArray(target)
+          ? (target as any)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')]
+          : undefined;
     }
     return isSchema(target) ? [target, res] : undefined;
   }

@@ -24,7 +24,16 @@ import type { CompileContext } from '../pipeline/compile-context.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
 import { PlatformError } from '../core/errors.ts';
-import { parseAmqpUrl, redactUrl, messageIdString, bodyOf, contentId, settle, type AmqpAddress, type Outcome } from '../amqp/rhea-util.ts';
+import {
+  parseAmqpUrl,
+  redactUrl,
+  messageIdString,
+  bodyOf,
+  contentId,
+  settle,
+  type AmqpAddress,
+  type Outcome,
+} from '../amqp/rhea-util.ts';
 
 type Num = number | string;
 type Bool = boolean | string;
@@ -44,7 +53,11 @@ interface AmqpConfig {
   'drain-timeout'?: Num;
 }
 
-interface Backoff { delay: number; maxDelay: number; multiplier: number }
+interface Backoff {
+  delay: number;
+  maxDelay: number;
+  multiplier: number;
+}
 
 interface Compiled {
   url: string;
@@ -63,7 +76,12 @@ interface Compiled {
   credentials: string;
 }
 
-const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
+const num = {
+  anyOf: [
+    { type: 'number', minimum: 0 },
+    { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+  ],
+};
 const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
 const backoffSchema = (what: string, d: Backoff) => ({
   type: 'object',
@@ -82,11 +100,14 @@ const toBackoff = (c: AmqpConfig['reconnect'], d: Backoff): Backoff => ({
   maxDelay: c?.['max-delay'] !== undefined ? Number(c['max-delay']) : d.maxDelay,
   multiplier: c?.multiplier !== undefined ? Number(c.multiplier) : d.multiplier,
 });
-const nextDelay = (b: Backoff, attempt: number) => Math.min(b.maxDelay, b.delay * Math.pow(b.multiplier > 0 ? b.multiplier : 1, Math.max(0, attempt - 1)));
+const nextDelay = (b: Backoff, attempt: number) =>
+  Math.min(b.maxDelay, b.delay * Math.pow(b.multiplier > 0 ? b.multiplier : 1, Math.max(0, attempt - 1)));
 
 /** Parses `q1>route-a, q2>route-b` (commas or newlines); the last `>` splits queue and route. */
 export function parseMapping(mapping: string | string[]): { queue: string; route: string }[] {
-  const entries = (Array.isArray(mapping) ? mapping : String(mapping).split(/[,\n]/)).map((e) => String(e).trim()).filter(Boolean);
+  const entries = (Array.isArray(mapping) ? mapping : String(mapping).split(/[,\n]/))
+    .map((e) => String(e).trim())
+    .filter(Boolean);
   return entries.map((e) => {
     const i = e.lastIndexOf('>');
     const queue = i > 0 ? e.slice(0, i).trim() : '';
@@ -98,33 +119,63 @@ export function parseMapping(mapping: string | string[]): { queue: string; route
 
 export default defineSource<AmqpConfig>({
   kind: 'amqp',
-  description: 'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, rejects it on a permanent one.',
+  description:
+    'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, rejects it on a permanent one.',
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['url', 'mapping'],
     properties: {
-      provider: { const: 'amqp', default: 'amqp', description: "listener provider (source.provider); only 'amqp' (AMQP 1.0)" },
-      url: { type: 'string', description: 'broker URL, amqp://host[:port] or amqps://host[:port] (amqp.connection.url)' },
-      username: { type: 'string', description: 'SASL PLAIN user name (amqp.connection.username); anonymous when absent' },
+      provider: {
+        const: 'amqp',
+        default: 'amqp',
+        description: "listener provider (source.provider); only 'amqp' (AMQP 1.0)",
+      },
+      url: {
+        type: 'string',
+        description: 'broker URL, amqp://host[:port] or amqps://host[:port] (amqp.connection.url)',
+      },
+      username: {
+        type: 'string',
+        description: 'SASL PLAIN user name (amqp.connection.username); anonymous when absent',
+      },
       password: { type: 'string', description: 'SASL PLAIN password (amqp.connection.password); never logged' },
       mapping: {
         anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
-        description: '<queue_name>><route_identifier> entries, comma separated (source.queue.route.mapping); this route consumes the queues mapped to its id',
+        description:
+          '<queue_name>><route_identifier> entries, comma separated (source.queue.route.mapping); this route consumes the queues mapped to its id',
       },
       consumers: { ...num, default: 1, description: 'receiver links per queue (source.concurrent.threads)' },
       prefetch: { ...num, default: 1, description: 'credit per receiver link: messages in flight per consumer' },
-      transacted: { ...bool, default: true, description: 'accept only after the route succeeded (inbound.listener.transacted); false accepts on arrival (at most once)' },
-      content: { enum: ['json', 'text'], default: 'json', description: 'json: the body is parsed and a message that is not JSON is rejected; text: the body is a string' },
+      transacted: {
+        ...bool,
+        default: true,
+        description:
+          'accept only after the route succeeded (inbound.listener.transacted); false accepts on arrival (at most once)',
+      },
+      content: {
+        enum: ['json', 'text'],
+        default: 'json',
+        description: 'json: the body is parsed and a message that is not JSON is rejected; text: the body is a string',
+      },
       reconnect: backoffSchema('pause between connection attempts', { delay: 1000, maxDelay: 30_000, multiplier: 2 }),
-      'release-backoff': backoffSchema('pause of a consumer after a release', { delay: 500, maxDelay: 15_000, multiplier: 2 }),
-      'drain-timeout': { ...num, default: 10_000, description: 'at shutdown, time given to messages in flight to finish, ms' },
+      'release-backoff': backoffSchema('pause of a consumer after a release', {
+        delay: 500,
+        maxDelay: 15_000,
+        multiplier: 2,
+      }),
+      'drain-timeout': {
+        ...num,
+        default: 10_000,
+        description: 'at shutdown, time given to messages in flight to finish, ms',
+      },
     },
   },
   compile(cfg, ctx) {
     // lint runs without simulators: their URLs are stand-ins (http://127.0.0.1:9/<name>), and
     // environmental keys may be unset (<unresolved:key>); both are checked when the engine runs
-    const standIn = ctx.services.lintOnly && (/^<unresolved:/.test(cfg.url) || /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
+    const standIn =
+      ctx.services.lintOnly && (/^<unresolved:/.test(cfg.url) || /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
     let address: AmqpAddress | undefined;
     if (!standIn) {
       try {
@@ -141,12 +192,19 @@ export default defineSource<AmqpConfig>({
     }
     const queues = entries.filter((e) => e.route === ctx.route.id).map((e) => e.queue);
     if (!queues.length) {
-      ctx.fail(`the mapping maps no queue to this route '${ctx.route.id}'${named(ctx.propertiesAt(['mapping']))}; entries: ${entries.map((e) => `${e.queue}>${e.route}`).join(', ') || 'none'}`, ['mapping']);
+      ctx.fail(
+        `the mapping maps no queue to this route '${ctx.route.id}'${named(ctx.propertiesAt(['mapping']))}; entries: ${entries.map((e) => `${e.queue}>${e.route}`).join(', ') || 'none'}`,
+        ['mapping'],
+      );
     }
     const consumers = Number(cfg.consumers ?? 1);
-    if (!Number.isInteger(consumers) || consumers < 1) ctx.fail(`consumers must be an integer >= 1, got ${cfg.consumers}${named(ctx.propertiesAt(['consumers']))}`, ['consumers']);
+    if (!Number.isInteger(consumers) || consumers < 1)
+      ctx.fail(`consumers must be an integer >= 1, got ${cfg.consumers}${named(ctx.propertiesAt(['consumers']))}`, [
+        'consumers',
+      ]);
     const prefetch = Number(cfg.prefetch ?? 1);
-    if (!Number.isInteger(prefetch) || prefetch < 1) ctx.fail(`prefetch must be an integer >= 1, got ${cfg.prefetch}`, ['prefetch']);
+    if (!Number.isInteger(prefetch) || prefetch < 1)
+      ctx.fail(`prefetch must be an integer >= 1, got ${cfg.prefetch}`, ['prefetch']);
     if (cfg.password && !cfg.username && !address?.username) ctx.fail('a password needs a username', ['password']);
     const compiled: Compiled = {
       url: cfg.url,
@@ -231,13 +289,19 @@ class AmqpConsumer {
   private readonly abort = new AbortController();
   private readonly where: string;
 
-  constructor(private route: CompiledRoute, private readonly c: Compiled, private readonly host: SourceHost, rhea: typeof import('rhea')) {
+  constructor(
+    private route: CompiledRoute,
+    private readonly c: Compiled,
+    private readonly host: SourceHost,
+    rhea: typeof import('rhea'),
+  ) {
     this.container = rhea.create_container({ id: `engine-${route.id}-${process.pid}` });
     // errors are handled per connection; never let rhea throw an unhandled 'error' event
     this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));
     this.log = host.services.logger.child({ route: route.id, source: 'amqp' });
     this.where = redactUrl(c.url);
-    for (const queue of c.queues) for (let i = 0; i < c.consumers; i++) this.slots.push({ queue, index: i, inFlight: 0, releases: 0 });
+    for (const queue of c.queues)
+      for (let i = 0; i < c.consumers; i++) this.slots.push({ queue, index: i, inFlight: 0, releases: 0 });
   }
 
   get ready(): boolean {
@@ -270,15 +334,22 @@ class AmqpConsumer {
     } as never);
     this.conn = conn;
     conn.on('connection_open', () => {
-      if (this.attempt > 0) this.log.info({ broker: this.where, attempts: this.attempt }, 'AMQP connection re-established');
+      if (this.attempt > 0)
+        this.log.info({ broker: this.where, attempts: this.attempt }, 'AMQP connection re-established');
       else this.log.info({ broker: this.where, queues: this.c.queues, consumers: this.c.consumers }, 'AMQP connected');
       this.attempt = 0;
       for (const s of this.slots) this.openReceiver(conn, s);
     });
     conn.on('connection_error', (ctx: EventContext) => {
-      this.lastError = describeAmqpError((ctx as { error?: unknown }).error ?? ctx.connection.error, this.c.username, this.c.credentials);
+      this.lastError = describeAmqpError(
+        (ctx as { error?: unknown }).error ?? ctx.connection.error,
+        this.c.username,
+        this.c.credentials,
+      );
     });
-    conn.on('connection_close', () => { /* followed by disconnected */ });
+    conn.on('connection_close', () => {
+      /* followed by disconnected */
+    });
     conn.on('error', (ctx: EventContext) => {
       this.lastError = errText((ctx as { error?: unknown }).error ?? ctx.connection.error);
     });
@@ -286,15 +357,23 @@ class AmqpConsumer {
       if (this.conn !== conn) return;
       for (const s of this.slots) {
         s.receiver = undefined;
-        if (s.paused) { clearTimeout(s.paused); s.paused = undefined; }
+        if (s.paused) {
+          clearTimeout(s.paused);
+          s.paused = undefined;
+        }
       }
       if (this.closing) return;
       const reason = this.lastError ?? errText((ctx as { error?: unknown }).error) ?? 'connection closed';
       this.attempt++;
       const delay = nextDelay(this.c.reconnect, this.attempt);
-      this.log.warn({ broker: this.where, attempt: this.attempt, retryInMs: delay, reason, inFlight: this.inFlight },
-        `AMQP connection to ${this.where} failed: ${reason}; retrying in ${delay} ms`);
-      this.timer = setTimeout(() => { this.timer = undefined; this.connect(); }, delay);
+      this.log.warn(
+        { broker: this.where, attempt: this.attempt, retryInMs: delay, reason, inFlight: this.inFlight },
+        `AMQP connection to ${this.where} failed: ${reason}; retrying in ${delay} ms`,
+      );
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.connect();
+      }, delay);
       this.timer.unref?.();
     });
   }
@@ -365,7 +444,8 @@ class AmqpConsumer {
       } else body = b.value;
       if (!outcome) {
         const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(message.application_properties ?? {})) headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
+        for (const [k, v] of Object.entries(message.application_properties ?? {}))
+          headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
         if (message.content_type) headers['content-type'] = String(message.content_type);
         const ex = createExchange({
           routeId: this.route.id,
@@ -380,7 +460,8 @@ class AmqpConsumer {
             subject: message.subject,
             contentType: message.content_type,
             correlationId: messageIdString(message.correlation_id),
-            creationTime: message.creation_time instanceof Date ? message.creation_time.toISOString() : message.creation_time,
+            creationTime:
+              message.creation_time instanceof Date ? message.creation_time.toISOString() : message.creation_time,
           },
           log,
           signal: this.abort.signal,
@@ -410,23 +491,44 @@ class AmqpConsumer {
     this.finish(s, receiver, delivery, outcome!, reason, log, redelivered);
   }
 
-  private finish(s: Slot, receiver: Receiver, delivery: NonNullable<EventContext['delivery']>, o: Outcome, reason: string | undefined, log: Logger, redelivered: boolean): void {
+  private finish(
+    s: Slot,
+    receiver: Receiver,
+    delivery: NonNullable<EventContext['delivery']>,
+    o: Outcome,
+    reason: string | undefined,
+    log: Logger,
+    redelivered: boolean,
+  ): void {
     const { metrics } = this.host.services;
     if (this.c.transacted) {
       const done = settle(delivery, o);
       metrics.messages.inc({ route: this.route.id, queue: s.queue, outcome: done ? o.outcome : 'unsettled' });
-      if (!done) log.warn({ outcome: o.outcome }, 'the AMQP link closed before the message was settled: the broker redelivers it');
+      if (!done)
+        log.warn(
+          { outcome: o.outcome },
+          'the AMQP link closed before the message was settled: the broker redelivers it',
+        );
       else if (o.outcome === 'rejected') log.error({ reason, redelivered }, `message rejected: ${reason}`);
-      else if (o.outcome === 'released') log.warn({ reason, redelivered }, `message released for redelivery: ${reason}`);
+      else if (o.outcome === 'released')
+        log.warn({ reason, redelivered }, `message released for redelivery: ${reason}`);
     } else {
-      metrics.messages.inc({ route: this.route.id, queue: s.queue, outcome: o.outcome === 'accepted' ? 'accepted' : 'lost' });
-      if (o.outcome !== 'accepted') log.error({ reason }, `message dropped (transacted=false, accepted on arrival): ${reason}`);
+      metrics.messages.inc({
+        route: this.route.id,
+        queue: s.queue,
+        outcome: o.outcome === 'accepted' ? 'accepted' : 'lost',
+      });
+      if (o.outcome !== 'accepted')
+        log.error({ reason }, `message dropped (transacted=false, accepted on arrival): ${reason}`);
     }
     if (o.outcome === 'released' && this.c.transacted) {
       s.releases++;
       const delay = nextDelay(this.c.releaseBackoff, s.releases);
       if (!s.paused && s.receiver === receiver && !this.closing) {
-        s.paused = setTimeout(() => { s.paused = undefined; this.topUp(s); }, delay);
+        s.paused = setTimeout(() => {
+          s.paused = undefined;
+          this.topUp(s);
+        }, delay);
         s.paused.unref?.();
       }
     } else {
@@ -439,14 +541,21 @@ class AmqpConsumer {
   async close(): Promise<void> {
     this.closing = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const s of this.slots) if (s.paused) { clearTimeout(s.paused); s.paused = undefined; }
+    for (const s of this.slots)
+      if (s.paused) {
+        clearTimeout(s.paused);
+        s.paused = undefined;
+      }
     // messages in flight finish (and are settled) first; past the timeout they are abandoned
     // unsettled, which the broker redelivers
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, this.c.drainTimeout);
         t.unref?.();
-        this.drained = () => { clearTimeout(t); resolve(); };
+        this.drained = () => {
+          clearTimeout(t);
+          resolve();
+        };
       });
     }
     this.abort.abort();
@@ -455,8 +564,14 @@ class AmqpConsumer {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 2000);
         t.unref?.();
-        conn.once('connection_close', () => { clearTimeout(t); resolve(); });
-        conn.once('disconnected', () => { clearTimeout(t); resolve(); });
+        conn.once('connection_close', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        conn.once('disconnected', () => {
+          clearTimeout(t);
+          resolve();
+        });
         conn.close();
       });
     }
@@ -480,7 +595,9 @@ function errText(e: unknown): string | undefined {
  * the credentials are set (`credentials`: what credentialSources found).
  */
 function describeAmqpError(
-  e: unknown, username?: string, credentials = 'from.amqp.username / from.amqp.password',
+  e: unknown,
+  username?: string,
+  credentials = 'from.amqp.username / from.amqp.password',
 ): string {
   const t = errText(e) ?? 'unknown error';
   if (/authenticat|sasl|unauthorized-access|access.refused|not.allowed.*login/i.test(t)) {

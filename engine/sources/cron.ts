@@ -11,7 +11,12 @@ import { runRoute } from '../pipeline/route.ts';
 /** node-cron, loaded by the first cron route rather than by every engine start. */
 const nodeCron = (): typeof import('node-cron').default => createRequire(import.meta.url)('node-cron');
 
-interface CronConfig { schedule: string; timezone?: string; body?: unknown; enabled?: boolean | string }
+interface CronConfig {
+  schedule: string;
+  timezone?: string;
+  body?: unknown;
+  enabled?: boolean | string;
+}
 
 export default defineSource<CronConfig>({
   kind: 'cron',
@@ -22,9 +27,16 @@ export default defineSource<CronConfig>({
     required: ['schedule'],
     properties: {
       schedule: { type: 'string', description: 'cron expression, e.g. "*/30 * * * * *" (every 30 s)' },
-      timezone: { type: 'string', description: 'IANA time zone the schedule is read in, e.g. Europe/Amsterdam (default: the process time zone)' },
+      timezone: {
+        type: 'string',
+        description: 'IANA time zone the schedule is read in, e.g. Europe/Amsterdam (default: the process time zone)',
+      },
       body: { description: 'body of each run' },
-      enabled: { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }], default: true, description: 'false: the route loads but never runs (e.g. switched off per environment from values)' },
+      enabled: {
+        anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }],
+        default: true,
+        description: 'false: the route loads but never runs (e.g. switched off per environment from values)',
+      },
     },
   },
   compile(cfg, ctx) {
@@ -37,22 +49,35 @@ export default defineSource<CronConfig>({
     const { logger, metrics } = host.services;
     let running = false;
     let current = route;
-    const task = nodeCron().schedule(cfg.schedule, async () => {
-      if (running) return;
-      running = true;
-      const r = current;
-      const correlationId = randomUUID();
-      const ex = createExchange({ routeId: r.id, correlationId, body: structuredClone(cfg.body), log: logger.child({ route: r.id, correlationId }) });
-      try {
-        const out = await runRoute(r, ex, metrics);
-        metrics.requests.inc({ route: r.id, status: String(out.error ? out.error.status : ex.status) });
-      } finally {
-        running = false;
-      }
-    }, { timezone: cfg.timezone });
+    const task = nodeCron().schedule(
+      cfg.schedule,
+      async () => {
+        if (running) return;
+        running = true;
+        const r = current;
+        const correlationId = randomUUID();
+        const ex = createExchange({
+          routeId: r.id,
+          correlationId,
+          body: structuredClone(cfg.body),
+          log: logger.child({ route: r.id, correlationId }),
+        });
+        try {
+          const out = await runRoute(r, ex, metrics);
+          metrics.requests.inc({ route: r.id, status: String(out.error ? out.error.status : ex.status) });
+        } finally {
+          running = false;
+        }
+      },
+      { timezone: cfg.timezone },
+    );
     return {
-      stop: () => { task.stop(); },
-      retarget: (r) => { current = r; },
+      stop: () => {
+        task.stop();
+      },
+      retarget: (r) => {
+        current = r;
+      },
     };
   },
 });

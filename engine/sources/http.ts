@@ -22,11 +22,29 @@ export default defineSource<HttpSourceConfig>({
     additionalProperties: false,
     required: ['path'],
     properties: {
-      method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST', description: 'HTTP method the route answers' },
-      path: { type: 'string', pattern: '^/', description: 'path with {name} parameters (in `params`), e.g. /payments/{externalReferenceNo}/cancel' },
-      'content-type': { enum: ['json', 'any'], default: 'json', description: 'json: requests with a body must be application/json (415 otherwise)' },
+      method: {
+        enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        default: 'POST',
+        description: 'HTTP method the route answers',
+      },
+      path: {
+        type: 'string',
+        pattern: '^/',
+        description: 'path with {name} parameters (in `params`), e.g. /payments/{externalReferenceNo}/cancel',
+      },
+      'content-type': {
+        enum: ['json', 'any'],
+        default: 'json',
+        description: 'json: requests with a body must be application/json (415 otherwise)',
+      },
       'body-limit': { type: 'integer', minimum: 1, description: 'bytes (default: the engine setting, 1 MiB)' },
-      status: { type: 'integer', minimum: 200, maximum: 299, default: 200, description: 'status of a successful answer' },
+      status: {
+        type: 'integer',
+        minimum: 200,
+        maximum: 299,
+        default: 200,
+        description: 'status of a successful answer',
+      },
       summary: { type: 'string', description: 'one line for OpenAPI' },
       'raw-body': { type: 'boolean', default: false, description: 'keep the raw body bytes (webhook signatures)' },
     },

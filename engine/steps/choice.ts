@@ -7,8 +7,15 @@ import { isPromise, type Expression } from '../expressions/expressions.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { truthy } from './truthy.ts';
 
-interface Branch { condition: string; steps: unknown[]; stop?: boolean }
-interface ChoiceConfig { when: Branch[]; otherwise?: unknown[] }
+interface Branch {
+  condition: string;
+  steps: unknown[];
+  stop?: boolean;
+}
+interface ChoiceConfig {
+  when: Branch[];
+  otherwise?: unknown[];
+}
 
 const stepsRef = { type: 'array', items: { $ref: '#/$defs/step' } };
 
@@ -31,7 +38,11 @@ export default defineStep<ChoiceConfig>({
           properties: {
             condition: { type: 'string', description: 'JSONata; truthy selects the branch' },
             steps: { ...stepsRef, description: 'run when the condition is truthy' },
-            stop: { type: 'boolean', default: false, description: 'end the route after this branch: the exchange answers with what it has' },
+            stop: {
+              type: 'boolean',
+              default: false,
+              description: 'end the route after this branch: the exchange answers with what it has',
+            },
           },
         },
       },
@@ -44,11 +55,16 @@ export default defineStep<ChoiceConfig>({
       pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing),
       b.stop === true,
     ]);
-    const otherwise: Pipeline | undefined = cfg.otherwise ? pipeline(ctx.steps(cfg.otherwise, ['otherwise']), ctx.services.tracing) : undefined;
+    const otherwise: Pipeline | undefined = cfg.otherwise
+      ? pipeline(ctx.steps(cfg.otherwise, ['otherwise']), ctx.services.tracing)
+      : undefined;
     const runBranch = (ex: Exchange, p: Pipeline, stop: boolean): void | Promise<void> => {
       const r = p(ex);
       if (!stop) return r;
-      if (isPromise(r)) return r.then(() => { ex.stopped = true; });
+      if (isPromise(r))
+        return r.then(() => {
+          ex.stopped = true;
+        });
       ex.stopped = true;
     };
     const pick = (ex: Exchange, from: number): void | Promise<void> => {

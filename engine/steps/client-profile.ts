@@ -25,11 +25,16 @@ export function mergeSettings(base: Settings, over: Settings): Settings {
   for (const k of MAPS) {
     if (!base[k] || !over[k]) continue;
     const names = new Set(Object.keys(over[k]).map((h) => h.toLowerCase()));
-    out[k] = { ...Object.fromEntries(Object.entries(base[k]).filter(([h]) => !names.has(h.toLowerCase()))), ...over[k] };
+    out[k] = {
+      ...Object.fromEntries(Object.entries(base[k]).filter(([h]) => !names.has(h.toLowerCase()))),
+      ...over[k],
+    };
   }
   for (const k of OBJECTS) if (base[k] && over[k]) out[k] = { ...base[k], ...over[k] };
   if (base['forward-headers'] && over['forward-headers']) {
-    out['forward-headers'] = [...new Set([...base['forward-headers'], ...over['forward-headers']].map((h: string) => h.toLowerCase()))];
+    out['forward-headers'] = [
+      ...new Set([...base['forward-headers'], ...over['forward-headers']].map((h: string) => h.toLowerCase())),
+    ];
   }
   return out;
 }

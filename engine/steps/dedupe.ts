@@ -13,7 +13,12 @@ import { storeFor } from '../store/store-for.ts';
 import type { Claim } from '../store/store.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 
-interface DedupeConfig { key: string; ttl?: number | string; 'max-keys'?: number; reply?: unknown }
+interface DedupeConfig {
+  key: string;
+  ttl?: number | string;
+  'max-keys'?: number;
+  reply?: unknown;
+}
 
 export default defineStep<DedupeConfig>({
   kind: 'dedupe',
@@ -24,15 +29,29 @@ export default defineStep<DedupeConfig>({
     required: ['key'],
     properties: {
       key: { type: 'string', description: 'JSONata giving the deduplication key' },
-      ttl: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 86400, description: 'seconds a processed key is remembered' },
-      'max-keys': { type: 'integer', minimum: 1, default: 100000, description: 'most keys this step remembers; past it, the oldest are forgotten first' },
+      ttl: {
+        anyOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^\\d+$' },
+        ],
+        default: 86400,
+        description: 'seconds a processed key is remembered',
+      },
+      'max-keys': {
+        type: 'integer',
+        minimum: 1,
+        default: 100000,
+        description: 'most keys this step remembers; past it, the oldest are forgotten first',
+      },
       reply: { default: { status: 'duplicate' }, description: 'body answered for a duplicate' },
     },
   },
   compile(cfg, ctx) {
     const key = ctx.expr(cfg.key, ['key']);
     const claims = storeFor(ctx.services).claims({
-      namespace: ctx.route.id, ttlMs: Number(cfg.ttl ?? 86400) * 1000, maxKeys: cfg['max-keys'] ?? 100_000,
+      namespace: ctx.route.id,
+      ttlMs: Number(cfg.ttl ?? 86400) * 1000,
+      maxKeys: cfg['max-keys'] ?? 100_000,
     });
     const reply = cfg.reply ?? { status: 'duplicate' };
     const decide = (ex: Exchange, id: string, c: Claim): void => {
@@ -42,16 +61,34 @@ export default defineStep<DedupeConfig>({
         ex.stopped = true;
         return;
       }
-      if (c.state === 'busy') throw new PlatformError({ kind: 'conflict', code: CODE.conflict, detail: 'the same input is being processed; retry later', headers: { 'Retry-After': '5' }, transient: true });
+      if (c.state === 'busy')
+        throw new PlatformError({
+          kind: 'conflict',
+          code: CODE.conflict,
+          detail: 'the same input is being processed; retry later',
+          headers: { 'Retry-After': '5' },
+          transient: true,
+        });
       (ex.completions ??= []).push((error) => {
         // the exchange already answered: a store failure here is logged; the claim then expires
         // (inFlightTimeout) and a redelivery is processed again, with the same event id
         const r = error ? claims.release(id, c.token) : claims.complete(id, c.token);
-        if (isPromise(r)) r.catch((e) => ex.log.warn({ key: id, err: { message: (e as Error).message } }, error ? 'dedupe: claim not released' : 'dedupe: key not marked done'));
+        if (isPromise(r))
+          r.catch((e) =>
+            ex.log.warn(
+              { key: id, err: { message: (e as Error).message } },
+              error ? 'dedupe: claim not released' : 'dedupe: key not marked done',
+            ),
+          );
       });
     };
     const check = (ex: Exchange, k: unknown): void | Promise<void> => {
-      if (k === undefined || k === null || k === '') throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: `deduplication key is missing (${cfg.key})` });
+      if (k === undefined || k === null || k === '')
+        throw new PlatformError({
+          kind: 'validation',
+          code: CODE.validation,
+          detail: `deduplication key is missing (${cfg.key})`,
+        });
       const id = String(k);
       let c: Claim | Promise<Claim>;
       try {
@@ -59,7 +96,13 @@ export default defineStep<DedupeConfig>({
       } catch (e) {
         throw unavailable(e);
       }
-      if (isPromise(c)) return c.then((r) => decide(ex, id, r), (e) => { throw unavailable(e); });
+      if (isPromise(c))
+        return c.then(
+          (r) => decide(ex, id, r),
+          (e) => {
+            throw unavailable(e);
+          },
+        );
       decide(ex, id, c);
     };
     return (ex) => {
@@ -84,7 +127,13 @@ steps:
 /** Outage policy of dedupe: fail closed with a retriable status (never publish unchecked). */
 function unavailable(cause: unknown): PlatformError {
   return new PlatformError({
-    kind: 'internal', status: 503, code: CODE.generic, title: 'Service unavailable',
-    detail: 'deduplication store unavailable; deliver again later', headers: { 'Retry-After': '5' }, transient: true, cause,
+    kind: 'internal',
+    status: 503,
+    code: CODE.generic,
+    title: 'Service unavailable',
+    detail: 'deduplication store unavailable; deliver again later',
+    headers: { 'Retry-After': '5' },
+    transient: true,
+    cause,
   });
 }

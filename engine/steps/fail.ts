@@ -9,31 +9,63 @@ import { truthy } from './truthy.ts';
 import { compileSecrets, configuredSecrets, maskText } from '../observability/mask.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 
-interface FailConfig { when?: string; at?: 'exchange' | 'load'; kind?: ErrorKind; status?: number; code?: string; title?: string; detail?: string; field?: string }
+interface FailConfig {
+  when?: string;
+  at?: 'exchange' | 'load';
+  kind?: ErrorKind;
+  status?: number;
+  code?: string;
+  title?: string;
+  detail?: string;
+  field?: string;
+}
 
 export default defineStep<FailConfig>({
   kind: 'fail',
-  description: 'Throws a platform error (status, code, title, detail) when the JSONata condition is truthy (always without one).',
+  description:
+    'Throws a platform error (status, code, title, detail) when the JSONata condition is truthy (always without one).',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
       when: { type: 'string', description: 'JSONata condition' },
-      at: { enum: ['exchange', 'load'], default: 'exchange', description: 'load: check once when the route loads (configuration assertions over {{placeholders}}); a truthy condition stops lint and start-up with the detail' },
-      kind: { enum: ['validation', 'unauthorized', 'forbidden', 'not-found', 'vendor', 'internal'], default: 'validation', description: 'error kind, which on-exception handlers match on and which gives the default status' },
-      status: { type: 'integer', minimum: 400, maximum: 599, description: 'HTTP status of the problem (default: the status of the kind, e.g. 400 for validation)' },
-      code: { type: 'string', description: `platform code of the problem (default: ${CODE.validation} for validation, none otherwise)` },
+      at: {
+        enum: ['exchange', 'load'],
+        default: 'exchange',
+        description:
+          'load: check once when the route loads (configuration assertions over {{placeholders}}); a truthy condition stops lint and start-up with the detail',
+      },
+      kind: {
+        enum: ['validation', 'unauthorized', 'forbidden', 'not-found', 'vendor', 'internal'],
+        default: 'validation',
+        description: 'error kind, which on-exception handlers match on and which gives the default status',
+      },
+      status: {
+        type: 'integer',
+        minimum: 400,
+        maximum: 599,
+        description: 'HTTP status of the problem (default: the status of the kind, e.g. 400 for validation)',
+      },
+      code: {
+        type: 'string',
+        description: `platform code of the problem (default: ${CODE.validation} for validation, none otherwise)`,
+      },
       title: { type: 'string', description: 'title of the problem (default: the title of the kind)' },
       detail: { type: 'string', description: 'JSONata for the detail text' },
       field: { type: 'string', description: 'the field at fault, as a JSON pointer' },
     },
   },
   compile(cfg, ctx) {
-    const code = ctx.platformCode(cfg.code, ['code']) ?? ((cfg.kind ?? 'validation') === 'validation' ? CODE.validation : undefined);
+    const code =
+      ctx.platformCode(cfg.code, ['code']) ??
+      ((cfg.kind ?? 'validation') === 'validation' ? CODE.validation : undefined);
     const when = cfg.when ? ctx.expr(cfg.when, ['when']) : undefined;
     const detail = cfg.detail ? ctx.expr(cfg.detail, ['detail']) : undefined;
     if (cfg.at === 'load') {
-      if (!when || !detail || !when.fast || !detail.fast) ctx.fail('a load-time fail needs `when` and `detail` expressions that do not read the exchange and run synchronously');
+      if (!when || !detail || !when.fast || !detail.fast)
+        ctx.fail(
+          'a load-time fail needs `when` and `detail` expressions that do not read the exchange and run synchronously',
+        );
       // in lint mode environmental keys may be unresolved: the check waits for start-up
       const raw = JSON.stringify(cfg);
       if (!(ctx.services.lintOnly && raw.includes('<unresolved:')) && truthy(when!.evaluate({}))) {

@@ -5,11 +5,16 @@ import { isPromise } from '../expressions/expressions.ts';
 import { compileSecrets, configuredSecrets, maskDeep } from '../observability/mask.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 
-interface LogConfig { level?: 'debug' | 'info' | 'warn' | 'error'; message: string; fields?: string }
+interface LogConfig {
+  level?: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  fields?: string;
+}
 
 export default defineStep<LogConfig>({
   kind: 'log',
-  description: 'Logs a message; `fields` is JSONata giving an object of extra fields (credentials and configured secrets are masked, texts bounded).',
+  description:
+    'Logs a message; `fields` is JSONata giving an object of extra fields (credentials and configured secrets are masked, texts bounded).',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -17,7 +22,10 @@ export default defineStep<LogConfig>({
     properties: {
       level: { enum: ['debug', 'info', 'warn', 'error'], default: 'info', description: 'log level of the line' },
       message: { type: 'string', description: 'literal text of the log line (not an expression)' },
-      fields: { type: 'string', description: 'JSONata giving an object of extra fields; evaluated only when the level is enabled' },
+      fields: {
+        type: 'string',
+        description: 'JSONata giving an object of extra fields; evaluated only when the level is enabled',
+      },
     },
   },
   compile(cfg, ctx) {

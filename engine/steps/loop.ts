@@ -19,28 +19,46 @@ interface LoopConfig {
 
 export default defineStep<LoopConfig>({
   kind: 'loop',
-  description: 'Runs steps repeatedly on the same exchange while a JSONata condition (checked before each pass) is truthy; vars.iteration counts the passes done.',
+  description:
+    'Runs steps repeatedly on the same exchange while a JSONata condition (checked before each pass) is truthy; vars.iteration counts the passes done.',
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['while', 'steps'],
     properties: {
-      while: { type: 'string', description: 'JSONata checked before each pass; vars.iteration is the number of passes done (0 before the first)' },
+      while: {
+        type: 'string',
+        description:
+          'JSONata checked before each pass; vars.iteration is the number of passes done (0 before the first)',
+      },
       steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run on the same exchange in each pass' },
       'max-iterations': {
-        anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9]\\d*$' }],
+        anyOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^[1-9]\\d*$' },
+        ],
         default: 100,
         description: 'upper bound of passes (e.g. the most pages read from a vendor)',
       },
-      'on-limit': { enum: ['fail', 'stop'], default: 'fail', description: 'fail: a 502 `vendor` error (a list that never ends); stop: continue with what was gathered' },
-      counter: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', default: 'iteration', description: 'name of the vars entry counting passes' },
+      'on-limit': {
+        enum: ['fail', 'stop'],
+        default: 'fail',
+        description: 'fail: a 502 `vendor` error (a list that never ends); stop: continue with what was gathered',
+      },
+      counter: {
+        type: 'string',
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        default: 'iteration',
+        description: 'name of the vars entry counting passes',
+      },
     },
   },
   compile(cfg, ctx) {
     const cond = ctx.expr(cfg.while, ['while']);
     const body = pipeline(ctx.steps(cfg.steps, ['steps']), ctx.services.tracing);
     const max = Number(cfg['max-iterations'] ?? 100);
-    if (!Number.isInteger(max) || max < 1) ctx.fail(`max-iterations must be a positive integer, got '${cfg['max-iterations']}'`, ['max-iterations']);
+    if (!Number.isInteger(max) || max < 1)
+      ctx.fail(`max-iterations must be a positive integer, got '${cfg['max-iterations']}'`, ['max-iterations']);
     const onLimit = cfg['on-limit'] ?? 'fail';
     const counter = cfg.counter ?? 'iteration';
     return async (ex) => {
@@ -54,7 +72,10 @@ export default defineStep<LoopConfig>({
             ex.log.warn({ iterations: i }, 'loop stopped at max-iterations');
             return;
           }
-          throw new PlatformError({ kind: 'vendor', detail: `the loop did not end within ${max} iterations (while: ${cfg.while})` });
+          throw new PlatformError({
+            kind: 'vendor',
+            detail: `the loop did not end within ${max} iterations (while: ${cfg.while})`,
+          });
         }
         const r = body(ex);
         if (isPromise(r)) await r;

@@ -18,9 +18,9 @@ import loop from './loop.ts';
 
 // process-wide on purpose: step kinds are code (registerStepKind adds one), not an engine's settings
 const kinds = new Map(
-  [
-    validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe, loop,
-  ].map((k) => [k.kind, k as StepKind]),
+  [validate, transform, set, toHttp, toEventhub, choice, split, fail, log, toDirect, verifySignature, dedupe, loop].map(
+    (k) => [k.kind, k as StepKind],
+  ),
 );
 
 export const STEP_KINDS: ReadonlyMap<string, StepKind> = kinds;
@@ -32,5 +32,7 @@ export const STEP_KINDS: ReadonlyMap<string, StepKind> = kinds;
 export function registerStepKind(kind: StepKind): () => void {
   if (kinds.has(kind.kind)) throw new Error(`step kind '${kind.kind}' is already registered`);
   kinds.set(kind.kind, kind);
-  return () => { kinds.delete(kind.kind); };
+  return () => {
+    kinds.delete(kind.kind);
+  };
 }

@@ -19,16 +19,41 @@ export default defineStep<SetConfig>({
     // a set that sets nothing is a slip (a value left out, an indentation lost)
     minProperties: 1,
     properties: {
-      values: { type: 'object', minProperties: 1, propertyNames: { pattern: TARGET_PATTERN }, additionalProperties: { type: 'string' }, description: 'target (body, status or vars.<name>): JSONata giving its new value' },
-      'response-headers': { type: 'object', minProperties: 1, additionalProperties: { type: 'string' }, description: 'header name: JSONata giving the value of that header in the answer' },
+      values: {
+        type: 'object',
+        minProperties: 1,
+        propertyNames: { pattern: TARGET_PATTERN },
+        additionalProperties: { type: 'string' },
+        description: 'target (body, status or vars.<name>): JSONata giving its new value',
+      },
+      'response-headers': {
+        type: 'object',
+        minProperties: 1,
+        additionalProperties: { type: 'string' },
+        description: 'header name: JSONata giving the value of that header in the answer',
+      },
     },
   },
   compile(cfg, ctx) {
-    const assigns: [Setter, Expression][] = Object.entries(cfg.values ?? {}).map(([t, e]) => [compileTarget(t), ctx.expr(e, ['values', t])]);
-    const headers: [string, Expression][] = Object.entries(cfg['response-headers'] ?? {}).map(([h, e]) => [h.toLowerCase(), ctx.expr(e, ['response-headers', h])]);
+    const assigns: [Setter, Expression][] = Object.entries(cfg.values ?? {}).map(([t, e]) => [
+      compileTarget(t),
+      ctx.expr(e, ['values', t]),
+    ]);
+    const headers: [string, Expression][] = Object.entries(cfg['response-headers'] ?? {}).map(([h, e]) => [
+      h.toLowerCase(),
+      ctx.expr(e, ['response-headers', h]),
+    ]);
     const all: [(ex: Exchange, v: unknown) => void, Expression][] = [
       ...assigns,
-      ...headers.map(([h, e]) => [(ex: Exchange, v: unknown) => { if (v !== undefined && v !== null) ex.responseHeaders[h] = String(v); }, e] as [(ex: Exchange, v: unknown) => void, Expression]),
+      ...headers.map(
+        ([h, e]) =>
+          [
+            (ex: Exchange, v: unknown) => {
+              if (v !== undefined && v !== null) ex.responseHeaders[h] = String(v);
+            },
+            e,
+          ] as [(ex: Exchange, v: unknown) => void, Expression],
+      ),
     ];
     return async (ex) => {
       for (const [set, e] of all) {

@@ -7,7 +7,12 @@ import type { Timeouts } from '../outbound/http-client.ts';
 /** On a to-http config merged from a client profile: the properties its base-url came from (for messages). */
 export const BASE_URL_PROPERTIES = Symbol('base-url properties');
 
-const num = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] };
+const num = {
+  anyOf: [
+    { type: 'number', minimum: 0 },
+    { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+  ],
+};
 const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
 
 export const timeoutsSchema = {
@@ -16,9 +21,21 @@ export const timeoutsSchema = {
   description: 'milliseconds',
   properties: {
     connect: { ...num, default: 5000, description: 'TCP/TLS connect, ms (http.client.connect.timeout)' },
-    request: { ...num, default: 10000, description: 'leasing a pooled connection and sending the request, ms (http.client.request.timeout)' },
-    response: { ...num, default: 15000, description: 'from the start of the call until the response headers arrive, ms (http.client.response.timeout)' },
-    socket: { ...num, default: 10000, description: 'idle time between chunks of the body, ms (http.client.socket.timeout)' },
+    request: {
+      ...num,
+      default: 10000,
+      description: 'leasing a pooled connection and sending the request, ms (http.client.request.timeout)',
+    },
+    response: {
+      ...num,
+      default: 15000,
+      description: 'from the start of the call until the response headers arrive, ms (http.client.response.timeout)',
+    },
+    socket: {
+      ...num,
+      default: 10000,
+      description: 'idle time between chunks of the body, ms (http.client.socket.timeout)',
+    },
   },
 };
 
@@ -28,16 +45,40 @@ export const retrySchema = {
   description: 'retry on connection failure and the listed statuses, with exponential backoff',
   properties: {
     enabled: { ...bool, default: false, description: 'retry at all (retryFlag)' },
-    'max-retries': { ...num, default: 0, description: 'retries after the first attempt (maximumRedeliveries, redelivery.maximumRetries)' },
-    delay: { ...num, default: 200, description: 'pause before the first retry, ms (redeliveryDelay, redelivery.delay)' },
+    'max-retries': {
+      ...num,
+      default: 0,
+      description: 'retries after the first attempt (maximumRedeliveries, redelivery.maximumRetries)',
+    },
+    delay: {
+      ...num,
+      default: 200,
+      description: 'pause before the first retry, ms (redeliveryDelay, redelivery.delay)',
+    },
     multiplier: { ...num, default: 2, description: 'factor between one pause and the next (backOffMultiplier)' },
-    statuses: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'integer' } }, { type: 'integer' }], description: 'HTTP statuses retried besides connection failures: a list or "429,502,503" (retryStatuses); none by default' },
+    statuses: {
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'integer' } }, { type: 'integer' }],
+      description:
+        'HTTP statuses retried besides connection failures: a list or "429,502,503" (retryStatuses); none by default',
+    },
     'max-delay': { ...num, description: 'longest pause, ms (no limit by default)' },
   },
 };
 
-export interface TimeoutsConfig { connect?: number | string; request?: number | string; response?: number | string; socket?: number | string }
-export interface RetryConfig { enabled?: boolean | string; 'max-retries'?: number | string; delay?: number | string; multiplier?: number | string; statuses?: string | number | number[]; 'max-delay'?: number | string }
+export interface TimeoutsConfig {
+  connect?: number | string;
+  request?: number | string;
+  response?: number | string;
+  socket?: number | string;
+}
+export interface RetryConfig {
+  enabled?: boolean | string;
+  'max-retries'?: number | string;
+  delay?: number | string;
+  multiplier?: number | string;
+  statuses?: string | number | number[];
+  'max-delay'?: number | string;
+}
 
 export function toTimeouts(c: TimeoutsConfig | undefined, d: Timeouts): Timeouts {
   return {
@@ -49,12 +90,19 @@ export function toTimeouts(c: TimeoutsConfig | undefined, d: Timeouts): Timeouts
 }
 
 /** Like toRetrySettings, failing lint when `statuses` holds anything but HTTP statuses. */
-export function checkedRetrySettings(c: RetryConfig | undefined, fail: (message: string, path: (string | number)[]) => never): RetrySettings {
+export function checkedRetrySettings(
+  c: RetryConfig | undefined,
+  fail: (message: string, path: (string | number)[]) => never,
+): RetrySettings {
   const s = toRetrySettings(c);
   const raw = c?.statuses;
   if (raw !== undefined && raw !== '') {
     const entries = Array.isArray(raw) ? raw : String(raw).split(',');
-    if (entries.length !== s.statuses.length) fail(`retry statuses '${String(raw)}' must be HTTP statuses separated by commas (form: 429,502,503)`, ['retry', 'statuses']);
+    if (entries.length !== s.statuses.length)
+      fail(`retry statuses '${String(raw)}' must be HTTP statuses separated by commas (form: 429,502,503)`, [
+        'retry',
+        'statuses',
+      ]);
   }
   return s;
 }

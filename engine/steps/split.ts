@@ -7,18 +7,28 @@ import { isPromise } from '../expressions/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
 import { deriveExchange } from '../pipeline/exchange.ts';
 
-interface SplitConfig { items: string; steps: unknown[]; into?: string; parallel?: number }
+interface SplitConfig {
+  items: string;
+  steps: unknown[];
+  into?: string;
+  parallel?: number;
+}
 
 export default defineStep<SplitConfig>({
   kind: 'split',
-  description: 'Runs steps for each item of a JSONata list (item as body, index in vars.index); collects the resulting bodies in order.',
+  description:
+    'Runs steps for each item of a JSONata list (item as body, index in vars.index); collects the resulting bodies in order.',
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['items', 'steps'],
     properties: {
       items: { type: 'string', description: 'JSONata giving the list' },
-      steps: { type: 'array', items: { $ref: '#/$defs/step' }, description: 'run once per item, with the item as body; the body they leave is the result' },
+      steps: {
+        type: 'array',
+        items: { $ref: '#/$defs/step' },
+        description: 'run once per item, with the item as body; the body they leave is the result',
+      },
       into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the list of results goes' },
       parallel: { type: 'integer', minimum: 1, default: 1, description: 'items processed at once' },
     },
@@ -37,7 +47,11 @@ export default defineStep<SplitConfig>({
       const worker = async () => {
         while (next < arr.length) {
           const i = next++;
-          const sub = deriveExchange(ex, { body: arr[i], vars: { ...ex.vars, index: i, item: arr[i] }, stopped: false });
+          const sub = deriveExchange(ex, {
+            body: arr[i],
+            vars: { ...ex.vars, index: i, item: arr[i] },
+            stopped: false,
+          });
           await body(sub);
           results[i] = sub.body;
         }

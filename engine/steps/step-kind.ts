@@ -44,7 +44,10 @@ export interface GraphContext {
 /** The request parameters, signature and statuses a route's steps tell OpenAPI of (http/openapi-route-inputs.ts). */
 export interface RequestFacts {
   /** a query, header or path parameter read from the exchange's `query`, `headers` or `params` */
-  param(target: 'query' | 'headers' | 'params', name: string): {
+  param(
+    target: 'query' | 'headers' | 'params',
+    name: string,
+  ): {
     required: boolean;
     schema?: Record<string, unknown>;
     description?: string;

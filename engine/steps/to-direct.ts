@@ -5,7 +5,11 @@ import { defineStep } from './step-kind.ts';
 import { isPromise } from '../expressions/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
 
-interface ToDirectConfig { route: string; body?: string; into?: string }
+interface ToDirectConfig {
+  route: string;
+  body?: string;
+  into?: string;
+}
 
 export default defineStep<ToDirectConfig>({
   kind: 'to-direct',
@@ -17,7 +21,12 @@ export default defineStep<ToDirectConfig>({
     properties: {
       route: { type: 'string', description: 'id of the route to call' },
       body: { type: 'string', description: 'JSONata for the body sent (default: the body)' },
-      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the answer of the called route goes: body, status or vars.<name>' },
+      into: {
+        type: 'string',
+        pattern: TARGET_PATTERN,
+        default: 'body',
+        description: 'where the answer of the called route goes: body, status or vars.<name>',
+      },
     },
   },
   compile(cfg, ctx) {
@@ -28,7 +37,13 @@ export default defineStep<ToDirectConfig>({
     return async (ex) => {
       let body = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
       if (isPromise(body)) body = await body;
-      const r = await services.callRoute(cfg.route, { body, headers: ex.headers, user: ex.user, correlationId: ex.correlationId, signal: ex.signal });
+      const r = await services.callRoute(cfg.route, {
+        body,
+        headers: ex.headers,
+        user: ex.user,
+        correlationId: ex.correlationId,
+        signal: ex.signal,
+      });
       set(ex, r.body);
     };
   },

@@ -13,9 +13,23 @@ import { isPromise, type Expression } from '../expressions/expressions.ts';
 import { httpCall, DEFAULT_TIMEOUTS } from '../outbound/http-client.ts';
 import { retryPolicy } from '../outbound/retry.ts';
 import { stableId } from '../core/functions.ts';
-import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import {
+  retrySchema,
+  timeoutsSchema,
+  checkedRetrySettings,
+  toTimeouts,
+  type RetryConfig,
+  type TimeoutsConfig,
+} from './shared-schemas.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
-import { describeStep, startCallSpan, withTraceHeaders, traceContextOf, endSpan, SpanKind } from '../pipeline/tracing.ts';
+import {
+  describeStep,
+  startCallSpan,
+  withTraceHeaders,
+  traceContextOf,
+  endSpan,
+  SpanKind,
+} from '../pipeline/tracing.ts';
 import { eventPublished } from '../pipeline/tracing-detail.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { ConfigError } from '../core/diagnostics.ts';
@@ -63,108 +77,176 @@ async function ev(e: Expression | undefined, ex: Exchange): Promise<unknown> {
 
 export default defineStep<ToEventHubConfig>({
   kind: 'to-eventhub',
-  description: 'Publishes a CloudEvents 1.0 event (structured mode) to the event hub producer and waits until it is accepted.',
+  description:
+    'Publishes a CloudEvents 1.0 event (structured mode) to the event hub producer and waits until it is accepted.',
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['type'],
     properties: {
-      client: { type: 'string', description: 'event hub profile (connector.yaml of the route folder, with `event:`) giving base-url, timeouts, retry, source, version and topic; the keys of the step override them' },
-      path: { type: 'string', description: 'with a client: appended to its base-url (default: none, the base-url is the producer URL)' },
+      client: {
+        type: 'string',
+        description:
+          'event hub profile (connector.yaml of the route folder, with `event:`) giving base-url, timeouts, retry, source, version and topic; the keys of the step override them',
+      },
+      path: {
+        type: 'string',
+        description: 'with a client: appended to its base-url (default: none, the base-url is the producer URL)',
+      },
       url: { type: 'string', description: 'without a client: the event hub producer URL (asb.producer.apiUri)' },
       type: { type: 'string', description: 'CloudEvents type' },
       source: { type: 'string', description: 'CloudEvents source (required here or in the client)' },
       version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
       topic: { type: 'string', description: 'topic, sent as the `topic` extension attribute' },
-      id: { type: 'string', description: 'JSONata for the event id; make it stable for a redelivered input (default: from the AMQP message id, else random)' },
+      id: {
+        type: 'string',
+        description:
+          'JSONata for the event id; make it stable for a redelivered input (default: from the AMQP message id, else random)',
+      },
       subject: { type: 'string', description: 'JSONata for the CloudEvents subject' },
       data: { type: 'string', description: 'JSONata for the event data (default: the body)' },
       timeouts: timeoutsSchema,
       retry: retrySchema,
-      into: { type: 'string', pattern: TARGET_PATTERN, description: 'where to keep the published event: body, status or vars.<name> (default: not kept)' },
+      into: {
+        type: 'string',
+        pattern: TARGET_PATTERN,
+        description: 'where to keep the published event: body, status or vars.<name> (default: not kept)',
+      },
     },
   },
   compile(cfg, ctx) {
-    const url: string = cfg.url ?? ctx.fail("to-eventhub needs 'client' (an event hub profile of connector.yaml) or the producer 'url'");
-    const source: string = cfg.source ?? ctx.fail("to-eventhub needs the event's 'source', here or in the 'event' of its client", cfg.client !== undefined ? ['client'] : []);
+    const url: string =
+      cfg.url ?? ctx.fail("to-eventhub needs 'client' (an event hub profile of connector.yaml) or the producer 'url'");
+    const source: string =
+      cfg.source ??
+      ctx.fail(
+        "to-eventhub needs the event's 'source', here or in the 'event' of its client",
+        cfg.client !== undefined ? ['client'] : [],
+      );
     const idExpr = cfg.id ? ctx.expr(cfg.id, ['id']) : undefined;
     const subjectExpr = cfg.subject ? ctx.expr(cfg.subject, ['subject']) : undefined;
     const dataExpr = cfg.data ? ctx.expr(cfg.data, ['data']) : undefined;
     const timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
     const retry = checkedRetrySettings(cfg.retry, (m, path) => ctx.fail(m, path));
     const policy = retryPolicy(retry, true);
-    const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
+    const dispatcher = ctx.services.lintOnly
+      ? undefined
+      : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
     const { metrics, tracing } = ctx.services;
     const routeId = ctx.route.id;
     const keep = cfg.into ? compileTarget(cfg.into) : undefined;
     const dataschema = cfg.version ? `urn:${source}:${cfg.type}:${cfg.version}` : undefined;
 
-    return describeStep(async (ex: Exchange) => {
-      const tctx = tracing.tracer ? ex.trace : undefined;
-      const [id, subject, data] = await Promise.all([ev(idExpr, ex), ev(subjectExpr, ex), dataExpr ? ev(dataExpr, ex) : ex.body]);
-      const msgId = ex.message?.messageId;
-      const event: CloudEvent = {
-        specversion: '1.0',
-        id: id !== undefined && id !== null ? String(id) : msgId !== undefined ? stableId(cfg.type, msgId) : randomUUID(),
-        source,
-        type: cfg.type,
-        time: new Date().toISOString(),
-        datacontenttype: 'application/json',
-        ...(dataschema ? { dataschema, dataversion: cfg.version } : {}),
-        ...(cfg.topic ? { topic: cfg.topic } : {}),
-        ...(subject !== undefined && subject !== null ? { subject: String(subject) } : {}),
-        correlationid: ex.correlationId,
-        ...(tctx ? traceContextOf(tracing, tctx) : {}),
-        data,
-      };
-      const body = JSON.stringify(event);
-      const once = async (attempt: number) => {
-        if (attempt > 0) {
-          metrics.retries.inc({ route: routeId, target: 'eventhub' });
-          ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
-        }
-        let status: number;
-        const span = tctx ? startCallSpan(tracing, tctx, `publish ${event.topic ?? event.type}`, SpanKind.PRODUCER, spanAttributes(event, attempt)) : undefined;
-        if (span) eventPublished(tracing, span, event);
-        try {
-          const headers = { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId };
-          const r = await httpCall({ method: 'POST', url, headers: span ? withTraceHeaders(tracing, headers, tctx!, span) : headers, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
-          status = r.status;
-        } catch (e) {
+    return describeStep(
+      async (ex: Exchange) => {
+        const tctx = tracing.tracer ? ex.trace : undefined;
+        const [id, subject, data] = await Promise.all([
+          ev(idExpr, ex),
+          ev(subjectExpr, ex),
+          dataExpr ? ev(dataExpr, ex) : ex.body,
+        ]);
+        const msgId = ex.message?.messageId;
+        const event: CloudEvent = {
+          specversion: '1.0',
+          id:
+            id !== undefined && id !== null
+              ? String(id)
+              : msgId !== undefined
+                ? stableId(cfg.type, msgId)
+                : randomUUID(),
+          source,
+          type: cfg.type,
+          time: new Date().toISOString(),
+          datacontenttype: 'application/json',
+          ...(dataschema ? { dataschema, dataversion: cfg.version } : {}),
+          ...(cfg.topic ? { topic: cfg.topic } : {}),
+          ...(subject !== undefined && subject !== null ? { subject: String(subject) } : {}),
+          correlationid: ex.correlationId,
+          ...(tctx ? traceContextOf(tracing, tctx) : {}),
+          data,
+        };
+        const body = JSON.stringify(event);
+        const once = async (attempt: number) => {
+          if (attempt > 0) {
+            metrics.retries.inc({ route: routeId, target: 'eventhub' });
+            ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
+          }
+          let status: number;
+          const span = tctx
+            ? startCallSpan(
+                tracing,
+                tctx,
+                `publish ${event.topic ?? event.type}`,
+                SpanKind.PRODUCER,
+                spanAttributes(event, attempt),
+              )
+            : undefined;
+          if (span) eventPublished(tracing, span, event);
+          try {
+            const headers = { 'content-type': 'application/cloudevents+json', 'x-correlation-id': ex.correlationId };
+            const r = await httpCall({
+              method: 'POST',
+              url,
+              headers: span ? withTraceHeaders(tracing, headers, tctx!, span) : headers,
+              body,
+              timeouts,
+              dispatcher: dispatcher!,
+              signal: ex.signal,
+            });
+            status = r.status;
+          } catch (e) {
+            metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+            const pe = e as PlatformError;
+            if (span) endSpan(tracing, span, e);
+            throw new PlatformError({
+              kind: 'eventhub',
+              detail: `event hub: ${pe.detail ?? pe.message}`,
+              transient: true,
+              cause: e,
+            });
+          }
+          span?.setAttribute('http.response.status_code', status);
+          if (status >= 200 && status < 300) {
+            if (span) endSpan(tracing, span);
+            return;
+          }
           metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
-          const pe = e as PlatformError;
-          if (span) endSpan(tracing, span, e);
-          throw new PlatformError({ kind: 'eventhub', detail: `event hub: ${pe.detail ?? pe.message}`, transient: true, cause: e });
-        }
-        span?.setAttribute('http.response.status_code', status);
-        if (status >= 200 && status < 300) { if (span) endSpan(tracing, span); return; }
-        metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
-        if (span) endSpan(tracing, span, { kind: 'eventhub' });
-        throw new PlatformError({
-          kind: 'eventhub',
-          vendorStatus: status,
-          detail: `event hub answered ${status}`,
-          // only a refusal of the event itself (400, 422) is permanent; anything else (401 after
-          // a credential rotation, 404 from a wrong path, 5xx) is for an operator to fix, and
-          // the input waits for it: a message source releases instead of rejecting
-          transient: status !== 400 && status !== 422,
-        });
-      };
-      if (policy) await policy.execute((c) => once(c.attempt));
-      else await once(0);
-      metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'published' });
-      ex.log.info({ eventId: event.id, type: event.type, topic: event.topic }, 'event published');
-      if (keep) keep(ex, event);
-    }, 'to-eventhub', ctx.base);
+          if (span) endSpan(tracing, span, { kind: 'eventhub' });
+          throw new PlatformError({
+            kind: 'eventhub',
+            vendorStatus: status,
+            detail: `event hub answered ${status}`,
+            // only a refusal of the event itself (400, 422) is permanent; anything else (401 after
+            // a credential rotation, 404 from a wrong path, 5xx) is for an operator to fix, and
+            // the input waits for it: a message source releases instead of rejecting
+            transient: status !== 400 && status !== 422,
+          });
+        };
+        if (policy) await policy.execute((c) => once(c.attempt));
+        else await once(0);
+        metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'published' });
+        ex.log.info({ eventId: event.id, type: event.type, topic: event.topic }, 'event published');
+        if (keep) keep(ex, event);
+      },
+      'to-eventhub',
+      ctx.base,
+    );
   },
   withClient(p, cfg) {
     // base-url -> url, timeouts and retry merged, event attributes the step leaves out; an HTTP
     // client's headers or proxy would be silently dropped here: say so instead
     const http = HTTP_ONLY.filter((k) => p.settings[k] !== undefined);
-    if (http.length) throw new ConfigError(`client '${p.name}' is an HTTP client (it sets ${http.join(', ')}), which to-eventhub does not send: name a profile with base-url, timeouts, retry and event`, ['client']);
+    if (http.length)
+      throw new ConfigError(
+        `client '${p.name}' is an HTTP client (it sets ${http.join(', ')}), which to-eventhub does not send: name a profile with base-url, timeouts, retry and event`,
+        ['client'],
+      );
     const { path, ...step } = cfg;
     const { timeouts, retry, event } = p.settings;
-    const merged = mergeSettings({ ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) }, step);
+    const merged = mergeSettings(
+      { ...(event ?? {}), ...(timeouts ? { timeouts } : {}), ...(retry ? { retry } : {}) },
+      step,
+    );
     merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
     return merged;
   },
@@ -196,7 +278,13 @@ steps:
 
 /** What a publication span names: the event's id, type and topic, never its data. */
 function spanAttributes(event: CloudEvent, attempt: number): Record<string, string | number> {
-  const a: Record<string, string | number> = { 'messaging.system': 'eventhub', 'messaging.operation.type': 'send', 'cloudevents.event_id': event.id, 'cloudevents.event_type': event.type, 'cloudevents.event_source': event.source };
+  const a: Record<string, string | number> = {
+    'messaging.system': 'eventhub',
+    'messaging.operation.type': 'send',
+    'cloudevents.event_id': event.id,
+    'cloudevents.event_type': event.type,
+    'cloudevents.event_source': event.source,
+  };
   if (event.topic) a['messaging.destination.name'] = event.topic;
   if (attempt > 0) a['http.request.resend_count'] = attempt;
   return a;

@@ -12,10 +12,33 @@ import { CODE } from '../core/error-catalog.ts';
 import { isPromise, type Expression } from '../expressions/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
 import { compileUrlTemplate } from '../outbound/url-template.ts';
-import { httpCall, redirectUrl, splitUrl, DEFAULT_TIMEOUTS, type Timeouts, type HttpResult } from '../outbound/http-client.ts';
+import {
+  httpCall,
+  redirectUrl,
+  splitUrl,
+  DEFAULT_TIMEOUTS,
+  type Timeouts,
+  type HttpResult,
+} from '../outbound/http-client.ts';
 import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../outbound/retry.ts';
-import { compileSecrets, configuredSecrets, credentialOf, isSecretHeader, maskDeep, maskText, type Secrets } from '../observability/mask.ts';
-import { retrySchema, timeoutsSchema, checkedRetrySettings, toTimeouts, BASE_URL_PROPERTIES, type RetryConfig, type TimeoutsConfig } from './shared-schemas.ts';
+import {
+  compileSecrets,
+  configuredSecrets,
+  credentialOf,
+  isSecretHeader,
+  maskDeep,
+  maskText,
+  type Secrets,
+} from '../observability/mask.ts';
+import {
+  retrySchema,
+  timeoutsSchema,
+  checkedRetrySettings,
+  toTimeouts,
+  BASE_URL_PROPERTIES,
+  type RetryConfig,
+  type TimeoutsConfig,
+} from './shared-schemas.ts';
 import { clock, yieldAfter } from '../pipeline/slices.ts';
 import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../pipeline/tracing.ts';
 import { callAnswer, callRequest } from '../pipeline/tracing-detail.ts';
@@ -50,15 +73,29 @@ interface ToHttpConfig {
   'already-done'?: AlreadyDoneConfig;
 }
 
-interface AlreadyDoneConfig { statuses: number[]; when: string; answer?: string; flag?: string }
+interface AlreadyDoneConfig {
+  statuses: number[];
+  when: string;
+  answer?: string;
+  flag?: string;
+}
 
 /** Per call: whether an earlier attempt failed in a way the vendor may have processed it. */
-interface CallState { ambiguous: boolean }
+interface CallState {
+  ambiguous: boolean;
+}
 
 /** One attempt under way: the vendor's answer to come, its span, when it started. */
-interface Sent { answer: Promise<HttpResult>; span: ReturnType<typeof startHttpCallSpan> | undefined; started: number }
+interface Sent {
+  answer: Promise<HttpResult>;
+  span: ReturnType<typeof startHttpCallSpan> | undefined;
+  started: number;
+}
 
-interface Outcome { r: HttpResult; alreadyDone: boolean }
+interface Outcome {
+  r: HttpResult;
+  alreadyDone: boolean;
+}
 
 type Pairs = [string, Expression][];
 
@@ -86,48 +123,129 @@ async function evalPairs(pairs: Pairs, ex: Exchange): Promise<Record<string, str
 
 export default defineStep<ToHttpConfig>({
   kind: 'to-http',
-  description: 'Calls an HTTP endpoint (a vendor) with a URL template, query, headers and a JSON body; timeouts, retries, proxy and pool size from values.',
+  description:
+    'Calls an HTTP endpoint (a vendor) with a URL template, query, headers and a JSON body; timeouts, retries, proxy and pool size from values.',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      client: { type: 'string', description: 'HTTP client profile (connector.yaml of the route folder) giving base-url, timeouts, retry, proxy, headers and pool size; the keys of the step override or add to it' },
-      name: { type: 'string', description: 'name of the target in logs, metrics and route test stubs (default: the client, else the host)' },
-      method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], default: 'GET', description: 'HTTP method of the call' },
-      path: { type: 'string', description: "with a client: appended to its base-url, e.g. \"{{acme.paymentOrders.apiUri}}\"; `{name}` parameters are filled from path-params, URL-encoded" },
-      url: { type: 'string', description: 'without a client: the absolute URL; `{name}` path parameters are filled from path-params, URL-encoded' },
+      client: {
+        type: 'string',
+        description:
+          'HTTP client profile (connector.yaml of the route folder) giving base-url, timeouts, retry, proxy, headers and pool size; the keys of the step override or add to it',
+      },
+      name: {
+        type: 'string',
+        description: 'name of the target in logs, metrics and route test stubs (default: the client, else the host)',
+      },
+      method: {
+        enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'],
+        default: 'GET',
+        description: 'HTTP method of the call',
+      },
+      path: {
+        type: 'string',
+        description:
+          'with a client: appended to its base-url, e.g. "{{acme.paymentOrders.apiUri}}"; `{name}` parameters are filled from path-params, URL-encoded',
+      },
+      url: {
+        type: 'string',
+        description:
+          'without a client: the absolute URL; `{name}` path parameters are filled from path-params, URL-encoded',
+      },
       'path-params': { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata' },
-      query: { type: 'object', additionalProperties: { type: 'string' }, description: 'parameter: JSONata (undefined leaves it out)' },
+      query: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'parameter: JSONata (undefined leaves it out)',
+      },
       headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'header: JSONata' },
-      'static-headers': { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'header: literal value, e.g. "{{acme.client_key}}"; use these for secrets, which never belong in expression text; empty values are left out' },
-      'forward-headers': { type: 'array', items: { type: 'string' }, description: 'incoming headers passed on unchanged (e.g. authorization)' },
-      body: { type: 'string', description: 'JSONata producing the JSON request body (default: the exchange body for POST, PUT, PATCH)' },
+      'static-headers': {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        description:
+          'header: literal value, e.g. "{{acme.client_key}}"; use these for secrets, which never belong in expression text; empty values are left out',
+      },
+      'forward-headers': {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'incoming headers passed on unchanged (e.g. authorization)',
+      },
+      body: {
+        type: 'string',
+        description: 'JSONata producing the JSON request body (default: the exchange body for POST, PUT, PATCH)',
+      },
       timeouts: timeoutsSchema,
       retry: retrySchema,
-      'idempotency-key': { type: 'string', description: 'JSONata giving a key the vendor deduplicates on; makes a POST safe to retry' },
-      'idempotency-header': { type: 'string', default: 'Idempotency-Key', description: 'header that carries the idempotency-key value' },
-      proxy: { type: 'boolean', default: false, description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)' },
-      connections: { type: 'integer', minimum: 1, default: 200, description: 'pool size per vendor origin (connectionsPerRoute)' },
-      into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'where the vendor answer goes: body, status or vars.<name>' },
-      'accept-statuses': { type: 'array', items: { type: 'integer' }, description: 'non-2xx statuses treated as an answer, not an error' },
+      'idempotency-key': {
+        type: 'string',
+        description: 'JSONata giving a key the vendor deduplicates on; makes a POST safe to retry',
+      },
+      'idempotency-header': {
+        type: 'string',
+        default: 'Idempotency-Key',
+        description: 'header that carries the idempotency-key value',
+      },
+      proxy: {
+        type: 'boolean',
+        default: false,
+        description: 'send through the proxy of HTTP_PROXY / HTTPS_PROXY (http.client.proxy.activate)',
+      },
+      connections: {
+        type: 'integer',
+        minimum: 1,
+        default: 200,
+        description: 'pool size per vendor origin (connectionsPerRoute)',
+      },
+      into: {
+        type: 'string',
+        pattern: TARGET_PATTERN,
+        default: 'body',
+        description: 'where the vendor answer goes: body, status or vars.<name>',
+      },
+      'accept-statuses': {
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'non-2xx statuses treated as an answer, not an error',
+      },
       'error-code': { type: 'string', description: 'JSONata over the vendor error body giving the vendor code' },
       'already-done': {
         type: 'object',
         additionalProperties: false,
         required: ['statuses', 'when'],
-        description: 'a state change (cancel) retried after an ambiguous failure (timeout, reset after sending, 5xx: the vendor may have done it) whose retry is answered "already in that state" (e.g. 409 order already cancelled): that answer counts as success. Never on a first attempt, nor after a failure that proves the vendor did nothing (refused connection, 429).',
+        description:
+          'a state change (cancel) retried after an ambiguous failure (timeout, reset after sending, 5xx: the vendor may have done it) whose retry is answered "already in that state" (e.g. 409 order already cancelled): that answer counts as success. Never on a first attempt, nor after a failure that proves the vendor did nothing (refused connection, 429).',
         properties: {
-          statuses: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 300, maximum: 599 }, description: 'vendor statuses that may mean "already done"' },
-          when: { type: 'string', description: 'JSONata over {status, body, headers} of the vendor answer: truthy when it means "already done"' },
-          answer: { type: 'string', description: 'JSONata over the exchange giving the result stored in `into` (default: the vendor answer body)' },
-          flag: { type: 'string', pattern: TARGET_PATTERN, description: 'set to true when the answer counted as already done (e.g. vars.alreadyDone, to read the state back)' },
+          statuses: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'integer', minimum: 300, maximum: 599 },
+            description: 'vendor statuses that may mean "already done"',
+          },
+          when: {
+            type: 'string',
+            description:
+              'JSONata over {status, body, headers} of the vendor answer: truthy when it means "already done"',
+          },
+          answer: {
+            type: 'string',
+            description:
+              'JSONata over the exchange giving the result stored in `into` (default: the vendor answer body)',
+          },
+          flag: {
+            type: 'string',
+            pattern: TARGET_PATTERN,
+            description:
+              'set to true when the answer counted as already done (e.g. vars.alreadyDone, to read the state back)',
+          },
         },
       },
     },
   },
   compile(cfg, ctx) {
     const method = cfg.method ?? 'GET';
-    const cfgUrl: string = cfg.url ?? ctx.fail("to-http needs 'client' (a profile of connector.yaml) with a 'path', or an absolute 'url'");
+    const cfgUrl: string =
+      cfg.url ?? ctx.fail("to-http needs 'client' (a profile of connector.yaml) with a 'path', or an absolute 'url'");
     // with a client the URL is the profile's base-url + the step's path: problems point at the path
     const urlKey = cfg.client !== undefined ? 'path' : 'url';
     const template = compileUrlTemplate(cfgUrl);
@@ -137,26 +255,33 @@ export default defineStep<ToHttpConfig>({
     if (!lenient) {
       try {
         const u = new URL(template.names.length ? cfgUrl.replace(/\{[^}]+\}/g, 'x') : cfgUrl);
-        if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.fail(`url must be http or https, got '${u.protocol}'`, [urlKey]);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:')
+          ctx.fail(`url must be http or https, got '${u.protocol}'`, [urlKey]);
       } catch (e) {
         if (e instanceof PlatformError || (e as Error).name === 'ConfigError') throw e;
         ctx.fail(`url is not an absolute URL: '${cfgUrl}'`, [urlKey]);
       }
     }
     const pathParams = cfg['path-params'] ?? {};
-    const props = [...((cfg as { [BASE_URL_PROPERTIES]?: string[] })[BASE_URL_PROPERTIES] ?? []), ...ctx.propertiesAt([urlKey])];
+    const props = [
+      ...((cfg as { [BASE_URL_PROPERTIES]?: string[] })[BASE_URL_PROPERTIES] ?? []),
+      ...ctx.propertiesAt([urlKey]),
+    ];
     const propNote = props.length ? ` (from ${props.map((p) => `'${p}'`).join(' + ')})` : '';
     for (const n of template.names) {
       if (!(n in pathParams)) ctx.fail(`url template has {${n}} but path-params gives no '${n}'${propNote}`, [urlKey]);
     }
     for (const n of Object.keys(pathParams)) {
-      if (!template.names.includes(n)) ctx.fail(`url template '${cfgUrl}'${propNote} lacks the placeholder {${n}}`, [urlKey]);
+      if (!template.names.includes(n))
+        ctx.fail(`url template '${cfgUrl}'${propNote} lacks the placeholder {${n}}`, [urlKey]);
     }
     const pp: Pairs = Object.entries(pathParams).map(([k, e]) => [k, ctx.expr(e, ['path-params', k])]);
     const qp: Pairs = Object.entries(cfg.query ?? {}).map(([k, e]) => [k, ctx.expr(e, ['query', k])]);
     const hp: Pairs = Object.entries(cfg.headers ?? {}).map(([k, e]) => [k.toLowerCase(), ctx.expr(e, ['headers', k])]);
     const forward = (cfg['forward-headers'] ?? []).map((h) => h.toLowerCase());
-    const fixed: [string, string][] = Object.entries(cfg['static-headers'] ?? {}).filter(([, v]) => v !== '').map(([k, v]) => [k.toLowerCase(), String(v)]);
+    const fixed: [string, string][] = Object.entries(cfg['static-headers'] ?? {})
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => [k.toLowerCase(), String(v)]);
     const bodyExpr = cfg.body !== undefined ? ctx.expr(cfg.body, ['body']) : undefined;
     const sendsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
     const idemExpr = cfg['idempotency-key'] ? ctx.expr(cfg['idempotency-key'], ['idempotency-key']) : undefined;
@@ -168,7 +293,13 @@ export default defineStep<ToHttpConfig>({
     // GET/PUT/DELETE are idempotent by HTTP; a POST only with a key the vendor deduplicates on.
     const idempotent = method !== 'POST' && method !== 'PATCH' ? true : !!idemExpr;
     const policy = retryPolicy(retry, idempotent);
-    const dispatcher = ctx.services.lintOnly ? undefined : ctx.services.http.get({ connections: cfg.connections ?? 200, connectTimeout: timeouts.connect, proxy: cfg.proxy === true });
+    const dispatcher = ctx.services.lintOnly
+      ? undefined
+      : ctx.services.http.get({
+          connections: cfg.connections ?? 200,
+          connectTimeout: timeouts.connect,
+          proxy: cfg.proxy === true,
+        });
     const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfgUrl));
     const clients = ctx.services.http;
     const tracing = ctx.services.tracing;
@@ -176,7 +307,10 @@ export default defineStep<ToHttpConfig>({
     const tm = ctx.services.metrics.target(ctx.route.id, target);
     // secrets known at load time (secret environmental keys of the values file, secret static
     // headers) are masked in vendor text, in every form, beside the shapes mask.ts recognises
-    const loadSecrets = compileSecrets([...configuredSecrets(ctx.values), ...fixed.filter(([k]) => isSecretHeader(k)).map(([, v]) => v)]);
+    const loadSecrets = compileSecrets([
+      ...configuredSecrets(ctx.values),
+      ...fixed.filter(([k]) => isSecretHeader(k)).map(([, v]) => v),
+    ]);
     // kept for the log line of an answer that breaks the route's output schema (pipeline/output-check.ts)
     const keepAnswer = ctx.route.checksOutput === true;
     const done = cfg['already-done'];
@@ -184,7 +318,8 @@ export default defineStep<ToHttpConfig>({
     const doneWhen = done ? ctx.expr(done.when, ['already-done', 'when']) : undefined;
     const doneAnswer = done?.answer !== undefined ? ctx.expr(done.answer, ['already-done', 'answer']) : undefined;
     const doneFlag = done?.flag !== undefined ? compileTarget(done.flag) : undefined;
-    if (done && !policy) ctx.log.debug({ route: ctx.route.id, target }, 'to-http: already-done has no effect without retries');
+    if (done && !policy)
+      ctx.log.debug({ route: ctx.route.id, target }, 'to-http: already-done has no effect without retries');
 
     /** The credentials this call sent (configured or forwarded from the caller): a vendor may echo them. */
     const sentSecrets = (h: Record<string, string>): Secrets => {
@@ -199,7 +334,9 @@ export default defineStep<ToHttpConfig>({
         try {
           code = errorCode.evaluate({ body: r.body, status: r.status, headers: r.headers });
           if (isPromise(code)) code = await code;
-        } catch { code = undefined; }
+        } catch {
+          code = undefined;
+        }
       }
       const secrets = sentSecrets(h);
       return new PlatformError({
@@ -228,7 +365,15 @@ export default defineStep<ToHttpConfig>({
     // given: send() starts it, then failed() or answered() take its outcome. The step awaits the
     // first attempt's call itself (no async function around it: one promise less per call);
     // retries go through once().
-    const send = (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, tctx?: Context): Sent => {
+    const send = (
+      ex: Exchange,
+      url: string,
+      split: { origin: string; path: string } | undefined,
+      h: Record<string, string>,
+      body: string | undefined,
+      attempt: number,
+      tctx?: Context,
+    ): Sent => {
       if (attempt > 0) {
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
@@ -236,7 +381,16 @@ export default defineStep<ToHttpConfig>({
       const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
       if (span) callRequest(tracing, span, url, h, body);
       const started = performance.now();
-      const answer = httpCall({ method, url, target: split, headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h, body, timeouts, dispatcher: dispatcher!, signal: ex.signal });
+      const answer = httpCall({
+        method,
+        url,
+        target: split,
+        headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h,
+        body,
+        timeouts,
+        dispatcher: dispatcher!,
+        signal: ex.signal,
+      });
       return { answer, span, started };
     };
 
@@ -249,19 +403,39 @@ export default defineStep<ToHttpConfig>({
     };
 
     /** An answer: the outcome at once for a success, else the vendor error (or "already done"). */
-    const answered = (sent: Sent, r: HttpResult, ex: Exchange, h: Record<string, string>, attempt: number, call?: CallState): Outcome | Promise<Outcome> => {
+    const answered = (
+      sent: Sent,
+      r: HttpResult,
+      ex: Exchange,
+      h: Record<string, string>,
+      attempt: number,
+      call?: CallState,
+    ): Outcome | Promise<Outcome> => {
       const { span } = sent;
       tm.call(r.status, (performance.now() - sent.started) / 1000);
       span?.setAttribute('http.response.status_code', r.status);
       if (span) callAnswer(tracing, span, r);
-      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) { if (span) endSpan(tracing, span); return { r, alreadyDone: false }; }
+      if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) {
+        if (span) endSpan(tracing, span);
+        return { r, alreadyDone: false };
+      }
       return refused(sent, r, ex, h, attempt, call);
     };
 
-    const refused = async (sent: Sent, r: HttpResult, ex: Exchange, h: Record<string, string>, attempt: number, call?: CallState): Promise<Outcome> => {
+    const refused = async (
+      sent: Sent,
+      r: HttpResult,
+      ex: Exchange,
+      h: Record<string, string>,
+      attempt: number,
+      call?: CallState,
+    ): Promise<Outcome> => {
       const { span } = sent;
       if (await isAlreadyDone(r, call)) {
-        ex.log.info({ target, status: r.status, attempt }, 'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work');
+        ex.log.info(
+          { target, status: r.status, attempt },
+          'vendor answered "already done" to a retry after an ambiguous failure: the first attempt did the work',
+        );
         if (span) endSpan(tracing, span);
         return { r, alreadyDone: true };
       }
@@ -271,7 +445,16 @@ export default defineStep<ToHttpConfig>({
       throw err;
     };
 
-    const once = async (ex: Exchange, url: string, split: { origin: string; path: string } | undefined, h: Record<string, string>, body: string | undefined, attempt: number, call?: CallState, tctx?: Context): Promise<Outcome> => {
+    const once = async (
+      ex: Exchange,
+      url: string,
+      split: { origin: string; path: string } | undefined,
+      h: Record<string, string>,
+      body: string | undefined,
+      attempt: number,
+      call?: CallState,
+      tctx?: Context,
+    ): Promise<Outcome> => {
       const sent = send(ex, url, split, h, body, attempt, tctx);
       let r: HttpResult;
       try {
@@ -282,76 +465,102 @@ export default defineStep<ToHttpConfig>({
       return answered(sent, r, ex, h, attempt, call);
     };
 
-    return describeStep(async (ex: Exchange) => {
-      const tctx = tracing.tracer ? ex.trace : undefined;
-      const params = evalPairsSync(pp, ex) ?? await evalPairs(pp, ex);
-      const query = evalPairsSync(qp, ex) ?? await evalPairs(qp, ex);
-      const headers = evalPairsSync(hp, ex) ?? await evalPairs(hp, ex);
-      let url: string;
-      try {
-        url = template.expand(params);
-      } catch (e: any) {
-        throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: e.message });
-      }
-      const qs = queryString(query);
-      if (qs) url += (url.includes('?') ? '&' : '?') + qs;
-      let split: { origin: string; path: string } | undefined;
-      if (clients.redirect) url = redirectUrl(url, target, clients.redirect);
-      else if (fixedOrigin) split = { origin: fixedOrigin.origin, path: url.slice(fixedOrigin.length) };
-      const h: Record<string, string> = { accept: 'application/json', 'x-correlation-id': ex.correlationId, ...headers };
-      for (const [k, v] of fixed) h[k] = v;
-      for (const name of forward) {
-        const v = ex.headers[name];
-        if (v !== undefined) h[name] = v;
-      }
-      let body: string | undefined;
-      // a big body (a 5,000-entry batch: about 1.3 MB to build, serialise and hash for its key)
-      // lets other exchanges through between its pieces of work (pipeline/slices.ts)
-      let started = sendsBody || idemExpr ? clock() : 0;
-      if (sendsBody) {
-        let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
-        if (isPromise(b)) b = await b;
-        if (b !== undefined) { body = JSON.stringify(b); h['content-type'] = 'application/json'; }
-      }
-      if (idemExpr) {
-        const turn = yieldAfter(started);
-        if (turn) { await turn; started = clock(); }
-        let k = idemExpr.evaluate(ex);
-        if (isPromise(k)) k = await k;
-        if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
-      }
-      if (started) { const turn = yieldAfter(started); if (turn) await turn; }
-      const call: CallState | undefined = done ? { ambiguous: false } : undefined;
-      let outcome: Outcome;
-      try {
-        const sent = send(ex, url, split, h, body, 0, tctx);
-        let r: HttpResult;
+    return describeStep(
+      async (ex: Exchange) => {
+        const tctx = tracing.tracer ? ex.trace : undefined;
+        const params = evalPairsSync(pp, ex) ?? (await evalPairs(pp, ex));
+        const query = evalPairsSync(qp, ex) ?? (await evalPairs(qp, ex));
+        const headers = evalPairsSync(hp, ex) ?? (await evalPairs(hp, ex));
+        let url: string;
         try {
-          r = await sent.answer;
-        } catch (e) {
-          failed(sent, e, call);
+          url = template.expand(params);
+        } catch (e: any) {
+          throw new PlatformError({ kind: 'validation', code: CODE.validation, detail: e.message });
         }
-        const o = answered(sent, r!, ex, h, 0, call);
-        outcome = isPromise(o) ? await o : o;
-      } catch (first) {
-        if (!policy) throw first;
-        // the first attempt runs outside the policy (its bookkeeping costs more than the call's own
-        // code); a failure goes to the policy as its attempt 0, which decides about the retries
-        outcome = await policy.execute((c) => (c.attempt === 0 ? Promise.reject(first) : once(ex, url, split, h, body, c.attempt, call, tctx)));
-      }
-      const { r, alreadyDone } = outcome;
-      ex.vars.lastStatus = r.status;
-      if (keepAnswer) ex.vendorAnswer = new VendorAnswer(target, r.status, r.body, () => sentSecrets(h));
-      if (!alreadyDone) { set(ex, r.body); return; }
-      if (doneFlag) doneFlag(ex, true);
-      let v = doneAnswer ? doneAnswer.evaluate(ex) : r.body;
-      if (isPromise(v)) v = await v;
-      set(ex, v);
-    }, 'to-http', ctx.base);
+        const qs = queryString(query);
+        if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+        let split: { origin: string; path: string } | undefined;
+        if (clients.redirect) url = redirectUrl(url, target, clients.redirect);
+        else if (fixedOrigin) split = { origin: fixedOrigin.origin, path: url.slice(fixedOrigin.length) };
+        const h: Record<string, string> = {
+          accept: 'application/json',
+          'x-correlation-id': ex.correlationId,
+          ...headers,
+        };
+        for (const [k, v] of fixed) h[k] = v;
+        for (const name of forward) {
+          const v = ex.headers[name];
+          if (v !== undefined) h[name] = v;
+        }
+        let body: string | undefined;
+        // a big body (a 5,000-entry batch: about 1.3 MB to build, serialise and hash for its key)
+        // lets other exchanges through between its pieces of work (pipeline/slices.ts)
+        let started = sendsBody || idemExpr ? clock() : 0;
+        if (sendsBody) {
+          let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
+          if (isPromise(b)) b = await b;
+          if (b !== undefined) {
+            body = JSON.stringify(b);
+            h['content-type'] = 'application/json';
+          }
+        }
+        if (idemExpr) {
+          const turn = yieldAfter(started);
+          if (turn) {
+            await turn;
+            started = clock();
+          }
+          let k = idemExpr.evaluate(ex);
+          if (isPromise(k)) k = await k;
+          if (k !== undefined && k !== null && k !== '') h[idemHeader] = String(k);
+        }
+        if (started) {
+          const turn = yieldAfter(started);
+          if (turn) await turn;
+        }
+        const call: CallState | undefined = done ? { ambiguous: false } : undefined;
+        let outcome: Outcome;
+        try {
+          const sent = send(ex, url, split, h, body, 0, tctx);
+          let r: HttpResult;
+          try {
+            r = await sent.answer;
+          } catch (e) {
+            failed(sent, e, call);
+          }
+          const o = answered(sent, r!, ex, h, 0, call);
+          outcome = isPromise(o) ? await o : o;
+        } catch (first) {
+          if (!policy) throw first;
+          // the first attempt runs outside the policy (its bookkeeping costs more than the call's own
+          // code); a failure goes to the policy as its attempt 0, which decides about the retries
+          outcome = await policy.execute((c) =>
+            c.attempt === 0 ? Promise.reject(first) : once(ex, url, split, h, body, c.attempt, call, tctx),
+          );
+        }
+        const { r, alreadyDone } = outcome;
+        ex.vars.lastStatus = r.status;
+        if (keepAnswer) ex.vendorAnswer = new VendorAnswer(target, r.status, r.body, () => sentSecrets(h));
+        if (!alreadyDone) {
+          set(ex, r.body);
+          return;
+        }
+        if (doneFlag) doneFlag(ex, true);
+        let v = doneAnswer ? doneAnswer.evaluate(ex) : r.body;
+        if (isPromise(v)) v = await v;
+        set(ex, v);
+      },
+      'to-http',
+      ctx.base,
+    );
   },
   withClient(p, cfg) {
     // the whole profile under the step; the client's name is the target name unless the step names one
-    if (p.settings.event !== undefined) throw new ConfigError(`client '${p.name}' is an event hub profile (it has 'event'): name it from a to-eventhub step, or name an HTTP client here`, ['client']);
+    if (p.settings.event !== undefined)
+      throw new ConfigError(
+        `client '${p.name}' is an event hub profile (it has 'event'): name it from a to-eventhub step, or name an HTTP client here`,
+        ['client'],
+      );
     const { path, ...step } = cfg;
     const merged = mergeSettings(p.settings, step);
     delete merged['base-url'];
@@ -426,7 +635,11 @@ function splitOrigin(url: string): { origin: string; length: number } | undefine
 }
 
 function safeHost(url: string): string {
-  try { return new URL(url.replace(/\{[^}]+\}/g, 'x')).host; } catch { return 'vendor'; }
+  try {
+    return new URL(url.replace(/\{[^}]+\}/g, 'x')).host;
+  } catch {
+    return 'vendor';
+  }
 }
 
 /** Vendor headers kept for error templates (rate limit hints), never authorization. */
@@ -438,4 +651,3 @@ function pickHeaders(h: Record<string, string | string[] | undefined>): Record<s
   }
   return out;
 }
-

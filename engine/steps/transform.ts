@@ -15,20 +15,31 @@ interface TransformConfig {
 
 export default defineStep<TransformConfig>({
   kind: 'transform',
-  description: 'Evaluates a JSONata expression against the exchange (body, headers, query, params, vars, user) and stores the result.',
+  description:
+    'Evaluates a JSONata expression against the exchange (body, headers, query, params, vars, user) and stores the result.',
   shorthand: 'file',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
       expression: { type: 'string', description: 'inline JSONata' },
-      file: { type: 'string', description: 'a .jsonata file: beside the route first, then from the project root (transforms/...)' },
+      file: {
+        type: 'string',
+        description: 'a .jsonata file: beside the route first, then from the project root (transforms/...)',
+      },
       into: { type: 'string', pattern: TARGET_PATTERN, default: 'body', description: 'body, status or vars.<name>' },
     },
     oneOf: [{ required: ['expression'] }, { required: ['file'] }],
   },
   compile(cfg, ctx) {
-    const expr = cfg.file !== undefined ? ctx.exprFile(cfg.file, ['file'], "a transform's file is a .jsonata file; an inline expression goes in transform: { expression: ... }") : ctx.expr(cfg.expression, ['expression']);
+    const expr =
+      cfg.file !== undefined
+        ? ctx.exprFile(
+            cfg.file,
+            ['file'],
+            "a transform's file is a .jsonata file; an inline expression goes in transform: { expression: ... }",
+          )
+        : ctx.expr(cfg.expression, ['expression']);
     const set = compileTarget(cfg.into);
     return (ex) => {
       const started = clock();

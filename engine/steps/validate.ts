@@ -38,11 +38,18 @@ function withTextErrors(errors: FieldError[], text: FieldError[] | undefined): F
 }
 
 function describe(errors: FieldError[]): string {
-  const first = errors.slice(0, 5).map((e) => `${e.field}${e.index !== undefined ? ` (entry ${e.index})` : ''} ${e.message}`);
+  const first = errors
+    .slice(0, 5)
+    .map((e) => `${e.field}${e.index !== undefined ? ` (entry ${e.index})` : ''} ${e.message}`);
   return first.join('; ') + (errors.length > 5 ? `; and ${errors.length - 5} more` : '');
 }
 
-interface CompiledRule { assert?: Expression; errors?: Expression; field: string; message: string }
+interface CompiledRule {
+  assert?: Expression;
+  errors?: Expression;
+  field: string;
+  message: string;
+}
 
 /** Adds what one rule's result says is wrong; the list is made only once something is. */
 function collectRule(rule: CompiledRule, v: unknown, errors: FieldError[] | undefined): FieldError[] | undefined {
@@ -50,7 +57,12 @@ function collectRule(rule: CompiledRule, v: unknown, errors: FieldError[] | unde
     if (!v) (errors ??= []).push({ field: rule.field, message: rule.message });
   } else if (v !== undefined && v !== null) {
     for (const e of (Array.isArray(v) ? v : [v]) as any[]) {
-      if (e && typeof e === 'object') (errors ??= []).push({ field: String(e.field ?? rule.field), message: String(e.message ?? rule.message), ...(e.index !== undefined ? { index: Number(e.index) } : {}) });
+      if (e && typeof e === 'object')
+        (errors ??= []).push({
+          field: String(e.field ?? rule.field),
+          message: String(e.message ?? rule.message),
+          ...(e.index !== undefined ? { index: Number(e.index) } : {}),
+        });
     }
   }
   return errors;
@@ -58,13 +70,21 @@ function collectRule(rule: CompiledRule, v: unknown, errors: FieldError[] | unde
 
 export default defineStep<ValidateConfig>({
   kind: 'validate',
-  description: 'Validates the body (or query, params, headers) against a JSON Schema and JSONata rules; a failure is a 400 problem naming each field.',
+  description:
+    'Validates the body (or query, params, headers) against a JSON Schema and JSONata rules; a failure is a 400 problem naming each field.',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      schema: { description: 'JSON Schema file (beside the route first, then from the project root) or an inline schema', anyOf: [{ type: 'string' }, { type: 'object' }] },
-      target: { enum: ['body', 'query', 'params', 'headers'], default: 'body', description: 'the part of the exchange checked' },
+      schema: {
+        description: 'JSON Schema file (beside the route first, then from the project root) or an inline schema',
+        anyOf: [{ type: 'string' }, { type: 'object' }],
+      },
+      target: {
+        enum: ['body', 'query', 'params', 'headers'],
+        default: 'body',
+        description: 'the part of the exchange checked',
+      },
       rules: {
         type: 'array',
         description: 'checks run after the schema passed, in order; every failing rule adds to errors[]',
@@ -73,9 +93,20 @@ export default defineStep<ValidateConfig>({
           additionalProperties: false,
           properties: {
             assert: { type: 'string', description: 'JSONata; falsy means the rule failed (needs field and message)' },
-            errors: { type: 'string', description: 'JSONata returning a list of {field, message, index?} (none: the rule passed); field and message are the defaults of each entry' },
-            file: { type: 'string', description: 'an `errors` rule kept in a .jsonata file (transforms/...): long business rules read, and can be tried with `engine eval -f`, on their own' },
-            field: { type: 'string', description: 'the field at fault, as named in errors[].field (e.g. debtorAccount.iban)' },
+            errors: {
+              type: 'string',
+              description:
+                'JSONata returning a list of {field, message, index?} (none: the rule passed); field and message are the defaults of each entry',
+            },
+            file: {
+              type: 'string',
+              description:
+                'an `errors` rule kept in a .jsonata file (transforms/...): long business rules read, and can be tried with `engine eval -f`, on their own',
+            },
+            field: {
+              type: 'string',
+              description: 'the field at fault, as named in errors[].field (e.g. debtorAccount.iban)',
+            },
             message: { type: 'string', description: 'what is wrong with it, e.g. "must be a valid IBAN"' },
           },
         },
@@ -90,12 +121,24 @@ export default defineStep<ValidateConfig>({
     const rules: CompiledRule[] = (cfg.rules ?? []).map((r, i) => {
       const kinds = (['assert', 'errors', 'file'] as const).filter((k) => r[k] !== undefined);
       if (kinds.length === 0) ctx.fail('a rule needs `assert`, `errors` or `file`', ['rules', i]);
-      if (kinds.length > 1) ctx.fail(`a rule is one of \`assert\`, \`errors\` or \`file\`, not ${kinds.map((k) => `\`${k}\``).join(' and ')}: make them two rules`, ['rules', i, kinds[1]]);
+      if (kinds.length > 1)
+        ctx.fail(
+          `a rule is one of \`assert\`, \`errors\` or \`file\`, not ${kinds.map((k) => `\`${k}\``).join(' and ')}: make them two rules`,
+          ['rules', i, kinds[1]],
+        );
       if (r.assert && (!r.field || !r.message)) ctx.fail('an `assert` rule needs `field` and `message`', ['rules', i]);
       return {
         assert: r.assert !== undefined ? ctx.expr(r.assert, ['rules', i, 'assert']) : undefined,
-        errors: r.errors !== undefined ? ctx.expr(r.errors, ['rules', i, 'errors'])
-          : r.file !== undefined ? ctx.exprFile(r.file, ['rules', i, 'file'], 'a rule\'s file is a .jsonata file; an inline rule goes in `errors` or `assert`') : undefined,
+        errors:
+          r.errors !== undefined
+            ? ctx.expr(r.errors, ['rules', i, 'errors'])
+            : r.file !== undefined
+              ? ctx.exprFile(
+                  r.file,
+                  ['rules', i, 'file'],
+                  "a rule's file is a .jsonata file; an inline rule goes in `errors` or `assert`",
+                )
+              : undefined,
         field: r.field ?? '',
         message: r.message ?? '',
       };
@@ -129,7 +172,13 @@ export default defineStep<ValidateConfig>({
     };
 
     /** runRules from rule `first` on, with the errors so far and, when evaluated already, its pending value. */
-    const rulesFrom = (ex: Exchange, sliceStart: number, first: number, errorsSoFar: FieldError[] | undefined, firstValue?: Promise<unknown>): void | Promise<void> => {
+    const rulesFrom = (
+      ex: Exchange,
+      sliceStart: number,
+      first: number,
+      errorsSoFar: FieldError[] | undefined,
+      firstValue?: Promise<unknown>,
+    ): void | Promise<void> => {
       let errors = errorsSoFar;
       // from the first rule JSONata evaluates asynchronously on, every result is kept by rule
       // until they all settled, then collected in order
@@ -153,7 +202,11 @@ export default defineStep<ValidateConfig>({
           if (firstLater < 0) errors = collectRule(rules[i], v, errors);
           else if (isPromise(v)) {
             const slots = results!;
-            pending!.push(v.then((r) => { slots[i] = r; }));
+            pending!.push(
+              v.then((r) => {
+                slots[i] = r;
+              }),
+            );
           } else results![i] = v;
         }
         if (firstLater >= 0) {
@@ -205,7 +258,8 @@ export default defineStep<ValidateConfig>({
       }
     }
     for (const rule of (v && Array.isArray(v.rules) ? v.rules : []) as Record<string, unknown>[]) {
-      const m = typeof rule.field === 'string' ? /^\/(query|params|headers)\/([A-Za-z0-9_.-]+)$/.exec(rule.field) : null;
+      const m =
+        typeof rule.field === 'string' ? /^\/(query|params|headers)\/([A-Za-z0-9_.-]+)$/.exec(rule.field) : null;
       if (m && typeof rule.message === 'string') facts.param(m[1] as ParamTarget, m[2]).description ??= rule.message;
     }
   },

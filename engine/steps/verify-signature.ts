@@ -7,11 +7,17 @@ import { PlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { verifySignature } from '../outbound/webhook-signature.ts';
 
-interface VerifyConfig { secret: string; 'previous-secret'?: string; tolerance?: number | string; code?: string }
+interface VerifyConfig {
+  secret: string;
+  'previous-secret'?: string;
+  tolerance?: number | string;
+  code?: string;
+}
 
 export default defineStep<VerifyConfig>({
   kind: 'verify-signature',
-  description: 'Verifies a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature) over the raw body; 401 otherwise.',
+  description:
+    'Verifies a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature) over the raw body; 401 otherwise.',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -19,19 +25,36 @@ export default defineStep<VerifyConfig>({
     properties: {
       secret: { type: 'string', description: 'shared secret (an environmental key), whsec_<base64> or text' },
       'previous-secret': { type: 'string', description: 'also accepted during a rotation' },
-      tolerance: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }], default: 300, description: 'seconds a timestamp may be off' },
+      tolerance: {
+        anyOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^\\d+$' },
+        ],
+        default: 300,
+        description: 'seconds a timestamp may be off',
+      },
       code: { type: 'string', default: CODE.unauthorized, description: 'platform code of the 401 problem' },
     },
   },
   compile(cfg, ctx) {
-    const secrets = [cfg.secret, cfg['previous-secret']].filter((s): s is string => !!s && !s.startsWith('<unresolved:'));
+    const secrets = [cfg.secret, cfg['previous-secret']].filter(
+      (s): s is string => !!s && !s.startsWith('<unresolved:'),
+    );
     if (!secrets.length && !ctx.services.lintOnly) ctx.fail('secret is empty', ['secret']);
     const tolerance = Number(cfg.tolerance ?? 300);
     const code = ctx.platformCode(cfg.code, ['code']) ?? CODE.unauthorized;
     return (ex) => {
-      if (!ex.rawBody) throw new PlatformError({ kind: 'config', detail: 'verify-signature needs `raw-body: true` on the http source' });
+      if (!ex.rawBody)
+        throw new PlatformError({
+          kind: 'config',
+          detail: 'verify-signature needs `raw-body: true` on the http source',
+        });
       const h = ex.headers;
-      const r = verifySignature(secrets, { id: h['webhook-id'], timestamp: h['webhook-timestamp'], signature: h['webhook-signature'], body: ex.rawBody }, tolerance);
+      const r = verifySignature(
+        secrets,
+        { id: h['webhook-id'], timestamp: h['webhook-timestamp'], signature: h['webhook-signature'], body: ex.rawBody },
+        tolerance,
+      );
       if (!r.ok) {
         ex.log.warn({ webhookId: h['webhook-id'], reason: r.reason }, 'webhook signature rejected');
         throw new PlatformError({ kind: 'unauthorized', code, detail: `invalid webhook signature: ${r.reason}` });

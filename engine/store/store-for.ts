@@ -10,11 +10,16 @@ import { RedisStore } from './store-redis.ts';
 const REDIS_URL_ENV = 'ENGINE_STORE_REDIS_URL';
 
 /** The settings in effect: the environment file's, with the URL from the process environment when set. */
-export function effectiveStoreSettings(settings: StoreSettings | undefined, env: NodeJS.ProcessEnv = process.env): StoreSettings {
+export function effectiveStoreSettings(
+  settings: StoreSettings | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): StoreSettings {
   const url = env[REDIS_URL_ENV] || settings?.redis?.url;
   return {
     inFlightTimeout: settings?.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
-    redis: url ? { prefix: STORE_DEFAULTS.prefix, commandTimeout: STORE_DEFAULTS.commandTimeout, ...settings?.redis, url } : undefined,
+    redis: url
+      ? { prefix: STORE_DEFAULTS.prefix, commandTimeout: STORE_DEFAULTS.commandTimeout, ...settings?.redis, url }
+      : undefined,
   };
 }
 
@@ -27,12 +32,17 @@ export function storeFor(services: EngineServices): SharedStore {
   let store = stores.get(services.onClose);
   if (store) return store;
   const settings = effectiveStoreSettings(services.settings?.store);
-  store = settings.redis && !services.lintOnly
-    ? new RedisStore(settings.redis, settings.inFlightTimeout, services.logger.child({ component: 'store' }))
-    : new MemoryStore();
+  store =
+    settings.redis && !services.lintOnly
+      ? new RedisStore(settings.redis, settings.inFlightTimeout, services.logger.child({ component: 'store' }))
+      : new MemoryStore();
   const s = store;
   stores.set(services.onClose, s);
   services.onClose(() => s.close());
-  if (s.kind === 'redis') services.logger.info({ store: 'redis', prefix: settings.redis!.prefix }, 'store: replicas share remembered keys through Redis');
+  if (s.kind === 'redis')
+    services.logger.info(
+      { store: 'redis', prefix: settings.redis!.prefix },
+      'store: replicas share remembered keys through Redis',
+    );
   return s;
 }

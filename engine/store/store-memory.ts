@@ -41,5 +41,7 @@ export class MemoryStore implements SharedStore {
     return new MemoryClaims(opts);
   }
 
-  async close(): Promise<void> { /* nothing held outside the sets */ }
+  async close(): Promise<void> {
+    /* nothing held outside the sets */
+  }
 }

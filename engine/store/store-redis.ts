@@ -31,7 +31,11 @@ interface Scripted extends Redis {
 }
 
 class RedisClaims implements ClaimSet {
-  constructor(private store: RedisStore, private base: string, private ttlMs: number) {}
+  constructor(
+    private store: RedisStore,
+    private base: string,
+    private ttlMs: number,
+  ) {}
 
   async claim(key: string): Promise<Claim> {
     const token = this.store.token();
@@ -49,7 +53,11 @@ class RedisClaims implements ClaimSet {
   }
 }
 
-export interface RedisStoreSettings { url: string; prefix: string; commandTimeout: number }
+export interface RedisStoreSettings {
+  url: string;
+  prefix: string;
+  commandTimeout: number;
+}
 
 export class RedisStore implements SharedStore {
   readonly kind = 'redis';
@@ -59,18 +67,27 @@ export class RedisStore implements SharedStore {
   // tokens name the replica and the exchange, so only the claimant can release a claim
   private readonly id = randomBytes(6).toString('base64url');
 
-  constructor(private settings: RedisStoreSettings, readonly inFlightMs: number, private log: Logger) {
+  constructor(
+    private settings: RedisStoreSettings,
+    readonly inFlightMs: number,
+    private log: Logger,
+  ) {
     // the offline queue lets the first requests wait for the connection; commandTimeout bounds
     // every wait, so an outage is answered within it instead of hanging the exchange
     // loaded only when a Redis is configured: one process with memory never pays for the client
     const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     this.client = new Client(settings.url, {
-      maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: settings.commandTimeout, commandTimeout: settings.commandTimeout,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+      connectTimeout: settings.commandTimeout,
+      commandTimeout: settings.commandTimeout,
     }) as Scripted;
     this.client.defineCommand('storeClaim', { numberOfKeys: 1, lua: CLAIM });
     this.client.defineCommand('storeRelease', { numberOfKeys: 1, lua: RELEASE });
     this.client.on('error', (e: Error) => this.failed(e));
-    this.client.on('ready', () => { if (this.down) this.back(); });
+    this.client.on('ready', () => {
+      if (this.down) this.back();
+    });
   }
 
   token(): string {
@@ -98,7 +115,10 @@ export class RedisStore implements SharedStore {
     if (this.down) return;
     this.down = true;
     // the message names host and port at most; the URL (which may hold a password) is never logged
-    this.log.warn({ err: { message: e.message } }, 'store: Redis unavailable; each use applies its outage policy until it is back (dedupe: 503 with Retry-After)');
+    this.log.warn(
+      { err: { message: e.message } },
+      'store: Redis unavailable; each use applies its outage policy until it is back (dedupe: 503 with Retry-After)',
+    );
   }
 
   claims(opts: ClaimSetOptions): ClaimSet {

@@ -2,12 +2,18 @@
 
 export class TtlSet {
   private entries = new Map<string, number>();
-  constructor(private ttlMs: number, private max: number) {}
+  constructor(
+    private ttlMs: number,
+    private max: number,
+  ) {}
 
   has(key: string, now = Date.now()): boolean {
     const exp = this.entries.get(key);
     if (exp === undefined) return false;
-    if (exp <= now) { this.entries.delete(key); return false; }
+    if (exp <= now) {
+      this.entries.delete(key);
+      return false;
+    }
     return true;
   }
 

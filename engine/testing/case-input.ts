@@ -22,24 +22,37 @@ export class InputError extends Error {}
 
 function parsed(text: string): unknown {
   if (!text) return undefined;
-  try { return JSON.parse(text); } catch { return text; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 async function httpRequest(engine: RunningEngine, r: NonNullable<TestCase['request']>): Promise<CaseAnswer> {
   const url = new URL(r.path, engine.url);
   for (const [k, v] of Object.entries(r.query ?? {})) url.searchParams.append(k, String(v));
   const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
-  const headers: Record<string, string> = { ...(body !== undefined && typeof r.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...r.headers };
+  const headers: Record<string, string> = {
+    ...(body !== undefined && typeof r.body !== 'string' ? { 'content-type': 'application/json' } : {}),
+    ...r.headers,
+  };
   if (r.sign) {
     const secret = r.sign.secret ?? engine.values.keys.resolve(r.sign.key!)?.value;
     if (!secret) throw new InputError(`sign: environmental key '${r.sign.key}' is not set in this environment`);
     const id = r.sign.id ?? `msg_${randomUUID()}`;
     const ts = String(r.sign.timestamp ?? Math.floor(Date.now() / 1000));
-    Object.assign(headers, { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': sign(secret, id, ts, body ?? '') });
+    Object.assign(headers, {
+      'webhook-id': id,
+      'webhook-timestamp': ts,
+      'webhook-signature': sign(secret, id, ts, body ?? ''),
+    });
   }
   const res = await fetch(url, { method: r.method ?? 'POST', headers, body });
   const out: Record<string, string> = {};
-  res.headers.forEach((v, k) => { out[k] = v; });
+  res.headers.forEach((v, k) => {
+    out[k] = v;
+  });
   return { status: res.status, headers: out, body: parsed(await res.text()) };
 }
 
@@ -48,7 +61,11 @@ async function directCall(engine: RunningEngine, c: NonNullable<TestCase['call']
   const correlationId = randomUUID();
   try {
     const r = await engine.call(c.route, {
-      body: c.body, headers: lower(c.headers), query: c.query, params: c.params, correlationId,
+      body: c.body,
+      headers: lower(c.headers),
+      query: c.query,
+      params: c.params,
+      correlationId,
       user: c.user ? { id: c.user.id, authenticated: c.user.authenticated ?? true } : undefined,
     });
     return { status: r.status, headers: r.headers, body: r.body };
@@ -63,15 +80,29 @@ async function deliver(engine: RunningEngine, m: NonNullable<TestCase['message']
   if (!route) throw new InputError(`no route '${m.route}' is loaded`);
   const messageId = m.id ?? randomUUID();
   let body = m.body;
-  if (typeof body === 'string') { try { body = JSON.parse(body); } catch { /* a text message */ } }
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      /* a text message */
+    }
+  }
   const ex = createExchange({
-    routeId: route.id, correlationId: messageId, body, headers: lower(m.headers),
+    routeId: route.id,
+    correlationId: messageId,
+    body,
+    headers: lower(m.headers),
     message: { messageId, queue: 'route-test', redelivered: !!m.redelivered, deliveryCount: m.redelivered ? 1 : 0 },
     logger: engine.services.logger,
   });
   const out = await runRoute(route, ex, engine.services.metrics);
   if (!out.error) return { status: ex.status, headers: ex.responseHeaders, body: ex.body, outcome: 'accepted' };
-  return { status: out.error.status, headers: {}, body: problemOf(out.error, messageId), outcome: out.error.transient ? 'released' : 'rejected' };
+  return {
+    status: out.error.status,
+    headers: {},
+    body: problemOf(out.error, messageId),
+    outcome: out.error.transient ? 'released' : 'rejected',
+  };
 }
 
 function lower(h: Record<string, string> | undefined): Record<string, string> {

@@ -33,13 +33,17 @@ function asText(v: unknown): unknown {
 }
 
 function textMap(m: Record<string, unknown>, lowerNames = false): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [lowerNames ? k.toLowerCase() : k, Array.isArray(v) ? v.map(asText) : asText(v)]));
+  return Object.fromEntries(
+    Object.entries(m).map(([k, v]) => [lowerNames ? k.toLowerCase() : k, Array.isArray(v) ? v.map(asText) : asText(v)]),
+  );
 }
 
 function checkRequest(exp: VendorRequestExpect, got: RecordedRequest, path: Path, out: Failure[]): void {
   const what = `request ${Number(path[path.length - 1]) + 1}`;
-  if (exp.method && exp.method.toUpperCase() !== got.method) out.push(fail([...path, 'method'], `${what}: method`, [`  - ${exp.method.toUpperCase()}`, `  + ${got.method}`]));
-  if (exp.path !== undefined && exp.path !== got.path) out.push(fail([...path, 'path'], `${what}: path`, [`  - ${exp.path}`, `  + ${got.path}`]));
+  if (exp.method && exp.method.toUpperCase() !== got.method)
+    out.push(fail([...path, 'method'], `${what}: method`, [`  - ${exp.method.toUpperCase()}`, `  + ${got.method}`]));
+  if (exp.path !== undefined && exp.path !== got.path)
+    out.push(fail([...path, 'path'], `${what}: path`, [`  - ${exp.path}`, `  + ${got.path}`]));
   const parts: [keyof VendorRequestExpect, unknown, unknown, boolean][] = [
     ['query', exp.query && textMap(exp.query), got.query, false],
     ['headers', exp.headers && textMap(exp.headers, true), got.headers, true],
@@ -53,15 +57,29 @@ function checkRequest(exp: VendorRequestExpect, got: RecordedRequest, path: Path
   }
 }
 
-function checkCalls(target: string, exp: NonNullable<CaseExpect['calls']>[string], got: RecordedRequest[], path: Path, out: Failure[]): void {
+function checkCalls(
+  target: string,
+  exp: NonNullable<CaseExpect['calls']>[string],
+  got: RecordedRequest[],
+  path: Path,
+  out: Failure[],
+): void {
   const requests = Array.isArray(exp) ? exp : typeof exp === 'number' ? undefined : exp.requests;
-  const count = typeof exp === 'number' ? exp : Array.isArray(exp) ? exp.length : exp.count ?? exp.requests?.length;
+  const count = typeof exp === 'number' ? exp : Array.isArray(exp) ? exp.length : (exp.count ?? exp.requests?.length);
   if (count !== undefined && count !== got.length) {
     const seen = got.map((r, i) => `  + ${i + 1}. ${r.method} ${r.path} -> ${r.status || 'connection dropped'}`);
-    out.push(fail(typeof exp === 'object' && !Array.isArray(exp) && exp.count !== undefined ? [...path, 'count'] : path, `'${target}' got ${got.length} request(s), expected ${count}`, seen));
+    out.push(
+      fail(
+        typeof exp === 'object' && !Array.isArray(exp) && exp.count !== undefined ? [...path, 'count'] : path,
+        `'${target}' got ${got.length} request(s), expected ${count}`,
+        seen,
+      ),
+    );
   }
   const base = Array.isArray(exp) ? path : [...path, 'requests'];
-  (requests ?? []).forEach((r, i) => { if (got[i]) checkRequest(r, got[i], [...base, i], out); });
+  (requests ?? []).forEach((r, i) => {
+    if (got[i]) checkRequest(r, got[i], [...base, i], out);
+  });
 }
 
 async function checkAssert(expr: string, input: unknown, path: Path, out: Failure[]): Promise<void> {
@@ -78,11 +96,22 @@ export async function checkExpectations(e: CaseExpect, o: Observed): Promise<Fai
   const out: Failure[] = [];
   const a = o.answer;
   if (e.status !== undefined && e.status !== a.status) {
-    const detail = a.status >= 400 && a.body && typeof a.body === 'object' ? [`  (answer: ${JSON.stringify(a.body).slice(0, 300)})`] : [];
-    out.push(fail(['status'], `status ${a.status}, expected ${e.status}`, [`  - ${e.status}`, `  + ${a.status}`, ...detail]));
+    const detail =
+      a.status >= 400 && a.body && typeof a.body === 'object'
+        ? [`  (answer: ${JSON.stringify(a.body).slice(0, 300)})`]
+        : [];
+    out.push(
+      fail(['status'], `status ${a.status}, expected ${e.status}`, [`  - ${e.status}`, `  + ${a.status}`, ...detail]),
+    );
   }
-  if (e.outcome !== undefined && e.outcome !== a.outcome) out.push(fail(['outcome'], `message ${a.outcome}, expected ${e.outcome}`, [`  - ${e.outcome}`, `  + ${a.outcome}`]));
-  for (const [key, subset] of [['body', false], ['body-contains', true]] as const) {
+  if (e.outcome !== undefined && e.outcome !== a.outcome)
+    out.push(
+      fail(['outcome'], `message ${a.outcome}, expected ${e.outcome}`, [`  - ${e.outcome}`, `  + ${a.outcome}`]),
+    );
+  for (const [key, subset] of [
+    ['body', false],
+    ['body-contains', true],
+  ] as const) {
     if (e[key] === undefined) continue;
     const ms = compare(e[key], a.body, subset);
     if (ms.length) out.push(fail([key, ...ms[0].path], `${key} differs`, diffLines('body', ms)));
@@ -93,25 +122,47 @@ export async function checkExpectations(e: CaseExpect, o: Observed): Promise<Fai
   }
   // a target without a stub is a failure of its own: the route reached a vendor the test did not script
   const unstubbed = [...new Set(o.stubs.unstubbed)];
-  if (unstubbed.length) out.push(fail([], `to-http target(s) ${unstubbed.map((t) => `'${t}'`).join(', ')} called without a stub; add stubs: { ${unstubbed[0]}: ... } to the case`));
+  if (unstubbed.length)
+    out.push(
+      fail(
+        [],
+        `to-http target(s) ${unstubbed.map((t) => `'${t}'`).join(', ')} called without a stub; add stubs: { ${unstubbed[0]}: ... } to the case`,
+      ),
+    );
   for (const [target, exp] of Object.entries(e.calls ?? {})) {
     checkCalls(target, exp, o.stubs.stubs.get(target)?.requests ?? [], ['calls', target], out);
   }
   const events = o.stubs.eventhub.requests.filter((r) => r.status >= 200 && r.status < 300).map((r) => r.body);
   if (e.events) {
     const ms = compare(e.events, events, true);
-    if (ms.length) out.push(fail(['events', ...ms[0].path], `events differ (${events.length} published, ${e.events.length} expected)`, diffLines('events', ms)));
+    if (ms.length)
+      out.push(
+        fail(
+          ['events', ...ms[0].path],
+          `events differ (${events.length} published, ${e.events.length} expected)`,
+          diffLines('events', ms),
+        ),
+      );
   }
   const calls = Object.fromEntries([...o.stubs.stubs].map(([k, s]) => [k, s.requests]));
   for (const [i, expr] of (e.assert ?? []).entries()) {
-    await checkAssert(expr, { status: a.status, body: a.body, headers: a.headers, outcome: a.outcome, calls, events }, ['assert', i], out);
+    await checkAssert(
+      expr,
+      { status: a.status, body: a.body, headers: a.headers, outcome: a.outcome, calls, events },
+      ['assert', i],
+      out,
+    );
   }
   for (const [i, text] of (e['logs-absent'] ?? []).entries()) {
     const hit = o.logs.find((l) => l.includes(text));
     // the line itself is not shown: it holds the very text that must not be there
     if (hit) {
       let msg = '';
-      try { msg = String(JSON.parse(hit).msg ?? ''); } catch { /* not JSON */ }
+      try {
+        msg = String(JSON.parse(hit).msg ?? '');
+      } catch {
+        /* not JSON */
+      }
       out.push(fail(['logs-absent', i], `a log line contains the text of logs-absent[${i}] (log message: '${msg}')`));
     }
   }

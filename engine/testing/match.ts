@@ -22,26 +22,44 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * Mismatches of `actual` against `expected`. `subset`: only the keys given count (a `null`
  * expects null or absent); arrays then match item by item with the same length.
  */
-export function compare(expected: unknown, actual: unknown, subset: boolean, path: Path = [], out: Mismatch[] = []): Mismatch[] {
+export function compare(
+  expected: unknown,
+  actual: unknown,
+  subset: boolean,
+  path: Path = [],
+  out: Mismatch[] = [],
+): Mismatch[] {
   if (out.length >= MAX) return out;
   if (subset && expected === null && (actual === null || actual === undefined)) return out;
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) { out.push({ path, expected, actual }); return out; }
+    if (!Array.isArray(actual)) {
+      out.push({ path, expected, actual });
+      return out;
+    }
     const n = Math.max(expected.length, actual.length);
     for (let i = 0; i < n && out.length < MAX; i++) {
-      if (i >= expected.length) out.push({ path: [...path, i], expected: undefined, actual: actual[i], note: 'unexpected' });
-      else if (i >= actual.length) out.push({ path: [...path, i], expected: expected[i], actual: undefined, note: 'missing' });
+      if (i >= expected.length)
+        out.push({ path: [...path, i], expected: undefined, actual: actual[i], note: 'unexpected' });
+      else if (i >= actual.length)
+        out.push({ path: [...path, i], expected: expected[i], actual: undefined, note: 'missing' });
       else compare(expected[i], actual[i], subset, [...path, i], out);
     }
     return out;
   }
   if (isObject(expected)) {
-    if (!isObject(actual)) { out.push({ path, expected, actual }); return out; }
+    if (!isObject(actual)) {
+      out.push({ path, expected, actual });
+      return out;
+    }
     for (const k of Object.keys(expected)) {
-      if (!(k in actual) && !(subset && expected[k] === null)) out.push({ path: [...path, k], expected: expected[k], actual: undefined, note: 'missing' });
+      if (!(k in actual) && !(subset && expected[k] === null))
+        out.push({ path: [...path, k], expected: expected[k], actual: undefined, note: 'missing' });
       else compare(expected[k], actual[k], subset, [...path, k], out);
     }
-    if (!subset) for (const k of Object.keys(actual)) if (!(k in expected)) out.push({ path: [...path, k], expected: undefined, actual: actual[k], note: 'unexpected' });
+    if (!subset)
+      for (const k of Object.keys(actual))
+        if (!(k in expected))
+          out.push({ path: [...path, k], expected: undefined, actual: actual[k], note: 'unexpected' });
     return out;
   }
   if (!Object.is(expected, actual) && !(expected === 0 && actual === 0)) out.push({ path, expected, actual });

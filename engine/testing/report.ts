@@ -22,5 +22,14 @@ export function summary(results: CaseResult[], ms: number): string {
 
 export function jsonReport(results: CaseResult[], ms: number): string {
   const failed = results.filter((r) => !r.ok).length;
-  return JSON.stringify({ passed: results.length - failed, failed, ms: Math.round(ms), cases: results.map((r) => ({ ...r, ms: Math.round(r.ms) })) }, null, 2);
+  return JSON.stringify(
+    {
+      passed: results.length - failed,
+      failed,
+      ms: Math.round(ms),
+      cases: results.map((r) => ({ ...r, ms: Math.round(r.ms) })),
+    },
+    null,
+    2,
+  );
 }

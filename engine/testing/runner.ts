@@ -40,7 +40,13 @@ export interface RunOptions {
   onResult?: (r: CaseResult) => void;
 }
 
-export interface ReportedFailure { file: string; line: number; col: number; message: string; diff: string[] }
+export interface ReportedFailure {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+  diff: string[];
+}
 
 export interface CaseResult {
   file: string;
@@ -57,7 +63,8 @@ type RedirectingClients = HttpClients & { redirect?: (target: string, origin: st
 function simulatorNames(values: ValuesSet): Set<string> {
   const names = new Set<string>();
   const visit = (v: unknown): void => {
-    if (typeof v === 'string' && v.startsWith(SIMULATOR_PREFIX)) names.add(v.slice(SIMULATOR_PREFIX.length).split('/')[0]);
+    if (typeof v === 'string' && v.startsWith(SIMULATOR_PREFIX))
+      names.add(v.slice(SIMULATOR_PREFIX.length).split('/')[0]);
     else if (v && typeof v === 'object') for (const x of Object.values(v)) visit(x);
   };
   visit(values.environment.keys);
@@ -92,14 +99,16 @@ function stubsExtension(stubs: StubSet, simulators: boolean, simulation: Simulat
       const amqp = `amqp://127.0.0.1:${await closedPort()}`;
       const by = new Map(standIns);
       for (const n of simulatorNames(values)) {
-        urls[n] = by.get(n) === 'event-hub' ? stubs.eventhub.origin : by.get(n) === 'amqp' ? amqp : stubs.fallbackOrigin;
+        urls[n] =
+          by.get(n) === 'event-hub' ? stubs.eventhub.origin : by.get(n) === 'amqp' ? amqp : stubs.fallbackOrigin;
       }
       return { simulatorUrls: urls };
     },
   };
 }
 
-const list = (a: Answer | Answer[] | undefined): Answer[] | undefined => (a === undefined ? undefined : Array.isArray(a) ? a : [a]);
+const list = (a: Answer | Answer[] | undefined): Answer[] | undefined =>
+  a === undefined ? undefined : Array.isArray(a) ? a : [a];
 
 function targetsOf(file: TestFile, cases: TestCase[]): Set<string> {
   const t = new Set(Object.keys(file.stubs ?? {}));
@@ -113,7 +122,10 @@ function targetsOf(file: TestFile, cases: TestCase[]): Set<string> {
 function matcher(filter: string | undefined): (name: string) => boolean {
   if (!filter) return () => true;
   const re = /^\/(.+)\/([a-z]*)$/.exec(filter);
-  if (re) { const r = new RegExp(re[1], re[2]); return (n) => r.test(n); }
+  if (re) {
+    const r = new RegExp(re[1], re[2]);
+    return (n) => r.test(n);
+  }
   const f = filter.toLowerCase();
   return (n) => n.toLowerCase().includes(f);
 }
@@ -121,10 +133,18 @@ function matcher(filter: string | undefined): (name: string) => boolean {
 /** Captured log lines (JSON text), for logs-absent. */
 class LogSink extends Writable {
   lines: string[] = [];
-  override _write(chunk: Buffer, _enc: string, done: () => void): void { this.lines.push(chunk.toString('utf8')); done(); }
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    this.lines.push(chunk.toString('utf8'));
+    done();
+  }
 }
 
-interface Group { key: string; environment?: string; set: Record<string, string>; cases: [number, TestCase][] }
+interface Group {
+  key: string;
+  environment?: string;
+  set: Record<string, string>;
+  cases: [number, TestCase][];
+}
 
 /** `fallback`: the simulated environment, where a case runs unless it names another */
 function groups(file: TestFile, cases: [number, TestCase][], fallback: string | undefined): Group[] {
@@ -145,26 +165,49 @@ export function findTestFiles(paths: string[]): string[] {
   return findYamlFiles(paths).filter(isTestFile);
 }
 
-
-async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOptions, report: (r: CaseResult) => void): Promise<void> {
+async function runGroup(
+  src: YamlSource,
+  file: TestFile,
+  g: Group,
+  opts: RunOptions,
+  report: (r: CaseResult) => void,
+): Promise<void> {
   const root = resolve(opts.root ?? process.cwd());
   const where = (path: (string | number)[]) => ({ file: src.file, ...locate(src, path) });
   const logs = new LogSink();
   const wantsLogs = g.cases.some(([, c]) => c.expect['logs-absent']?.length);
-  const stubs = await StubSet.start(targetsOf(file, g.cases.map(([, c]) => c)));
+  const stubs = await StubSet.start(
+    targetsOf(
+      file,
+      g.cases.map(([, c]) => c),
+    ),
+  );
   const simulators = !!file.simulators && !!opts.simulators;
   const stubbing = stubsExtension(stubs, simulators, opts.simulators?.simulation);
   const extensions = [...(simulators ? [opts.simulators!] : []), stubbing, ...(opts.extensions ?? [])];
   if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
   // the route files only: another test file's problems are reported with that file, they do not
   // stop this one's engine
-  const routes = findYamlFiles((file.routes ?? [dirname(dirname(resolve(root, src.file)))]).map((p) => resolve(root, p)))
-    .filter((f) => !isTestFile(f)).map((f) => relative(root, f));
+  const routes = findYamlFiles(
+    (file.routes ?? [dirname(dirname(resolve(root, src.file)))]).map((p) => resolve(root, p)),
+  )
+    .filter((f) => !isTestFile(f))
+    .map((f) => relative(root, f));
   let engine: RunningEngine;
   try {
     engine = await startEngine({
-      routes, root, valuesDir: opts.valuesDir, secretsDir: opts.secretsDir, env: g.environment, set: g.set,
-      port: 0, host: '127.0.0.1', simulated: simulators, processEnv: {}, shutdownTimeoutMs: 1000, extensions,
+      routes,
+      root,
+      valuesDir: opts.valuesDir,
+      secretsDir: opts.secretsDir,
+      env: g.environment,
+      set: g.set,
+      port: 0,
+      host: '127.0.0.1',
+      simulated: simulators,
+      processEnv: {},
+      shutdownTimeoutMs: 1000,
+      extensions,
       logger: createLogger(wantsLogs ? 'debug' : 'silent', logs),
     });
   } catch (e) {
@@ -172,7 +215,14 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
     const lines = e instanceof DiagnosticError ? e.diagnostics.map(formatDiagnostic) : [(e as Error).message];
     for (const [i, c] of g.cases) {
       const w = where(['tests', i]);
-      report({ file: src.file, line: w.line, name: c.name, ok: false, ms: 0, failures: [{ ...w, message: 'the engine did not start', diff: lines.map((l) => `  ${l}`) }] });
+      report({
+        file: src.file,
+        line: w.line,
+        name: c.name,
+        ok: false,
+        ms: 0,
+        failures: [{ ...w, message: 'the engine did not start', diff: lines.map((l) => `  ${l}`) }],
+      });
     }
     return;
   }
@@ -188,12 +238,26 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
         const answer = await runInput(engine, c);
         failures = await checkExpectations(c.expect, { answer, stubs, logs: logs.lines });
       } catch (e) {
-        failures = [{ path: [], message: e instanceof InputError ? e.message : `the case failed to run: ${(e as Error).message}`, diff: [] }];
+        failures = [
+          {
+            path: [],
+            message: e instanceof InputError ? e.message : `the case failed to run: ${(e as Error).message}`,
+            diff: [],
+          },
+        ];
       }
       const base = ['tests', i];
       report({
-        file: src.file, line: where(base).line, name: c.name, ok: !failures.length, ms: performance.now() - started,
-        failures: failures.map((f) => ({ ...where(f.path.length ? [...base, 'expect', ...f.path] : base), message: f.message, diff: f.diff })),
+        file: src.file,
+        line: where(base).line,
+        name: c.name,
+        ok: !failures.length,
+        ms: performance.now() - started,
+        failures: failures.map((f) => ({
+          ...where(f.path.length ? [...base, 'expect', ...f.path] : base),
+          message: f.message,
+          diff: f.diff,
+        })),
       });
     }
   } finally {
@@ -206,7 +270,10 @@ async function runGroup(src: YamlSource, file: TestFile, g: Group, opts: RunOpti
 export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
   const root = resolve(opts.root ?? process.cwd());
   const results: CaseResult[] = [];
-  const report = (r: CaseResult) => { results.push(r); opts.onResult?.(r); };
+  const report = (r: CaseResult) => {
+    results.push(r);
+    opts.onResult?.(r);
+  };
   const wanted = matcher(opts.filter);
   for (const abs of findTestFiles(opts.paths.map((p) => resolve(root, p)))) {
     const rel = relative(process.cwd(), abs) || abs;
@@ -215,16 +282,26 @@ export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
       src = parseYamlFile(rel);
     } catch (e) {
       if (!(e instanceof DiagnosticError)) throw e;
-      for (const d of e.diagnostics) report({ file: rel, line: d.line, name: '(file)', ok: false, ms: 0, failures: [{ ...d, diff: [] }] });
+      for (const d of e.diagnostics)
+        report({ file: rel, line: d.line, name: '(file)', ok: false, ms: 0, failures: [{ ...d, diff: [] }] });
       continue;
     }
     const diags = checkTestFile(src);
     if (diags.length) {
-      report({ file: rel, line: diags[0].line, name: '(file)', ok: false, ms: 0, failures: diags.map((d) => ({ file: d.file, line: d.line, col: d.col, message: d.message, diff: [] })) });
+      report({
+        file: rel,
+        line: diags[0].line,
+        name: '(file)',
+        ok: false,
+        ms: 0,
+        failures: diags.map((d) => ({ file: d.file, line: d.line, col: d.col, message: d.message, diff: [] })),
+      });
       continue;
     }
     const file = src.value as TestFile;
-    const cases = file.tests.map((c, i) => [i, c] as [number, TestCase]).filter(([, c]) => wanted(c.name) || wanted(`${rel} ${c.name}`));
+    const cases = file.tests
+      .map((c, i) => [i, c] as [number, TestCase])
+      .filter(([, c]) => wanted(c.name) || wanted(`${rel} ${c.name}`));
     const simulated = opts.simulators?.simulation?.environment;
     for (const g of groups(file, cases, simulated)) await runGroup(src, file, g, opts, report);
   }
@@ -232,6 +309,6 @@ export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
 }
 
 /** Registers the document kind with an engine run or lint (the CLI adds it to every command). */
-export function routeTestsExtension(): EngineExtension {
+function routeTestsExtension(): EngineExtension {
   return { name: 'route-tests', documents: () => [routeTestDocuments()] };
 }

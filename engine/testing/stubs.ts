@@ -18,7 +18,11 @@ export interface RecordedRequest {
 function parseBody(text: string, type: string | undefined): unknown {
   if (!text) return undefined;
   if ((type ?? '').includes('json') || /^\s*[[{]/.test(text)) {
-    try { return JSON.parse(text); } catch { /* kept as text */ }
+    try {
+      return JSON.parse(text);
+    } catch {
+      /* kept as text */
+    }
   }
   return text;
 }
@@ -40,9 +44,15 @@ export class StubServer {
   private timers = new Set<NodeJS.Timeout>();
   origin = '';
 
-  constructor(readonly target: string, private fallback: Answer) {
+  constructor(
+    readonly target: string,
+    private fallback: Answer,
+  ) {
     this.server = createServer((req, res) => this.handle(req, res));
-    this.server.on('connection', (s) => { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); });
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
   }
 
   async listen(): Promise<this> {
@@ -74,20 +84,31 @@ export class StubServer {
         query: queryOf(u.searchParams),
         headers: req.headers,
         body: parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']),
-        status: answer.fail ? 0 : answer.status ?? 200,
+        status: answer.fail ? 0 : (answer.status ?? 200),
       };
       this.requests.push(rec);
       const send = () => {
-        if (answer.fail === 'reset') { req.socket.destroy(); return; }
-        const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+        if (answer.fail === 'reset') {
+          req.socket.destroy();
+          return;
+        }
+        const body =
+          answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
         const headers: Record<string, string> = {};
-        if (answer.body !== undefined) headers['content-type'] = typeof answer.body === 'string' ? 'text/plain' : 'application/json';
+        if (answer.body !== undefined)
+          headers['content-type'] = typeof answer.body === 'string' ? 'text/plain' : 'application/json';
         for (const [k, v] of Object.entries(answer.headers ?? {})) headers[k.toLowerCase()] = String(v);
         headers['content-length'] = String(Buffer.byteLength(body));
         res.writeHead(rec.status, headers).end(body);
       };
-      if (!answer.delay) { send(); return; }
-      const t = setTimeout(() => { this.timers.delete(t); send(); }, answer.delay);
+      if (!answer.delay) {
+        send();
+        return;
+      }
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        send();
+      }, answer.delay);
       this.timers.add(t);
     });
   }
@@ -108,7 +129,10 @@ export class StubSet {
 
   static async start(targets: Iterable<string>): Promise<StubSet> {
     const set = new StubSet();
-    set.catchAll = await new StubServer('(no stub)', { status: 502, body: { title: 'route test: no stub for this target' } }).listen();
+    set.catchAll = await new StubServer('(no stub)', {
+      status: 502,
+      body: { title: 'route test: no stub for this target' },
+    }).listen();
     await set.add('eventhub', { status: 202 });
     for (const t of targets) if (!set.stubs.has(t)) await set.add(t, { status: 200, body: {} });
     return set;
@@ -118,8 +142,12 @@ export class StubSet {
     this.stubs.set(target, await new StubServer(target, fallback).listen());
   }
 
-  get eventhub(): StubServer { return this.stubs.get('eventhub')!; }
-  get fallbackOrigin(): string { return this.catchAll.origin; }
+  get eventhub(): StubServer {
+    return this.stubs.get('eventhub')!;
+  }
+  get fallbackOrigin(): string {
+    return this.catchAll.origin;
+  }
 
   reset(scripts: Record<string, Answer[]>): void {
     this.unstubbed.length = 0;

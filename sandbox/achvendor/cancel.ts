@@ -13,15 +13,25 @@ export function cancelHandler(state: AchState, webhooks: AchWebhooks, lifecycle:
     const bad = checkHeaders(req, state.clientKey, false);
     if (bad) return bad;
     const id = (req.body as { batch_id?: unknown } | undefined)?.batch_id;
-    if (typeof id !== 'string' || id === '') return achError(400, E.invalidBody, 'Missing field batch_id', 'body.batch_id');
+    if (typeof id !== 'string' || id === '')
+      return achError(400, E.invalidBody, 'Missing field batch_id', 'body.batch_id');
     const b = state.batches.get(id);
     if (!b) return achError(404, E.batchNotFound, `Batch ${id} not found`, 'body.batch_id');
     if (b.status === 'CANCELLED') {
-      if (state.repeatedCancel === 'refuse') return achError(409, E.alreadyCancelled, `Batch ${id} is already CANCELLED`, 'body.batch_id');
-      return { status: 200, body: { batch_id: id, status: 'CANCELLED', previous_status: b.history.at(-2)?.status ?? 'CANCELLED' } };
+      if (state.repeatedCancel === 'refuse')
+        return achError(409, E.alreadyCancelled, `Batch ${id} is already CANCELLED`, 'body.batch_id');
+      return {
+        status: 200,
+        body: { batch_id: id, status: 'CANCELLED', previous_status: b.history.at(-2)?.status ?? 'CANCELLED' },
+      };
     }
     if (!CANCELLABLE.has(b.status)) {
-      return achError(409, E.notCancellable, `Batch ${id} is ${b.status} and can no longer be cancelled`, 'body.batch_id');
+      return achError(
+        409,
+        E.notCancellable,
+        `Batch ${id} is ${b.status} and can no longer be cancelled`,
+        'body.batch_id',
+      );
     }
     const previous = b.status;
     const live = b.payments.filter((p) => p.status === 'PENDING');

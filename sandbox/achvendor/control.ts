@@ -15,7 +15,11 @@ export function failAfterAcceptControl(server: SimServer) {
     failAfterId = undefined;
     if (times > 0) {
       failAfterId = server.addFault({
-        method: 'POST', path: SUBMIT_PATHS_RE, after: true, times, status,
+        method: 'POST',
+        path: SUBMIT_PATHS_RE,
+        after: true,
+        times,
+        status,
         body: achError(status, E.unavailable, 'Service temporarily unavailable', 'gateway').body,
       }).id;
     }
@@ -23,11 +27,16 @@ export function failAfterAcceptControl(server: SimServer) {
   };
 }
 
-export function controlHandlers(state: AchState, lifecycle: AchLifecycle, failAfterAccept: ReturnType<typeof failAfterAcceptControl>) {
+export function controlHandlers(
+  state: AchState,
+  lifecycle: AchLifecycle,
+  failAfterAccept: ReturnType<typeof failAfterAcceptControl>,
+) {
   return {
     webhooks(req: SimRequest): SimResponse {
       const u = (req.body as { base_url?: unknown } | undefined)?.base_url;
-      if (u !== null && typeof u !== 'string') return { status: 400, body: { error: 'base_url must be a URL string or null' } };
+      if (u !== null && typeof u !== 'string')
+        return { status: 400, body: { error: 'base_url must be a URL string or null' } };
       state.webhookBase = u;
       return { status: 200, body: { base_url: state.webhookBase } };
     },
@@ -39,8 +48,10 @@ export function controlHandlers(state: AchState, lifecycle: AchLifecycle, failAf
       const b = (req.body ?? {}) as { times?: unknown; status?: unknown };
       const times = b.times ?? 1;
       const status = b.status ?? 503;
-      if (!Number.isInteger(times) || (times as number) < 0) return { status: 400, body: { error: 'times must be an integer >= 0' } };
-      if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599) return { status: 400, body: { error: 'status must be an integer between 100 and 599' } };
+      if (!Number.isInteger(times) || (times as number) < 0)
+        return { status: 400, body: { error: 'times must be an integer >= 0' } };
+      if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
+        return { status: 400, body: { error: 'status must be an integer between 100 and 599' } };
       return { status: 200, body: failAfterAccept(times as number, status as number) };
     },
   };

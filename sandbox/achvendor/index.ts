@@ -13,8 +13,17 @@ import { cancelHandler } from './cancel.ts';
 import { controlHandlers, failAfterAcceptControl } from './control.ts';
 import { achLifecycle } from './lifecycle.ts';
 import {
-  BATCH_CANCEL_PATH, BATCH_PATH, type Batch, type BatchStatus, CONTROL_ADVANCE_PATH, CONTROL_FAIL_AFTER_ACCEPT_PATH,
-  CONTROL_WEBHOOKS_PATH, SANDBOX_CLIENT_KEY, SANDBOX_WEBHOOK_SECRET, SUBMIT_CREDIT_BATCH_PATH, SUBMIT_DEBIT_BATCH_PATH,
+  BATCH_CANCEL_PATH,
+  BATCH_PATH,
+  type Batch,
+  type BatchStatus,
+  CONTROL_ADVANCE_PATH,
+  CONTROL_FAIL_AFTER_ACCEPT_PATH,
+  CONTROL_WEBHOOKS_PATH,
+  SANDBOX_CLIENT_KEY,
+  SANDBOX_WEBHOOK_SECRET,
+  SUBMIT_CREDIT_BATCH_PATH,
+  SUBMIT_DEBIT_BATCH_PATH,
 } from './model.ts';
 import { readHandler } from './read.ts';
 import { createAchState } from './state.ts';
@@ -75,14 +84,21 @@ export interface Achvendor {
 
 export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achvendor> {
   const log = opts.log ?? (() => {});
-  const state = createAchState({
-    clientKey: opts.clientKey ?? SANDBOX_CLIENT_KEY,
-    webhookBase: opts.webhookBaseUrl === undefined ? 'http://127.0.0.1:8080' : opts.webhookBaseUrl,
-    stepDelay: opts.stepDelayMs === undefined ? 1000 : opts.stepDelayMs,
-    repeatedCancel: opts.repeatedCancel ?? 'answer',
-  }, opts.maxRecords ?? 100_000);
+  const state = createAchState(
+    {
+      clientKey: opts.clientKey ?? SANDBOX_CLIENT_KEY,
+      webhookBase: opts.webhookBaseUrl === undefined ? 'http://127.0.0.1:8080' : opts.webhookBaseUrl,
+      stepDelay: opts.stepDelayMs === undefined ? 1000 : opts.stepDelayMs,
+      repeatedCancel: opts.repeatedCancel ?? 'answer',
+    },
+    opts.maxRecords ?? 100_000,
+  );
   const server = createSimServer({ name: 'achvendor', port: opts.port, host: opts.host, log, record: opts.record });
-  const webhooks = achWebhooks(state, { secret: opts.webhookSecret ?? SANDBOX_WEBHOOK_SECRET, retries: opts.webhookRetries ?? 3, log });
+  const webhooks = achWebhooks(state, {
+    secret: opts.webhookSecret ?? SANDBOX_WEBHOOK_SECRET,
+    retries: opts.webhookRetries ?? 3,
+    log,
+  });
   const lifecycle = achLifecycle(state, webhooks, log);
   const failAfterAccept = failAfterAcceptControl(server);
   const control = controlHandlers(state, lifecycle, failAfterAccept);
@@ -101,16 +117,24 @@ export async function startAchvendor(opts: AchvendorOptions = {}): Promise<Achve
     url,
     server,
     batches: state.batches,
-    setWebhookBaseUrl(u) { state.webhookBase = u; },
+    setWebhookBaseUrl(u) {
+      state.webhookBase = u;
+    },
     setStepDelay(ms) {
       state.stepDelay = ms;
       for (const b of state.batches.values()) lifecycle.schedule(b);
     },
-    setRepeatedCancel(mode) { state.repeatedCancel = mode; },
+    setRepeatedCancel(mode) {
+      state.repeatedCancel = mode;
+    },
     advance: lifecycle.advance,
-    failAfterAccept(times, status = 503) { failAfterAccept(times, status); },
+    failAfterAccept(times, status = 503) {
+      failAfterAccept(times, status);
+    },
     deliveries: () => [...state.deliveries],
-    clearDeliveries: () => { state.deliveries.length = 0; },
+    clearDeliveries: () => {
+      state.deliveries.length = 0;
+    },
     idle: () => webhooks.sender.idle(),
     sendWebhook: (kind, body) => webhooks.deliver(kind, body),
     async close() {

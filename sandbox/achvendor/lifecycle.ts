@@ -26,7 +26,11 @@ export function achLifecycle(state: AchState, webhooks: AchWebhooks, log: SimLog
     if (state.stepDelay === null || TERMINAL.has(b.status) || state.closed) return;
     const timer = setTimeout(() => {
       state.timers.delete(b.batch_id);
-      try { advance(b.batch_id); } catch (e) { log('achvendor: advance failed', { err: (e as Error).message }); }
+      try {
+        advance(b.batch_id);
+      } catch (e) {
+        log('achvendor: advance failed', { err: (e as Error).message });
+      }
     }, state.stepDelay);
     timer.unref();
     state.timers.set(b.batch_id, timer);
@@ -41,7 +45,13 @@ export function achLifecycle(state: AchState, webhooks: AchWebhooks, log: SimLog
     }
     if (b.batch_reference.startsWith('REJECT') || rejected.length === b.payments.length) {
       for (const p of b.payments) p.status = 'REJECTED';
-      setStatus(b, 'REJECTED', { code: E.batchRejected, message: rejected.length === b.payments.length ? 'Every entry of the batch was rejected' : 'The batch was rejected by the vendor risk checks' });
+      setStatus(b, 'REJECTED', {
+        code: E.batchRejected,
+        message:
+          rejected.length === b.payments.length
+            ? 'Every entry of the batch was rejected'
+            : 'The batch was rejected by the vendor risk checks',
+      });
       webhooks.payments(b, b.payments);
     } else {
       setStatus(b, 'ACCEPTED');
@@ -77,11 +87,20 @@ export function achLifecycle(state: AchState, webhooks: AchWebhooks, log: SimLog
     const b = state.batches.get(batchId);
     if (!b) throw new Error(`achvendor: no batch ${batchId}`);
     switch (b.status) {
-      case 'RECEIVED': setStatus(b, 'VALIDATING'); break;
-      case 'VALIDATING': validate(b); break;
-      case 'ACCEPTED': submit(b); break;
-      case 'SUBMITTED': settle(b); break;
-      default: return b.status;
+      case 'RECEIVED':
+        setStatus(b, 'VALIDATING');
+        break;
+      case 'VALIDATING':
+        validate(b);
+        break;
+      case 'ACCEPTED':
+        submit(b);
+        break;
+      case 'SUBMITTED':
+        settle(b);
+        break;
+      default:
+        return b.status;
     }
     schedule(b);
     return b.status;

@@ -56,7 +56,8 @@ export const RETURN_REASONS: Readonly<Record<string, string>> = {
   R04: 'Invalid account number structure',
 };
 
-export type BatchStatus = 'RECEIVED' | 'VALIDATING' | 'ACCEPTED' | 'REJECTED' | 'SUBMITTED' | 'SETTLED' | 'PARTIALLY_RETURNED' | 'CANCELLED';
+export type BatchStatus =
+  'RECEIVED' | 'VALIDATING' | 'ACCEPTED' | 'REJECTED' | 'SUBMITTED' | 'SETTLED' | 'PARTIALLY_RETURNED' | 'CANCELLED';
 export type PaymentStatus = 'PENDING' | 'REJECTED' | 'SUBMITTED' | 'SETTLED' | 'RETURNED' | 'CANCELLED';
 
 export const TERMINAL: ReadonlySet<BatchStatus> = new Set(['REJECTED', 'SETTLED', 'PARTIALLY_RETURNED', 'CANCELLED']);
@@ -107,7 +108,13 @@ export interface Batch {
   updated_at: string;
 }
 
-export function achError(status: number, code: string, message: string, target: string, headers?: Record<string, string>): SimResponse {
+export function achError(
+  status: number,
+  code: string,
+  message: string,
+  target: string,
+  headers?: Record<string, string>,
+): SimResponse {
   return { status, body: { code, message, target }, headers };
 }
 
@@ -123,7 +130,10 @@ function abaValid(v: unknown): boolean {
  * returned with R0N. A batch_reference starting with `REJECT` is rejected as a whole.
  */
 export function plannedOutcome(e: Entry): { reject?: { code: string; message: string }; returnCode?: string } {
-  if (e.account_number.startsWith('000')) return { reject: { code: ACH_ERROR_CODES.entryRejected, message: 'Account number is not valid at the receiving DFI' } };
+  if (e.account_number.startsWith('000'))
+    return {
+      reject: { code: ACH_ERROR_CODES.entryRejected, message: 'Account number is not valid at the receiving DFI' },
+    };
   const m = /^99900([1-4])/.exec(e.account_number);
   if (m) return { returnCode: `R0${m[1]}` };
   return {};
@@ -132,22 +142,50 @@ export function plannedOutcome(e: Entry): { reject?: { code: string; message: st
 /** The first problem of a batch body, as the vendor reports it (one error). */
 export function checkBatchBody(body: any, direction: 'credit' | 'debit'): SimResponse | undefined {
   const E = ACH_ERROR_CODES;
-  if (!body || typeof body !== 'object') return achError(400, E.invalidBody, 'Request body must be a JSON object', 'body');
-  for (const f of ['batch_reference', 'sec_code', 'company_name', 'company_identification', 'company_entry_description', 'effective_entry_date', 'originating_dfi']) {
-    if (typeof body[f] !== 'string' || body[f] === '') return achError(400, E.invalidBody, `Missing or invalid field ${f}`, `body.${f}`);
+  if (!body || typeof body !== 'object')
+    return achError(400, E.invalidBody, 'Request body must be a JSON object', 'body');
+  for (const f of [
+    'batch_reference',
+    'sec_code',
+    'company_name',
+    'company_identification',
+    'company_entry_description',
+    'effective_entry_date',
+    'originating_dfi',
+  ]) {
+    if (typeof body[f] !== 'string' || body[f] === '')
+      return achError(400, E.invalidBody, `Missing or invalid field ${f}`, `body.${f}`);
   }
-  if (!abaValid(body.originating_dfi)) return achError(400, E.invalidOriginatingDfi, 'Invalid originating DFI routing number', 'body.originating_dfi');
-  if (!SEC_CODES.includes(body.sec_code)) return achError(400, E.invalidBody, `Unsupported SEC code ${body.sec_code}`, 'body.sec_code');
-  if (!Array.isArray(body.entries) || body.entries.length === 0) return achError(400, E.invalidBody, 'A batch needs at least one entry', 'body.entries');
+  if (!abaValid(body.originating_dfi))
+    return achError(400, E.invalidOriginatingDfi, 'Invalid originating DFI routing number', 'body.originating_dfi');
+  if (!SEC_CODES.includes(body.sec_code))
+    return achError(400, E.invalidBody, `Unsupported SEC code ${body.sec_code}`, 'body.sec_code');
+  if (!Array.isArray(body.entries) || body.entries.length === 0)
+    return achError(400, E.invalidBody, 'A batch needs at least one entry', 'body.entries');
   const codes = direction === 'credit' ? CREDIT_CODES : DEBIT_CODES;
   for (let i = 0; i < body.entries.length; i++) {
     const e = body.entries[i];
     const at = `body.entries[${i}]`;
-    if (!e || typeof e !== 'object' || typeof e.entry_reference !== 'string') return achError(400, E.invalidBody, 'Missing entry_reference', `${at}.entry_reference`);
-    if (!codes.includes(e.transaction_code)) return achError(400, E.transactionCodeMismatch, `Transaction code ${e.transaction_code} is not allowed in a ${direction} batch`, `${at}.transaction_code`);
-    if (!abaValid(e.receiving_dfi_routing)) return achError(400, E.invalidReceivingDfi, 'Invalid receiving DFI routing number', `${at}.receiving_dfi_routing`);
-    if (!Number.isInteger(e.amount_minor) || e.amount_minor <= 0) return achError(400, E.invalidAmount, 'Amount must be a positive integer in minor units', `${at}.amount_minor`);
-    if (typeof e.account_number !== 'string' || e.account_number === '') return achError(400, E.invalidBody, 'Missing account_number', `${at}.account_number`);
+    if (!e || typeof e !== 'object' || typeof e.entry_reference !== 'string')
+      return achError(400, E.invalidBody, 'Missing entry_reference', `${at}.entry_reference`);
+    if (!codes.includes(e.transaction_code))
+      return achError(
+        400,
+        E.transactionCodeMismatch,
+        `Transaction code ${e.transaction_code} is not allowed in a ${direction} batch`,
+        `${at}.transaction_code`,
+      );
+    if (!abaValid(e.receiving_dfi_routing))
+      return achError(
+        400,
+        E.invalidReceivingDfi,
+        'Invalid receiving DFI routing number',
+        `${at}.receiving_dfi_routing`,
+      );
+    if (!Number.isInteger(e.amount_minor) || e.amount_minor <= 0)
+      return achError(400, E.invalidAmount, 'Amount must be a positive integer in minor units', `${at}.amount_minor`);
+    if (typeof e.account_number !== 'string' || e.account_number === '')
+      return achError(400, E.invalidBody, 'Missing account_number', `${at}.account_number`);
   }
   return undefined;
 }

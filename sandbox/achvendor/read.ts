@@ -10,6 +10,8 @@ export function readHandler(state: AchState) {
     const bad = checkHeaders(req, state.clientKey, false);
     if (bad) return bad;
     const b = state.batches.get(req.params.batchId!);
-    return b ? { status: 200, body: b } : achError(404, E.batchNotFound, `Batch ${req.params.batchId} not found`, 'path.batchId');
+    return b
+      ? { status: 200, body: b }
+      : achError(404, E.batchNotFound, `Batch ${req.params.batchId} not found`, 'path.batchId');
   };
 }

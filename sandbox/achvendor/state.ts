@@ -21,7 +21,10 @@ export interface AchState {
   seq: number;
 }
 
-export function createAchState(o: Pick<AchState, 'clientKey' | 'webhookBase' | 'stepDelay' | 'repeatedCancel'>, max: number): AchState {
+export function createAchState(
+  o: Pick<AchState, 'clientKey' | 'webhookBase' | 'stepDelay' | 'repeatedCancel'>,
+  max: number,
+): AchState {
   return {
     ...o,
     batches: new BoundedMap<string, Batch>(max),

@@ -18,14 +18,25 @@ export function submitHandler(direction: Direction, state: AchState, webhooks: A
     const fingerprint = `${direction}:${JSON.stringify(req.body)}`;
     const seen = state.idempotency.get(key);
     if (seen) {
-      if (seen.fingerprint !== fingerprint) return achError(409, E.idempotencyMismatch, 'idempotent_request_key was already used for a different request', 'header.idempotent_request_key');
+      if (seen.fingerprint !== fingerprint)
+        return achError(
+          409,
+          E.idempotencyMismatch,
+          'idempotent_request_key was already used for a different request',
+          'header.idempotent_request_key',
+        );
       return { status: seen.status, body: seen.body, headers: { 'idempotent-replayed': 'true' } };
     }
     const invalid = checkBatchBody(req.body, direction);
     if (invalid) return invalid;
     const body = req.body as Record<string, any>;
     if (state.byReference.has(body.batch_reference)) {
-      return achError(409, E.duplicateBatchReference, `Duplicate batch_reference ${body.batch_reference}`, 'body.batch_reference');
+      return achError(
+        409,
+        E.duplicateBatchReference,
+        `Duplicate batch_reference ${body.batch_reference}`,
+        'body.batch_reference',
+      );
     }
     const at = now();
     const batchId = `ACHB-${Date.now().toString(36).toUpperCase()}-${(++state.seq).toString().padStart(5, '0')}`;

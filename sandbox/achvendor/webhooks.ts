@@ -3,7 +3,13 @@
 
 import type { SimLog } from '../lib/sim-server.ts';
 import { createWebhookSender, newWebhookId, type WebhookAttempt } from '../lib/webhook-sender.ts';
-import { type Batch, type BatchStatus, type Payment, WEBHOOK_BATCH_STATUS_PATH, WEBHOOK_PAYMENT_STATUS_PATH } from './model.ts';
+import {
+  type Batch,
+  type BatchStatus,
+  type Payment,
+  WEBHOOK_BATCH_STATUS_PATH,
+  WEBHOOK_PAYMENT_STATUS_PATH,
+} from './model.ts';
 import type { AchState } from './state.ts';
 
 export interface WebhookDelivery {
@@ -20,13 +26,28 @@ export type AchWebhooks = ReturnType<typeof achWebhooks>;
 
 export function achWebhooks(state: AchState, o: { secret: string; retries: number; log: SimLog }) {
   // 200 ms before the first redelivery, doubling
-  const sender = createWebhookSender({ name: 'achvendor', secret: o.secret, log: o.log, attempts: o.retries + 1, delayMs: 200, multiplier: 2, timeoutMs: 10_000 });
+  const sender = createWebhookSender({
+    name: 'achvendor',
+    secret: o.secret,
+    log: o.log,
+    attempts: o.retries + 1,
+    delayMs: 200,
+    multiplier: 2,
+    timeoutMs: 10_000,
+  });
 
   /** A delivery record, kept live as attempts happen; the message when there is somewhere to send it. */
   function record(kind: WebhookDelivery['kind'], body: Record<string, unknown>) {
     const path = kind === 'batch-status' ? WEBHOOK_BATCH_STATUS_PATH : WEBHOOK_PAYMENT_STATUS_PATH;
     const base = state.webhookBase;
-    const d: WebhookDelivery = { kind, url: base ? base.replace(/\/$/, '') + path : '', webhookId: newWebhookId(), body, attempts: [], delivered: false };
+    const d: WebhookDelivery = {
+      kind,
+      url: base ? base.replace(/\/$/, '') + path : '',
+      webhookId: newWebhookId(),
+      body,
+      attempts: [],
+      delivered: false,
+    };
     state.deliveries.push(d);
     if (state.deliveries.length > 10_000) state.deliveries.shift();
     const onAttempt = (a: WebhookAttempt) => {

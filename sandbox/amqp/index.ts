@@ -97,7 +97,8 @@ interface Consumer {
 /** Credit the consumer has left, counting what rhea has queued but not sent. */
 function creditLeft(c: Consumer): number {
   if (!c.sender.is_open()) return 0;
-  const next = (c.sender as unknown as { session: { outgoing: { next_pending_delivery: number } } }).session.outgoing.next_pending_delivery;
+  const next = (c.sender as unknown as { session: { outgoing: { next_pending_delivery: number } } }).session.outgoing
+    .next_pending_delivery;
   c.pending = c.pending.filter((d) => d.id >= next);
   return (c.sender as unknown as { credit: number }).credit - c.pending.length;
 }
@@ -133,12 +134,22 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
   const queue = (name: string): Queue => {
     let q = queues.get(name);
     if (!q) {
-      q = { name, messages: [], unacked: new Map(), consumers: [], next: 0, dead: [], stats: { published: 0, accepted: 0, released: 0, rejected: 0, redelivered: 0, dropped: 0 } };
+      q = {
+        name,
+        messages: [],
+        unacked: new Map(),
+        consumers: [],
+        next: 0,
+        dead: [],
+        stats: { published: 0, accepted: 0, released: 0, rejected: 0, redelivered: 0, dropped: 0 },
+      };
       queues.set(name, q);
     }
     return q;
   };
-  const notify = () => { for (const w of [...waiters]) w(); };
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
 
   const dispatch = (q: Queue) => {
     while (q.messages.length && q.consumers.length) {
@@ -204,9 +215,19 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
     else if (outcome === 'rejected') {
       q.stats.rejected++;
       const err = (d.remote_state as { error?: { condition?: string; description?: string } } | undefined)?.error;
-      q.dead.push({ message: u.message, condition: err?.condition, description: err?.description, at: new Date().toISOString() });
+      q.dead.push({
+        message: u.message,
+        condition: err?.condition,
+        description: err?.description,
+        at: new Date().toISOString(),
+      });
       if (q.dead.length > maxDead) q.dead.shift();
-      log('amqp: message rejected', { queue: q.name, messageId: messageIdString(u.message.message_id), condition: err?.condition, description: err?.description });
+      log('amqp: message rejected', {
+        queue: q.name,
+        messageId: messageIdString(u.message.message_id),
+        condition: err?.condition,
+        description: err?.description,
+      });
     } else {
       q.stats.released++;
       requeue(q, u.message);
@@ -217,7 +238,8 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
 
   container.on('sender_open', (ctx: EventContext) => {
     const sender = ctx.sender!;
-    const address = (sender as unknown as { remote: { attach: { source?: { address?: string } } } }).remote.attach.source?.address;
+    const address = (sender as unknown as { remote: { attach: { source?: { address?: string } } } }).remote.attach
+      .source?.address;
     const name = queueName(address);
     if (!name) {
       sender.close({ condition: 'amqp:invalid-field', description: 'a queue address is required' });
@@ -243,7 +265,8 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
 
   container.on('receiver_open', (ctx: EventContext) => {
     const receiver = ctx.receiver!;
-    const address = (receiver as unknown as { remote: { attach: { target?: { address?: string } } } }).remote.attach.target?.address;
+    const address = (receiver as unknown as { remote: { attach: { target?: { address?: string } } } }).remote.attach
+      .target?.address;
     const name = queueName(address);
     if (!name) {
       receiver.close({ condition: 'amqp:invalid-field', description: 'a queue address is required' });
@@ -255,7 +278,11 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
     const name = queueName(ctx.receiver?.target?.address);
     const q = queue(name);
     if (q.messages.length >= maxMessages) {
-      settle(ctx.delivery!, { outcome: 'rejected', condition: 'amqp:resource-limit-exceeded', description: `queue '${name}' holds ${maxMessages} messages` });
+      settle(ctx.delivery!, {
+        outcome: 'rejected',
+        condition: 'amqp:resource-limit-exceeded',
+        description: `queue '${name}' holds ${maxMessages} messages`,
+      });
       return;
     }
     const m = ctx.message as Message;
@@ -263,7 +290,9 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
     settle(ctx.delivery!, { outcome: 'accepted' });
   });
   container.on('error', (e: unknown) => log('amqp: error', { err: e instanceof Error ? e.message : String(e) }));
-  container.on('connection_error', () => { /* the peer closed with an error; handled by disconnected */ });
+  container.on('connection_error', () => {
+    /* the peer closed with an error; handled by disconnected */
+  });
 
   const enqueue = (q: Queue, m: Partial<StoredMessage> & { body: unknown }) => {
     q.messages.push({
@@ -280,7 +309,10 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
     dispatch(q);
   };
 
-  const server: Server = container.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' } as never) as unknown as Server;
+  const server: Server = container.listen({
+    port: opts.port ?? 0,
+    host: opts.host ?? '127.0.0.1',
+  } as never) as unknown as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());
     server.once('error', reject);
@@ -288,7 +320,10 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
   const port = (server.address() as AddressInfo).port;
   const url = `amqp://${opts.host ?? '127.0.0.1'}:${port}`;
   const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
   log('amqp: listening', { url });
 
   return {
@@ -323,7 +358,14 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
             resolve();
           }
         };
-        const t = setTimeout(() => { waiters.delete(check); reject(new Error(`queue '${q.name}' not empty after ${timeoutMs} ms (${q.messages.length} ready, ${q.unacked.size} unacked)`)); }, timeoutMs);
+        const t = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `queue '${q.name}' not empty after ${timeoutMs} ms (${q.messages.length} ready, ${q.unacked.size} unacked)`,
+            ),
+          );
+        }, timeoutMs);
         waiters.add(check);
         check();
       });

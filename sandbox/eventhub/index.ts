@@ -73,13 +73,23 @@ function filterEvents(all: CloudEvent[], f: EventFilter = {}): CloudEvent[] {
 export async function startEventHub(opts: EventHubOptions = {}): Promise<EventHub> {
   const store = new RingBuffer<CloudEvent>(opts.maxEvents ?? 10_000);
   const waiters = new Set<{ predicate: (e: CloudEvent) => boolean; resolve: (e: CloudEvent) => void }>();
-  const server = createSimServer({ name: 'eventhub', port: opts.port, host: opts.host, log: opts.log, record: opts.record });
+  const server = createSimServer({
+    name: 'eventhub',
+    port: opts.port,
+    host: opts.host,
+    log: opts.log,
+    record: opts.record,
+  });
 
   const publish = (req: SimRequest): SimResponse => {
     const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const batch = ct === CLOUDEVENTS_BATCH_CONTENT_TYPE;
     if (!batch && ct !== CLOUDEVENTS_CONTENT_TYPE) {
-      return problem(415, 'Unsupported Media Type', `content-type must be ${CLOUDEVENTS_CONTENT_TYPE} or ${CLOUDEVENTS_BATCH_CONTENT_TYPE}, got '${ct}'`);
+      return problem(
+        415,
+        'Unsupported Media Type',
+        `content-type must be ${CLOUDEVENTS_CONTENT_TYPE} or ${CLOUDEVENTS_BATCH_CONTENT_TYPE}, got '${ct}'`,
+      );
     }
     if (req.body === undefined) return problem(400, 'Bad Request', 'the request has no JSON body');
     if (batch && !Array.isArray(req.body)) return problem(400, 'Bad Request', 'a batch must be a JSON array of events');

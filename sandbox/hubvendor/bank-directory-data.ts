@@ -20,7 +20,14 @@ export interface BankRecord {
   nationalIds: NationalId[];
 }
 
-function bank(bic: string, branchCode: string | null, idType: string, institutionName: string, branchName: string, city: string): BankRecord {
+function bank(
+  bic: string,
+  branchCode: string | null,
+  idType: string,
+  institutionName: string,
+  branchName: string,
+  city: string,
+): BankRecord {
   return {
     bic,
     bic8: bic.slice(0, 8),

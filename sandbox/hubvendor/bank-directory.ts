@@ -26,14 +26,17 @@ function intParam(req: SimRequest, name: string, dflt: number, max: number): num
   const v = req.query[name];
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw badRequest(name, `${name} must be an integer between 1 and ${max}`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw badRequest(name, `${name} must be an integer between 1 and ${max}`);
   return n;
 }
 
 /** Page `page_start` (1-based) of `page_size` records; an empty match is a 404. */
 function page(req: SimRequest, matches: BankRecord[], what: string) {
   if (matches.length === 0) {
-    throw new HubError(404, 'BUSINESS', [{ fieldName: what, code: HUB_ERROR_CODES.directoryNotFound, message: `no bank directory record for ${what}` }]);
+    throw new HubError(404, 'BUSINESS', [
+      { fieldName: what, code: HUB_ERROR_CODES.directoryNotFound, message: `no bank directory record for ${what}` },
+    ]);
   }
   const pageSize = intParam(req, Q.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const pageStart = intParam(req, Q.pageStart, 1, Number.MAX_SAFE_INTEGER);
@@ -77,7 +80,10 @@ export const byIbanHandler: SimHandler = hubRoute((req) => {
 export const byBranchCodeHandler: SimHandler = hubRoute((req) => {
   const code = required(req, Q.branchCode);
   const country = req.query[Q.countryCode]?.toUpperCase();
-  if (country !== undefined && !/^[A-Z]{2}$/.test(country)) throw badRequest(Q.countryCode, 'countryCode must be an ISO 3166 alpha-2 code');
-  const matches = BANKS.filter((b) => (country === undefined || b.countryCode === country) && b.nationalIds.some((n) => n.id === code));
+  if (country !== undefined && !/^[A-Z]{2}$/.test(country))
+    throw badRequest(Q.countryCode, 'countryCode must be an ISO 3166 alpha-2 code');
+  const matches = BANKS.filter(
+    (b) => (country === undefined || b.countryCode === country) && b.nationalIds.some((n) => n.id === code),
+  );
   return page(req, matches, code);
 });

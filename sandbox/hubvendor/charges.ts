@@ -18,7 +18,13 @@ export interface Pricing {
   totalDebitAmount: string;
 }
 
-const TRANSFER_FEE_USD: Record<PaymentProduct, number> = { SEPA: 0.5, SEPAINST: 1, SWIFT: 15, DOMESTIC: 1, INTERNAL: 0 };
+const TRANSFER_FEE_USD: Record<PaymentProduct, number> = {
+  SEPA: 0.5,
+  SEPAINST: 1,
+  SWIFT: 15,
+  DOMESTIC: 1,
+  INTERNAL: 0,
+};
 const CORRESPONDENT_FEE_USD = 20;
 
 export function priceOrder(o: PaymentOrderFields): Pricing {
@@ -28,12 +34,17 @@ export function priceOrder(o: PaymentOrderFields): Pricing {
   if (o.chargeBearer !== 'BEN') {
     const transfer = fee(TRANSFER_FEE_USD[o.paymentOrderProductId as PaymentProduct] ?? 0);
     if (transfer > 0n) lines.push({ chargeType: 'TRANSFER_FEE', minor: transfer });
-    if (o.chargeBearer === 'OUR' && o.paymentOrderProductId === 'SWIFT') lines.push({ chargeType: 'CORRESPONDENT_FEE', minor: fee(CORRESPONDENT_FEE_USD) });
+    if (o.chargeBearer === 'OUR' && o.paymentOrderProductId === 'SWIFT')
+      lines.push({ chargeType: 'CORRESPONDENT_FEE', minor: fee(CORRESPONDENT_FEE_USD) });
   }
   const total = lines.reduce((s, l) => s + l.minor, 0n);
   const amount = parseAmount(o.amount, ccy.minorUnits)!;
   return {
-    charges: lines.map((l) => ({ chargeType: l.chargeType, chargeCurrency: o.paymentCurrencyId, chargeAmount: formatAmount(l.minor, ccy.minorUnits) })),
+    charges: lines.map((l) => ({
+      chargeType: l.chargeType,
+      chargeCurrency: o.paymentCurrencyId,
+      chargeAmount: formatAmount(l.minor, ccy.minorUnits),
+    })),
     totalChargeAmount: formatAmount(total, ccy.minorUnits),
     totalDebitAmount: formatAmount(amount + total, ccy.minorUnits),
   };

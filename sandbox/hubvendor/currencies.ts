@@ -34,7 +34,8 @@ export const CURRENCIES: Readonly<Record<string, CurrencyInfo>> = {
   KWD: { minorUnits: 3, perUsd: 0.307 },
 };
 
-export const currency = (code: string): CurrencyInfo | undefined => (Object.hasOwn(CURRENCIES, code) ? CURRENCIES[code] : undefined);
+export const currency = (code: string): CurrencyInfo | undefined =>
+  Object.hasOwn(CURRENCIES, code) ? CURRENCIES[code] : undefined;
 
 /** Units of `sell` per 1 unit of `buy`, at mid-market. */
 export function midRate(buy: CurrencyInfo, sell: CurrencyInfo): number {

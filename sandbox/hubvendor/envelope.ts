@@ -50,7 +50,8 @@ export class HubError extends Error {
   }
 }
 
-export const businessError = (status: number, details: ErrorDetail[], id?: string) => new HubError(status, 'BUSINESS', details, id);
+export const businessError = (status: number, details: ErrorDetail[], id?: string) =>
+  new HubError(status, 'BUSINESS', details, id);
 
 function audit(receivedAt: number) {
   return { T24_time: Date.now() - receivedAt, versionNumber: 'R25', requestParse_time: 0, responseParse_time: 0 };
@@ -94,7 +95,9 @@ export function hubRoute(handler: SimHandler): SimHandler {
       if (e instanceof HubError) return failure(req, e);
       return failure(
         req,
-        new HubError(500, 'TECHNICAL', [{ fieldName: '', code: HUB_ERROR_CODES.internal, message: e instanceof Error ? e.message : String(e) }]),
+        new HubError(500, 'TECHNICAL', [
+          { fieldName: '', code: HUB_ERROR_CODES.internal, message: e instanceof Error ? e.message : String(e) },
+        ]),
       );
     }
   };
@@ -105,12 +108,16 @@ export function requestBody(req: SimRequest, required = true): Record<string, un
   const env = req.body;
   if (env === undefined && !required) return {};
   if (typeof env !== 'object' || env === null || Array.isArray(env)) {
-    throw new HubError(400, 'TECHNICAL', [{ fieldName: '', code: HUB_ERROR_CODES.badEnvelope, message: 'request must be a JSON object {header, body}' }]);
+    throw new HubError(400, 'TECHNICAL', [
+      { fieldName: '', code: HUB_ERROR_CODES.badEnvelope, message: 'request must be a JSON object {header, body}' },
+    ]);
   }
   const body = (env as Record<string, unknown>).body;
   if (body === undefined && !required) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HubError(400, 'TECHNICAL', [{ fieldName: 'body', code: HUB_ERROR_CODES.badEnvelope, message: 'request must carry a body object' }]);
+    throw new HubError(400, 'TECHNICAL', [
+      { fieldName: 'body', code: HUB_ERROR_CODES.badEnvelope, message: 'request must carry a body object' },
+    ]);
   }
   return body as Record<string, unknown>;
 }

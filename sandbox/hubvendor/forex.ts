@@ -18,10 +18,16 @@ export const forexRatesHandler: SimHandler = hubRoute((req) => {
   const { buyCurrency = '', sellCurrency = '', transactionAmount = '', transactionAmountType = '' } = req.params;
   const bad: ErrorDetail[] = [];
   const code = HUB_ERROR_CODES.fxBadRequest;
-  if (!CCY.test(buyCurrency)) bad.push({ fieldName: 'buyCurrency', code, message: `'${buyCurrency}' is not an ISO 4217 currency code` });
-  if (!CCY.test(sellCurrency)) bad.push({ fieldName: 'sellCurrency', code, message: `'${sellCurrency}' is not an ISO 4217 currency code` });
+  if (!CCY.test(buyCurrency))
+    bad.push({ fieldName: 'buyCurrency', code, message: `'${buyCurrency}' is not an ISO 4217 currency code` });
+  if (!CCY.test(sellCurrency))
+    bad.push({ fieldName: 'sellCurrency', code, message: `'${sellCurrency}' is not an ISO 4217 currency code` });
   if (!isAmountSyntax(transactionAmount) || /^0(\.0*)?$/.test(transactionAmount)) {
-    bad.push({ fieldName: 'transactionAmount', code, message: `'${transactionAmount}' is not a positive decimal amount` });
+    bad.push({
+      fieldName: 'transactionAmount',
+      code,
+      message: `'${transactionAmount}' is not a positive decimal amount`,
+    });
   }
   if (!AMOUNT_TYPES.has(transactionAmountType)) {
     bad.push({ fieldName: 'transactionAmountType', code, message: `'${transactionAmountType}' must be BUY or SELL` });
@@ -40,7 +46,11 @@ export const forexRatesHandler: SimHandler = hubRoute((req) => {
   const amountCcy = transactionAmountType === 'BUY' ? buy : sell;
   if (parseAmount(transactionAmount, amountCcy.minorUnits) === undefined) {
     throw new HubError(400, 'BUSINESS', [
-      { fieldName: 'transactionAmount', code, message: `too many decimals for ${transactionAmountType === 'BUY' ? buyCurrency : sellCurrency}` },
+      {
+        fieldName: 'transactionAmount',
+        code,
+        message: `too many decimals for ${transactionAmountType === 'BUY' ? buyCurrency : sellCurrency}`,
+      },
     ]);
   }
 

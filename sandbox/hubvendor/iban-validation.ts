@@ -29,7 +29,8 @@ export const ibanValidationHandler: SimHandler = hubRoute((req) => {
   }
   const bban = x.bban ?? '';
   // ibantools leaves accountNumber out for some countries (GB): it is what follows bank and branch
-  const accountNumber = x.accountNumber ?? bban.slice((x.bankIdentifier ?? '').length + (x.branchIdentifier ?? '').length);
+  const accountNumber =
+    x.accountNumber ?? bban.slice((x.bankIdentifier ?? '').length + (x.branchIdentifier ?? '').length);
   const bank = banksForIban(iban)[0];
   return success(req, {
     iban,

@@ -20,10 +20,21 @@ export interface IdempotencyCheck {
   replayOf: string | undefined;
 }
 
-export function checkIdempotency(req: SimRequest, state: HubState, scope: string, body: Record<string, unknown>, exists: (id: string) => boolean): IdempotencyCheck {
+export function checkIdempotency(
+  req: SimRequest,
+  state: HubState,
+  scope: string,
+  body: Record<string, unknown>,
+  exists: (id: string) => boolean,
+): IdempotencyCheck {
   const header = req.headers[IDEMPOTENCY_HEADER];
   const e2e = body.endToEndReference;
-  const key = typeof header === 'string' && header !== '' ? header : typeof e2e === 'string' && e2e !== '' ? `e2e:${e2e}` : undefined;
+  const key =
+    typeof header === 'string' && header !== ''
+      ? header
+      : typeof e2e === 'string' && e2e !== ''
+        ? `e2e:${e2e}`
+        : undefined;
   const fingerprint = JSON.stringify(body);
   const user = userOf(req);
   const scoped = user === undefined ? scope : `${scope}|user:${user}`;
@@ -33,7 +44,11 @@ export function checkIdempotency(req: SimRequest, state: HubState, scope: string
   if (seen.fingerprint !== fingerprint) {
     const field = key.startsWith('e2e:') ? 'endToEndReference' : IDEMPOTENCY_HEADER;
     throw businessError(409, [
-      { fieldName: field, code: HUB_ERROR_CODES.duplicateReference, message: `${field} already used by ${seen.id} for a different request` },
+      {
+        fieldName: field,
+        code: HUB_ERROR_CODES.duplicateReference,
+        message: `${field} already used by ${seen.id} for a different request`,
+      },
     ]);
   }
   return { scope: scoped, key, fingerprint, replayOf: seen.id };

@@ -1,7 +1,14 @@
 // The hubvendor simulator: a payment hub (release R25 style) on a real HTTP port.
 // Paths: ./paths.ts; behaviour of each area in its own file; README: sandbox/README.md.
 
-import { type ActiveFault, createSimServer, type FaultRule, type SimHandler, type SimLog, type SimServer } from '../lib/sim-server.ts';
+import {
+  type ActiveFault,
+  createSimServer,
+  type FaultRule,
+  type SimHandler,
+  type SimLog,
+  type SimServer,
+} from '../lib/sim-server.ts';
 import { byBicHandler, byBranchCodeHandler, byIbanHandler } from './bank-directory.ts';
 import { forexRatesHandler } from './forex.ts';
 import { ibanValidationHandler } from './iban-validation.ts';
@@ -65,13 +72,16 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
   const po = paymentOrderHandlers(state, lifecycle);
   const so = standingOrderHandlers(state);
   let echoHeader = opts.echoHeader?.toLowerCase() ?? null;
-  const echoing = (h: SimHandler): SimHandler => async (req) => {
-    const r = await h(req);
-    const v = echoHeader === null ? undefined : req.headers[echoHeader];
-    const details = (r.body as { error?: { errorDetails?: { message: string }[] } } | undefined)?.error?.errorDetails;
-    if (r.status >= 400 && v !== undefined && details) for (const d of details) d.message += ` (request ${echoHeader}: ${String(v)})`;
-    return r;
-  };
+  const echoing =
+    (h: SimHandler): SimHandler =>
+    async (req) => {
+      const r = await h(req);
+      const v = echoHeader === null ? undefined : req.headers[echoHeader];
+      const details = (r.body as { error?: { errorDetails?: { message: string }[] } } | undefined)?.error?.errorDetails;
+      if (r.status >= 400 && v !== undefined && details)
+        for (const d of details) d.message += ` (request ${echoHeader}: ${String(v)})`;
+      return r;
+    };
 
   server
     .route('GET', P.FOREX_EXCHANGE_RATES_PATH, echoing(forexRatesHandler))
@@ -97,7 +107,9 @@ export async function startHubvendor(opts: HubvendorOptions = {}): Promise<Hubve
       lifecycle.setStatus(order, status, reason);
     },
     addFaultAfterHandler: (rule) => server.addFault({ ...rule, after: true }),
-    setEchoHeader(name) { echoHeader = name?.toLowerCase() ?? null; },
+    setEchoHeader(name) {
+      echoHeader = name?.toLowerCase() ?? null;
+    },
     async close() {
       lifecycle.close();
       await server.close();

@@ -17,7 +17,9 @@ export function userOf(req: SimRequest): string | undefined {
   const id = Array.isArray(v) ? v[0] : v;
   if (id === undefined || id === '') return undefined;
   if (!USER_ID.test(id) || id === 'anonymous') {
-    throw businessError(403, [{ fieldName: 'X-User-Id', code: C.userNotAllowed, message: 'not a user id this hub serves' }]);
+    throw businessError(403, [
+      { fieldName: 'X-User-Id', code: C.userNotAllowed, message: 'not a user id this hub serves' },
+    ]);
   }
   return id;
 }
@@ -34,8 +36,14 @@ export function assertOwnDebitAccount(req: SimRequest, fields: { debitAccountIBA
   if (user === undefined) return;
   const iban = fields.debitAccountIBAN?.replace(/\s+/g, '').toUpperCase();
   if (iban !== undefined && ibansOfUser(user).includes(iban)) return;
-  throw businessError(422, [{
-    fieldName: 'debitAccountIBAN', code: C.debitAccountNotOwned,
-    message: iban === undefined ? 'a payment for a user needs the IBAN of one of their accounts' : 'the debit account is not one of the user\'s accounts',
-  }]);
+  throw businessError(422, [
+    {
+      fieldName: 'debitAccountIBAN',
+      code: C.debitAccountNotOwned,
+      message:
+        iban === undefined
+          ? 'a payment for a user needs the IBAN of one of their accounts'
+          : "the debit account is not one of the user's accounts",
+    },
+  ]);
 }

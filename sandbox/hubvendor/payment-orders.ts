@@ -15,13 +15,37 @@ import type { SimRequest } from '../lib/sim-server.ts';
 
 /** Fields a modification may change; the others identify the payment and must stay as they are. */
 const MODIFIABLE = new Set([
-  'amount', 'executionDate', 'beneficiaryIBAN', 'beneficiaryAccountId', 'beneficiaryBIC', 'accountWithBankBIC',
-  'beneficiaryName', 'orderingCustomerName', 'chargeBearer', 'narratives',
+  'amount',
+  'executionDate',
+  'beneficiaryIBAN',
+  'beneficiaryAccountId',
+  'beneficiaryBIC',
+  'accountWithBankBIC',
+  'beneficiaryName',
+  'orderingCustomerName',
+  'chargeBearer',
+  'narratives',
 ]);
-const FIXED = ['paymentOrderProductId', 'debitAccountId', 'debitAccountIBAN', 'paymentCurrencyId', 'endToEndReference'] as const;
+const FIXED = [
+  'paymentOrderProductId',
+  'debitAccountId',
+  'debitAccountIBAN',
+  'paymentCurrencyId',
+  'endToEndReference',
+] as const;
 
 function orderView(o: PaymentOrder) {
-  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ownerUserId, ...fields } = o;
+  const {
+    paymentOrderId,
+    instructionReference,
+    status,
+    statusReasonCode,
+    statusHistory,
+    createdAt,
+    modifiedAt,
+    ownerUserId,
+    ...fields
+  } = o;
   void ownerUserId;
   return {
     paymentInstruction: { instructionId: paymentOrderId, instructionReference },
@@ -36,7 +60,17 @@ function orderView(o: PaymentOrder) {
 }
 
 function fieldsOf(o: PaymentOrder): PaymentOrderFields {
-  const { paymentOrderId, instructionReference, status, statusReasonCode, statusHistory, createdAt, modifiedAt, ownerUserId, ...fields } = o;
+  const {
+    paymentOrderId,
+    instructionReference,
+    status,
+    statusReasonCode,
+    statusHistory,
+    createdAt,
+    modifiedAt,
+    ownerUserId,
+    ...fields
+  } = o;
   void ownerUserId;
   return fields;
 }
@@ -44,15 +78,28 @@ function fieldsOf(o: PaymentOrder): PaymentOrderFields {
 export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycle) {
   const find = (id: string, req: SimRequest): PaymentOrder => {
     const o = state.paymentOrders.get(id);
-    if (!o || !visibleTo(req, o.ownerUserId)) throw businessError(404, [{ fieldName: 'paymentOrderId', code: C.orderNotFound, message: `payment order ${id} not found` }], id);
+    if (!o || !visibleTo(req, o.ownerUserId))
+      throw businessError(
+        404,
+        [{ fieldName: 'paymentOrderId', code: C.orderNotFound, message: `payment order ${id} not found` }],
+        id,
+      );
     return o;
   };
 
   /** Only an ACCEPTED order can still change. */
   const assertOpen = (o: PaymentOrder): void => {
     if (o.status === 'ACCEPTED') return;
-    const why = { CANCELLED: 'order already cancelled', PROCESSED: 'order already processed', REJECTED: 'order was rejected' }[o.status];
-    throw businessError(409, [{ fieldName: 'paymentOrderId', code: C.orderStateConflict, message: why }], o.paymentOrderId);
+    const why = {
+      CANCELLED: 'order already cancelled',
+      PROCESSED: 'order already processed',
+      REJECTED: 'order was rejected',
+    }[o.status];
+    throw businessError(
+      409,
+      [{ fieldName: 'paymentOrderId', code: C.orderStateConflict, message: why }],
+      o.paymentOrderId,
+    );
   };
 
   const create: SimHandler = hubRoute((req) => {
@@ -61,13 +108,21 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
       const fields = checkPaymentOrder(b, { debitAccountRequired: true, now: req.receivedAt });
       assertOwnDebitAccount(req, fields);
       // validation stores nothing
-      return success(req, { validationStatus: 'VALID', ...fields, ...priceOrder(fields) }, { transactionStatus: 'Validated' });
+      return success(
+        req,
+        { validationStatus: 'VALID', ...fields, ...priceOrder(fields) },
+        { transactionStatus: 'Validated' },
+      );
     }
 
     const idem = checkIdempotency(req, state, 'po', b, (id) => state.paymentOrders.has(id));
     if (idem.replayOf !== undefined) {
       const o = find(idem.replayOf, req);
-      return success(req, orderView(o), { id: o.paymentOrderId, transactionStatus: 'Live', headers: { [REPLAYED_HEADER]: 'true' } });
+      return success(req, orderView(o), {
+        id: o.paymentOrderId,
+        transactionStatus: 'Live',
+        headers: { [REPLAYED_HEADER]: 'true' },
+      });
     }
 
     const fields = checkPaymentOrder(b, { debitAccountRequired: true, now: req.receivedAt });

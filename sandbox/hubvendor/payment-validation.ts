@@ -40,7 +40,8 @@ const CHARGE_BEARERS = new Set<string>(['OUR', 'SHA', 'BEN']);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const SCT_INST_MAX_CENTS = 100_000_00n;
 
-export const isDate = (s: string) => DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+export const isDate = (s: string) =>
+  DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
 export const todayUtc = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** Collects field problems; `fail()` throws them all as one 400 BUSINESS error. */
@@ -57,7 +58,12 @@ export class FieldErrors {
   }
 }
 
-export function optString(b: Record<string, unknown>, name: string, errs: FieldErrors, maxLen: number): string | undefined {
+export function optString(
+  b: Record<string, unknown>,
+  name: string,
+  errs: FieldErrors,
+  maxLen: number,
+): string | undefined {
   const v = b[name];
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') {
@@ -95,14 +101,28 @@ export interface CheckOptions {
   now: number;
 }
 
-export function checkPaymentOrder(b: Record<string, unknown>, o: CheckOptions, errs = new FieldErrors()): PaymentOrderFields {
+export function checkPaymentOrder(
+  b: Record<string, unknown>,
+  o: CheckOptions,
+  errs = new FieldErrors(),
+): PaymentOrderFields {
   const product = reqString(b, 'paymentOrderProductId', errs, 35);
   if (product && !(PAYMENT_PRODUCTS as readonly string[]).includes(product)) {
-    errs.add('paymentOrderProductId', C.unknownProduct, `unknown product '${product}' (known: ${PAYMENT_PRODUCTS.join(', ')})`);
+    errs.add(
+      'paymentOrderProductId',
+      C.unknownProduct,
+      `unknown product '${product}' (known: ${PAYMENT_PRODUCTS.join(', ')})`,
+    );
   }
   const debitAccountId = optString(b, 'debitAccountId', errs, 35);
   const debitAccountIBAN = iban(b, 'debitAccountIBAN', errs);
-  if (o.debitAccountRequired && debitAccountId === undefined && debitAccountIBAN === undefined && !errs.has('debitAccountId') && !errs.has('debitAccountIBAN')) {
+  if (
+    o.debitAccountRequired &&
+    debitAccountId === undefined &&
+    debitAccountIBAN === undefined &&
+    !errs.has('debitAccountId') &&
+    !errs.has('debitAccountIBAN')
+  ) {
     errs.add('debitAccountId', C.mandatory, 'debitAccountId or debitAccountIBAN is mandatory');
   }
 
@@ -112,19 +132,29 @@ export function checkPaymentOrder(b: Record<string, unknown>, o: CheckOptions, e
 
   let amount = '';
   let amountMinor: bigint | undefined;
-  if (b.amount === undefined || b.amount === null || b.amount === '') errs.add('amount', C.mandatory, 'amount is mandatory');
+  if (b.amount === undefined || b.amount === null || b.amount === '')
+    errs.add('amount', C.mandatory, 'amount is mandatory');
   else if (typeof b.amount !== 'string') errs.add('amount', C.format, 'amount must be a decimal string');
   else {
     amount = b.amount;
     amountMinor = parseAmount(amount, ccyInfo?.minorUnits ?? 6);
     if (amountMinor === undefined || amountMinor === 0n) {
-      errs.add('amount', C.format, `amount '${amount}' must be a positive decimal with at most ${ccyInfo?.minorUnits ?? 6} decimals`);
+      errs.add(
+        'amount',
+        C.format,
+        `amount '${amount}' must be a positive decimal with at most ${ccyInfo?.minorUnits ?? 6} decimals`,
+      );
     }
   }
 
   const beneficiaryIBAN = iban(b, 'beneficiaryIBAN', errs);
   const beneficiaryAccountId = optString(b, 'beneficiaryAccountId', errs, 35);
-  if (beneficiaryIBAN === undefined && beneficiaryAccountId === undefined && !errs.has('beneficiaryIBAN') && !errs.has('beneficiaryAccountId')) {
+  if (
+    beneficiaryIBAN === undefined &&
+    beneficiaryAccountId === undefined &&
+    !errs.has('beneficiaryIBAN') &&
+    !errs.has('beneficiaryAccountId')
+  ) {
     errs.add('beneficiaryIBAN', C.mandatory, 'beneficiaryIBAN or beneficiaryAccountId is mandatory');
   }
   const beneficiaryBIC = bic(b, 'beneficiaryBIC', errs);
@@ -137,7 +167,8 @@ export function checkPaymentOrder(b: Record<string, unknown>, o: CheckOptions, e
   const executionDate = optString(b, 'executionDate', errs, 10) ?? today;
   if (!errs.has('executionDate')) {
     if (!isDate(executionDate)) errs.add('executionDate', C.format, 'executionDate must be a date YYYY-MM-DD');
-    else if (executionDate < today) errs.add('executionDate', C.pastDate, `executionDate ${executionDate} is in the past`);
+    else if (executionDate < today)
+      errs.add('executionDate', C.pastDate, `executionDate ${executionDate} is in the past`);
   }
 
   const bearer = optString(b, 'chargeBearer', errs, 10) ?? 'SHA';
@@ -153,14 +184,21 @@ export function checkPaymentOrder(b: Record<string, unknown>, o: CheckOptions, e
   // product rules
   if (product === 'SEPA' || product === 'SEPAINST') {
     if (ccy && ccy !== 'EUR') errs.add('paymentCurrencyId', C.sepaRule, `${product} payments must be in EUR`);
-    if (beneficiaryIBAN === undefined) errs.add('beneficiaryIBAN', C.sepaRule, `${product} payments need a beneficiaryIBAN`);
-    else if (!isSEPACountry(beneficiaryIBAN.slice(0, 2))) errs.add('beneficiaryIBAN', C.sepaRule, `${beneficiaryIBAN.slice(0, 2)} is not a SEPA country`);
+    if (beneficiaryIBAN === undefined)
+      errs.add('beneficiaryIBAN', C.sepaRule, `${product} payments need a beneficiaryIBAN`);
+    else if (!isSEPACountry(beneficiaryIBAN.slice(0, 2)))
+      errs.add('beneficiaryIBAN', C.sepaRule, `${beneficiaryIBAN.slice(0, 2)} is not a SEPA country`);
     if (bearer !== 'SHA') errs.add('chargeBearer', C.sepaRule, `${product} payments share charges (SHA)`);
     if (product === 'SEPAINST' && amountMinor !== undefined && ccy === 'EUR' && amountMinor > SCT_INST_MAX_CENTS) {
       errs.add('amount', C.sepaRule, 'SEPAINST amount exceeds 100000.00 EUR');
     }
   }
-  if (product === 'SWIFT' && beneficiaryBIC === undefined && accountWithBankBIC === undefined && !errs.has('beneficiaryBIC')) {
+  if (
+    product === 'SWIFT' &&
+    beneficiaryBIC === undefined &&
+    accountWithBankBIC === undefined &&
+    !errs.has('beneficiaryBIC')
+  ) {
     errs.add('beneficiaryBIC', C.mandatory, 'SWIFT payments need beneficiaryBIC or accountWithBankBIC');
   }
 

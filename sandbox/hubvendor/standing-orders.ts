@@ -25,12 +25,17 @@ function checkStandingOrder(b: Record<string, unknown>, accountId: string, now: 
   else if (startDate && startDate < today) errs.add('startDate', C.pastDate, `startDate ${startDate} is in the past`);
   const endDate = optString(b, 'endDate', errs, 10);
   if (endDate !== undefined && !isDate(endDate)) errs.add('endDate', C.format, 'endDate must be a date YYYY-MM-DD');
-  else if (endDate !== undefined && startDate && endDate < startDate) errs.add('endDate', C.format, 'endDate is before startDate');
+  else if (endDate !== undefined && startDate && endDate < startDate)
+    errs.add('endDate', C.format, 'endDate is before startDate');
   const suppressFT = optString(b, 'suppressFT', errs, 35) ?? 'PAYMENT';
   // the account in the path is the debit account unless the body names one
   // reported above otherwise
   const firstRun = startDate && isDate(startDate) && startDate >= today ? startDate : undefined;
-  const fields = checkPaymentOrder({ debitAccountId: accountId, ...b, executionDate: firstRun }, { debitAccountRequired: true, now }, errs);
+  const fields = checkPaymentOrder(
+    { debitAccountId: accountId, ...b, executionDate: firstRun },
+    { debitAccountRequired: true, now },
+    errs,
+  );
   return { ...fields, frequency, startDate, ...(endDate !== undefined && { endDate }), suppressFT };
 }
 
@@ -52,8 +57,23 @@ export function standingOrderHandlers(state: HubState) {
     const idem = checkIdempotency(req, state, `so:${accountId}`, b, (id) => state.standingOrders.has(id));
     if (idem.replayOf !== undefined) {
       const s = state.standingOrders.get(idem.replayOf)!;
-      if (!visibleTo(req, s.ownerUserId)) throw businessError(404, [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${idem.replayOf} not found` }], idem.replayOf);
-      return success(req, standingOrderView(s), { id: s.standingOrderId, transactionStatus: 'Live', headers: { [REPLAYED_HEADER]: 'true' } });
+      if (!visibleTo(req, s.ownerUserId))
+        throw businessError(
+          404,
+          [
+            {
+              fieldName: 'standingOrderId',
+              code: C.standingOrderNotFound,
+              message: `standing order ${idem.replayOf} not found`,
+            },
+          ],
+          idem.replayOf,
+        );
+      return success(req, standingOrderView(s), {
+        id: s.standingOrderId,
+        transactionStatus: 'Live',
+        headers: { [REPLAYED_HEADER]: 'true' },
+      });
     }
     const fields = checkStandingOrder(b, accountId, req.receivedAt);
     assertOwnDebitAccount(req, fields);
@@ -77,9 +97,24 @@ export function standingOrderHandlers(state: HubState) {
     const id = req.params.standingOrderId!;
     requestBody(req, false);
     const so = state.standingOrders.get(id);
-    if (!so || !visibleTo(req, so.ownerUserId)) throw businessError(404, [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${id} not found` }], id);
+    if (!so || !visibleTo(req, so.ownerUserId))
+      throw businessError(
+        404,
+        [{ fieldName: 'standingOrderId', code: C.standingOrderNotFound, message: `standing order ${id} not found` }],
+        id,
+      );
     if (so.status === 'CANCELLED') {
-      throw businessError(409, [{ fieldName: 'standingOrderId', code: C.standingOrderStateConflict, message: 'standing order already cancelled' }], id);
+      throw businessError(
+        409,
+        [
+          {
+            fieldName: 'standingOrderId',
+            code: C.standingOrderStateConflict,
+            message: 'standing order already cancelled',
+          },
+        ],
+        id,
+      );
     }
     so.status = 'CANCELLED';
     so.cancelledAt = new Date(req.receivedAt).toISOString();

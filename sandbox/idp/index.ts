@@ -61,7 +61,11 @@ export interface Idp {
   close(): Promise<void>;
 }
 
-interface KeyEntry { kid: string; privateKey: CryptoKey; publicJwk: JWK }
+interface KeyEntry {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
 
 export async function signSandboxToken(opts: SignOptions & { privateJwk?: JWK }): Promise<string> {
   const key = await importJWK(opts.privateJwk ?? { ...SANDBOX_PRIVATE_JWK }, 'RS256');
@@ -80,12 +84,19 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
   const issuer = opts.issuer ?? SANDBOX_ISSUER;
   const audience = opts.audience ?? SANDBOX_AUDIENCE;
   const { d, p, q, dp, dq, qi, ...pub } = SANDBOX_PRIVATE_JWK;
-  void d; void p; void q; void dp; void dq; void qi;
-  const keys: KeyEntry[] = [{
-    kid: SANDBOX_KID,
-    privateKey: (await importJWK({ ...SANDBOX_PRIVATE_JWK }, 'RS256')) as CryptoKey,
-    publicJwk: { ...pub, kid: SANDBOX_KID, alg: 'RS256', use: 'sig' },
-  }];
+  void d;
+  void p;
+  void q;
+  void dp;
+  void dq;
+  void qi;
+  const keys: KeyEntry[] = [
+    {
+      kid: SANDBOX_KID,
+      privateKey: (await importJWK({ ...SANDBOX_PRIVATE_JWK }, 'RS256')) as CryptoKey,
+      publicJwk: { ...pub, kid: SANDBOX_KID, alg: 'RS256', use: 'sig' },
+    },
+  ];
   let current = keys[0];
   let fetches = 0;
   const server = createSimServer({ name: 'idp', port: opts.port, host: opts.host, log: opts.log, record: opts.record });
@@ -133,20 +144,35 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
       return { status: 200, body: { keys: keys.map((k) => k.publicJwk) }, headers: { 'cache-control': 'max-age=300' } };
     })
     .route('POST', '/token', async (req) => {
-      if (typeof req.body === 'string' || String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      if (
+        typeof req.body === 'string' ||
+        String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+      ) {
         return clientCredentials(new URLSearchParams(req.rawBody.toString('utf8')), req.headers.authorization);
       }
       const b = (req.body ?? {}) as { sub?: unknown; ttl?: unknown };
       if (typeof b.sub !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(b.sub)) {
-        return { status: 400, body: { error: 'invalid_request', error_description: 'sub: a user id of 1-128 characters [A-Za-z0-9._@-] is required' } };
+        return {
+          status: 400,
+          body: {
+            error: 'invalid_request',
+            error_description: 'sub: a user id of 1-128 characters [A-Za-z0-9._@-] is required',
+          },
+        };
       }
       const ttl = typeof b.ttl === 'number' && b.ttl > 0 && b.ttl <= 86_400 ? b.ttl : 3600;
-      return { status: 200, body: { access_token: await sign({ sub: b.sub, ttl }), token_type: 'Bearer', expires_in: ttl } };
+      return {
+        status: 200,
+        body: { access_token: await sign({ sub: b.sub, ttl }), token_type: 'Bearer', expires_in: ttl },
+      };
     });
   /** RFC 6749 §4.4 client credentials grant (errors of §5.2; `invalid_target` of RFC 8707). */
   const clientCredentials = async (form: URLSearchParams, authorization: string | undefined) => {
-    const err = (status: number, error: string, error_description: string, headers?: Record<string, string>) =>
-      ({ status, body: { error, error_description }, headers: { 'cache-control': 'no-store', ...headers } });
+    const err = (status: number, error: string, error_description: string, headers?: Record<string, string>) => ({
+      status,
+      body: { error, error_description },
+      headers: { 'cache-control': 'no-store', ...headers },
+    });
     let id = form.get('client_id') ?? undefined;
     let secret = form.get('client_secret') ?? undefined;
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization ?? '');
@@ -160,27 +186,46 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
         id = undefined;
       }
     }
-    if (form.get('grant_type') !== 'client_credentials') return err(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+    if (form.get('grant_type') !== 'client_credentials')
+      return err(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
     if (!id || CLIENTS[id] === undefined || CLIENTS[id] !== secret) {
-      return err(401, 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="sandbox-idp"' });
+      return err(401, 'invalid_client', 'unknown client or wrong secret', {
+        'www-authenticate': 'Basic realm="sandbox-idp"',
+      });
     }
     const resource = form.get('resource') ?? undefined;
     if (resource !== undefined) {
       let u: URL | undefined;
-      try { u = new URL(resource); } catch { /* below */ }
-      if (!u || u.hash) return err(400, 'invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707)');
+      try {
+        u = new URL(resource);
+      } catch {
+        /* below */
+      }
+      if (!u || u.hash)
+        return err(400, 'invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707)');
     }
     const scope = form.get('scope') ?? undefined;
     const ttl = 3600;
     // the gateway audience of this sandbox, and the resource the client named (RFC 8707)
-    const access_token = await sign({ sub: id, ttl, audience: resource ? [audience, resource] : audience, claims: { client_id: id, ...(scope ? { scope } : {}) } });
-    return { status: 200, body: { access_token, token_type: 'Bearer', expires_in: ttl, ...(scope ? { scope } : {}) }, headers: { 'cache-control': 'no-store' } };
+    const access_token = await sign({
+      sub: id,
+      ttl,
+      audience: resource ? [audience, resource] : audience,
+      claims: { client_id: id, ...(scope ? { scope } : {}) },
+    });
+    return {
+      status: 200,
+      body: { access_token, token_type: 'Bearer', expires_in: ttl, ...(scope ? { scope } : {}) },
+      headers: { 'cache-control': 'no-store' },
+    };
   };
 
   await server.start();
 
   return {
-    get url() { return server.url; },
+    get url() {
+      return server.url;
+    },
     issuer,
     audience,
     server,
@@ -188,7 +233,11 @@ export async function startIdp(opts: IdpOptions = {}): Promise<Idp> {
     async rotate(retireOld = false) {
       const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
       const kid = `sandbox-rs256-${keys.length + 1}-${Date.now().toString(36)}`;
-      const entry: KeyEntry = { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
+      const entry: KeyEntry = {
+        kid,
+        privateKey,
+        publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' },
+      };
       if (retireOld) keys.length = 0;
       keys.push(entry);
       current = entry;

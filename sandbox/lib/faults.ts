@@ -44,7 +44,8 @@ const RULE_KEYS = new Set(['method', 'path', 'status', 'body', 'headers', 'delay
 
 /** Checks a rule coming from JSON and returns it typed; throws FaultRuleError naming the field. */
 export function parseFaultRule(input: unknown): FaultRule {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FaultRuleError('a fault rule must be a JSON object');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new FaultRuleError('a fault rule must be a JSON object');
   const r = input as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!RULE_KEYS.has(k)) throw new FaultRuleError(`unknown fault rule field '${k}'`);
   if (r.method !== undefined && typeof r.method !== 'string') throw new FaultRuleError('method must be a string');
@@ -56,19 +57,25 @@ export function parseFaultRule(input: unknown): FaultRule {
       throw new FaultRuleError(`path is not a valid regular expression: ${(e as Error).message}`);
     }
   }
-  if (r.status !== undefined && !(Number.isInteger(r.status) && (r.status as number) >= 100 && (r.status as number) <= 599)) {
+  if (
+    r.status !== undefined &&
+    !(Number.isInteger(r.status) && (r.status as number) >= 100 && (r.status as number) <= 599)
+  ) {
     throw new FaultRuleError('status must be an integer between 100 and 599');
   }
   if (r.headers !== undefined) {
-    if (typeof r.headers !== 'object' || r.headers === null || Array.isArray(r.headers)) throw new FaultRuleError('headers must be an object');
-    for (const [k, v] of Object.entries(r.headers)) if (typeof v !== 'string') throw new FaultRuleError(`headers.${k} must be a string`);
+    if (typeof r.headers !== 'object' || r.headers === null || Array.isArray(r.headers))
+      throw new FaultRuleError('headers must be an object');
+    for (const [k, v] of Object.entries(r.headers))
+      if (typeof v !== 'string') throw new FaultRuleError(`headers.${k} must be a string`);
   }
   if (r.delayMs !== undefined && !(typeof r.delayMs === 'number' && Number.isFinite(r.delayMs) && r.delayMs >= 0)) {
     throw new FaultRuleError('delayMs must be a number >= 0');
   }
   if (r.reset !== undefined && typeof r.reset !== 'boolean') throw new FaultRuleError('reset must be a boolean');
   if (r.after !== undefined && typeof r.after !== 'boolean') throw new FaultRuleError('after must be a boolean');
-  if (r.times !== undefined && !(Number.isInteger(r.times) && (r.times as number) >= 1)) throw new FaultRuleError('times must be an integer >= 1');
+  if (r.times !== undefined && !(Number.isInteger(r.times) && (r.times as number) >= 1))
+    throw new FaultRuleError('times must be an integer >= 1');
   return r as FaultRule;
 }
 

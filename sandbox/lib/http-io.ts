@@ -20,7 +20,9 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(chunks.length === 0 ? EMPTY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('end', () =>
+      resolve(chunks.length === 0 ? EMPTY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
+    );
     req.on('error', reject);
   });
 }
@@ -36,7 +38,13 @@ export type HeaderValues = Record<string, string | number | string[]>;
  * Writes a response. A string or Buffer body is sent as is (text/plain unless a content-type is
  * given); anything else is JSON. Header names are lower-cased so a caller's header replaces ours.
  */
-export function send(res: ServerResponse, status: number, body: unknown, headers?: HeaderValues, extra?: HeaderValues): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers?: HeaderValues,
+  extra?: HeaderValues,
+): void {
   if (res.headersSent || res.destroyed) return;
   const h: OutgoingHttpHeaders = {};
   let payload: string | Buffer | undefined;

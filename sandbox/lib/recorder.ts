@@ -25,7 +25,10 @@ export interface RequestFilter {
 export class RequestRecorder {
   private readonly buffer: RingBuffer<RecordedRequest>;
 
-  constructor(capacity: number, public enabled: boolean) {
+  constructor(
+    capacity: number,
+    public enabled: boolean,
+  ) {
     this.buffer = new RingBuffer(capacity);
   }
 

@@ -7,7 +7,8 @@ export class RingBuffer<T> {
   private count = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be an integer >= 0, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 0)
+      throw new RangeError(`capacity must be an integer >= 0, got ${capacity}`);
     this.items = new Array<T | undefined>(capacity);
   }
 

@@ -149,8 +149,15 @@ export function createSimServer(opts: SimServerOptions): SimServer {
         return;
       }
       if (fault.after || fault.status !== undefined || fault.body !== undefined) {
-        const dflt = fault.after ? { status: 504, error: 'fault injected after the handler ran' } : { status: 500, error: 'fault injected' };
-        return send(res, fault.status ?? dflt.status, fault.body ?? { error: dflt.error, server: opts.name }, fault.headers);
+        const dflt = fault.after
+          ? { status: 504, error: 'fault injected after the handler ran' }
+          : { status: 500, error: 'fault injected' };
+        return send(
+          res,
+          fault.status ?? dflt.status,
+          fault.body ?? { error: dflt.error, server: opts.name },
+          fault.headers,
+        );
       }
       faultHeaders = fault.headers;
     }
@@ -159,8 +166,14 @@ export function createSimServer(opts: SimServerOptions): SimServer {
   }
 
   async function answerFor(
-    method: string, path: string, query: Record<string, string>, headers: IncomingHttpHeaders,
-    body: unknown, badJson: string | undefined, rawBody: Buffer, receivedAt: number,
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    headers: IncomingHttpHeaders,
+    body: unknown,
+    badJson: string | undefined,
+    rawBody: Buffer,
+    receivedAt: number,
   ): Promise<SimResponse> {
     if (badJson !== undefined) return { status: 400, body: { error: `invalid JSON body: ${badJson}` } };
     let match;
@@ -170,16 +183,25 @@ export function createSimServer(opts: SimServerOptions): SimServer {
       if (e instanceof BadPathError) return { status: 400, body: { error: e.message } };
       throw e;
     }
-    if (match.kind === 'not-found') return { status: 404, body: { error: `no route for ${method} ${path}`, server: opts.name } };
+    if (match.kind === 'not-found')
+      return { status: 404, body: { error: `no route for ${method} ${path}`, server: opts.name } };
     if (match.kind === 'method-not-allowed') {
-      return { status: 405, body: { error: `method ${method} not allowed on ${path}` }, headers: { allow: match.allow.join(', ') } };
+      return {
+        status: 405,
+        body: { error: `method ${method} not allowed on ${path}` },
+        headers: { allow: match.allow.join(', ') },
+      };
     }
     return match.handler({ method, path, params: match.params, query, headers, body, rawBody, receivedAt });
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      log(`${opts.name}: handler error`, { err: e instanceof Error ? e.stack : String(e), method: req.method, url: req.url });
+      log(`${opts.name}: handler error`, {
+        err: e instanceof Error ? e.stack : String(e),
+        method: req.method,
+        url: req.url,
+      });
       send(res, 500, { error: 'internal simulator error', message: e instanceof Error ? e.message : String(e) });
     });
   });

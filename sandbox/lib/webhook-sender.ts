@@ -68,7 +68,8 @@ export interface WebhookSender {
 /** A webhook-id: `msg_` and 32 hex digits. */
 export const newWebhookId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 
-export const isDelivered = (attempts: WebhookAttempt[]): boolean => attempts.some((a) => a.status >= 200 && a.status < 300);
+export const isDelivered = (attempts: WebhookAttempt[]): boolean =>
+  attempts.some((a) => a.status >= 200 && a.status < 300);
 
 /** The pause before attempt `attempt` (2, 3, ...) under a policy. */
 export function redeliveryDelay(p: RedeliveryPolicy, attempt: number): number {
@@ -95,7 +96,12 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
       sleepers.add(done);
     });
 
-  async function attemptOnce(url: string, msg: WebhookMessage, attempt: number, timeoutMs: number): Promise<WebhookAttempt> {
+  async function attemptOnce(
+    url: string,
+    msg: WebhookMessage,
+    attempt: number,
+    timeoutMs: number,
+  ): Promise<WebhookAttempt> {
     const ts = Math.floor(Date.now() / 1000);
     const a: WebhookAttempt = { attempt, status: 0, at: new Date().toISOString() };
     try {
@@ -113,7 +119,11 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
       a.status = res.status;
       const text = await res.text();
       if (text) {
-        try { a.answer = JSON.parse(text); } catch { a.answer = text; }
+        try {
+          a.answer = JSON.parse(text);
+        } catch {
+          a.answer = text;
+        }
       }
     } catch (e) {
       a.status = 0;
@@ -145,7 +155,10 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
     enqueue(key, url, msg, o) {
       const prev = chains.get(key) ?? Promise.resolve();
       const p = prev.then(() => deliver(url, msg, o));
-      const settled = p.then(() => undefined, () => undefined);
+      const settled = p.then(
+        () => undefined,
+        () => undefined,
+      );
       chains.set(key, settled);
       pending.add(settled);
       void settled.then(() => {

@@ -55,33 +55,101 @@ export interface PlatformBackend {
 }
 
 const PRODUCTS: Product[] = [
-  { productId: 'PRD-CUR-EUR', name: 'Everyday Current Account', category: 'ACCOUNT', currency: 'EUR', description: 'Current account with a debit card and instant SEPA transfers.', monthlyFee: '4.90' },
-  { productId: 'PRD-CUR-USD', name: 'USD Current Account', category: 'ACCOUNT', currency: 'USD', description: 'Current account held in US dollars for international payments.', monthlyFee: '6.00' },
-  { productId: 'PRD-SAV-EUR', name: 'Flexible Savings', category: 'SAVINGS', currency: 'EUR', description: 'Instant-access savings account.', interestRate: '2.10' },
-  { productId: 'PRD-SAV-TERM12', name: '12-Month Term Deposit', category: 'SAVINGS', currency: 'EUR', description: 'Fixed rate for twelve months.', interestRate: '3.05' },
-  { productId: 'PRD-CARD-GOLD', name: 'Gold Credit Card', category: 'CARD', currency: 'EUR', description: 'Credit card with travel insurance.', interestRate: '14.90', monthlyFee: '8.00' },
-  { productId: 'PRD-LOAN-PERS', name: 'Personal Loan', category: 'LOAN', currency: 'EUR', description: 'Unsecured loan from 1,000 to 50,000 EUR over 12 to 84 months.', interestRate: '6.40' },
-  { productId: 'PRD-FX-WALLET', name: 'Multi-Currency Wallet', category: 'FX', currency: 'EUR', description: 'Hold and exchange 30 currencies at the market rate.' },
+  {
+    productId: 'PRD-CUR-EUR',
+    name: 'Everyday Current Account',
+    category: 'ACCOUNT',
+    currency: 'EUR',
+    description: 'Current account with a debit card and instant SEPA transfers.',
+    monthlyFee: '4.90',
+  },
+  {
+    productId: 'PRD-CUR-USD',
+    name: 'USD Current Account',
+    category: 'ACCOUNT',
+    currency: 'USD',
+    description: 'Current account held in US dollars for international payments.',
+    monthlyFee: '6.00',
+  },
+  {
+    productId: 'PRD-SAV-EUR',
+    name: 'Flexible Savings',
+    category: 'SAVINGS',
+    currency: 'EUR',
+    description: 'Instant-access savings account.',
+    interestRate: '2.10',
+  },
+  {
+    productId: 'PRD-SAV-TERM12',
+    name: '12-Month Term Deposit',
+    category: 'SAVINGS',
+    currency: 'EUR',
+    description: 'Fixed rate for twelve months.',
+    interestRate: '3.05',
+  },
+  {
+    productId: 'PRD-CARD-GOLD',
+    name: 'Gold Credit Card',
+    category: 'CARD',
+    currency: 'EUR',
+    description: 'Credit card with travel insurance.',
+    interestRate: '14.90',
+    monthlyFee: '8.00',
+  },
+  {
+    productId: 'PRD-LOAN-PERS',
+    name: 'Personal Loan',
+    category: 'LOAN',
+    currency: 'EUR',
+    description: 'Unsecured loan from 1,000 to 50,000 EUR over 12 to 84 months.',
+    interestRate: '6.40',
+  },
+  {
+    productId: 'PRD-FX-WALLET',
+    name: 'Multi-Currency Wallet',
+    category: 'FX',
+    currency: 'EUR',
+    description: 'Hold and exchange 30 currencies at the market rate.',
+  },
 ];
 
 const FIXED: Record<string, { name: string; currency: string; booked: number }[]> = {
-  alice: [{ name: 'Alice current account', currency: 'EUR', booked: 2543.17 }, { name: 'Alice savings', currency: 'EUR', booked: 12000 }],
+  alice: [
+    { name: 'Alice current account', currency: 'EUR', booked: 2543.17 },
+    { name: 'Alice savings', currency: 'EUR', booked: 12000 },
+  ],
   bob: [{ name: 'Bob current account', currency: 'USD', booked: 310.5 }],
   carol: [{ name: 'Carol current account', currency: 'GBP', booked: 9876.54 }],
 };
 
-const COUNTERPARTIES = ['Grocery Market', 'City Utilities', 'Employer Payroll', 'Book Store', 'Coffee House', 'Rail Travel', 'Insurance Co', 'Landlord'];
+const COUNTERPARTIES = [
+  'Grocery Market',
+  'City Utilities',
+  'Employer Payroll',
+  'Book Store',
+  'Coffee House',
+  'Rail Travel',
+  'Insurance Co',
+  'Landlord',
+];
 
 function seeded(userId: string): () => number {
   let h = createHash('sha256').update(userId).digest().readUInt32BE(0) || 1;
   return () => {
-    h ^= h << 13; h >>>= 0; h ^= h >>> 17; h ^= h << 5; h >>>= 0;
+    h ^= h << 13;
+    h >>>= 0;
+    h ^= h >>> 17;
+    h ^= h << 5;
+    h >>>= 0;
     return h / 0x100000000;
   };
 }
 
 function ibanFor(userId: string, i: number): string {
-  const digits = BigInt('0x' + createHash('sha256').update(`${userId}/${i}`).digest('hex').slice(0, 16)).toString().padStart(18, '0').slice(0, 18);
+  const digits = BigInt('0x' + createHash('sha256').update(`${userId}/${i}`).digest('hex').slice(0, 16))
+    .toString()
+    .padStart(18, '0')
+    .slice(0, 18);
   const bban = '5000' + digits.slice(0, 14);
   // DE check digits (ISO 13616 mod 97)
   const num = BigInt(bban + '131400');
@@ -99,7 +167,9 @@ export function ibansOfUser(userId: string): string[] {
 
 function build(userId: string): { accounts: Account[]; transactions: Transaction[] } {
   const rnd = seeded(userId);
-  const plan = FIXED[userId] ?? [{ name: `${userId} current account`, currency: 'EUR', booked: Math.round(rnd() * 500000) / 100 }];
+  const plan = FIXED[userId] ?? [
+    { name: `${userId} current account`, currency: 'EUR', booked: Math.round(rnd() * 500000) / 100 },
+  ];
   const accounts: Account[] = [];
   const transactions: Transaction[] = [];
   const today = Date.UTC(2025, 5, 30);
@@ -127,7 +197,13 @@ function build(userId: string): { accounts: Account[]; transactions: Transaction
       });
     }
   });
-  transactions.sort((a, b) => (a.bookingDate < b.bookingDate ? 1 : a.bookingDate > b.bookingDate ? -1 : a.transactionId.localeCompare(b.transactionId)));
+  transactions.sort((a, b) =>
+    a.bookingDate < b.bookingDate
+      ? 1
+      : a.bookingDate > b.bookingDate
+        ? -1
+        : a.transactionId.localeCompare(b.transactionId),
+  );
   return { accounts, transactions };
 }
 
@@ -148,11 +224,18 @@ export async function startPlatformBackend(opts: PlatformBackendOptions = {}): P
     const h = req.headers['x-user-id'];
     const id = Array.isArray(h) ? h[0] : h;
     if (!id) return { status: 401, body: { error: 'unauthorized', message: 'X-User-Id header is required' } };
-    if (!USER_ID.test(id) || id === 'anonymous') return { status: 403, body: { error: 'forbidden', message: 'this operation needs an identified user' } };
+    if (!USER_ID.test(id) || id === 'anonymous')
+      return { status: 403, body: { error: 'forbidden', message: 'this operation needs an identified user' } };
     return id;
   };
 
-  const server = createSimServer({ name: 'platform', port: opts.port, host: opts.host, log: opts.log, record: opts.record });
+  const server = createSimServer({
+    name: 'platform',
+    port: opts.port,
+    host: opts.host,
+    log: opts.log,
+    record: opts.record,
+  });
   server
     .route('GET', '/v1/products', (req) => {
       const c = req.query.category?.toUpperCase();
@@ -172,13 +255,19 @@ export async function startPlatformBackend(opts: PlatformBackendOptions = {}): P
         return { status: 404, body: { error: 'not_found', message: `no account '${accountId}'` } };
       }
       const limit = Math.min(Math.max(Number(req.query.limit ?? 50) || 50, 1), 100);
-      const list = u.transactions.filter((t) => (!accountId || t.accountId === accountId)
-        && (!fromDate || t.bookingDate >= fromDate) && (!toDate || t.bookingDate <= toDate));
+      const list = u.transactions.filter(
+        (t) =>
+          (!accountId || t.accountId === accountId) &&
+          (!fromDate || t.bookingDate >= fromDate) &&
+          (!toDate || t.bookingDate <= toDate),
+      );
       return { status: 200, body: { userId: id, transactions: list.slice(0, limit), total: list.length } };
     });
   await server.start();
   return {
-    get url() { return server.url; },
+    get url() {
+      return server.url;
+    },
     server,
     accountsOf: (id) => of(id).accounts,
     transactionsOf: (id) => of(id).transactions,

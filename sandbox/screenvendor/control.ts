@@ -13,20 +13,54 @@ const triggerOpts = (b: any): TriggerOptions => ({
 });
 
 const needCustomer = (b: any): string => {
-  if (typeof b?.customer_identifier !== 'string') throw new SimProblem(400, 'Validation error', 'customer_identifier: is required');
+  if (typeof b?.customer_identifier !== 'string')
+    throw new SimProblem(400, 'Validation error', 'customer_identifier: is required');
   return b.customer_identifier;
 };
 
-export function routeControls(server: SimServer, state: ScreenState, triggers: ReturnType<typeof screenTriggers>): void {
+export function routeControls(
+  server: SimServer,
+  state: ScreenState,
+  triggers: ReturnType<typeof screenTriggers>,
+): void {
   server
-    .route('POST', '/__screenvendor/trigger/list-update', problems(async (req) => ({ status: 200, body: await triggers.triggerListUpdate(needCustomer(req.body), triggerOpts(req.body)) })))
-    .route('POST', '/__screenvendor/trigger/case-created', problems(async (req) => ({ status: 200, body: await triggers.triggerCaseCreated(needCustomer(req.body), triggerOpts(req.body)) })))
-    .route('POST', '/__screenvendor/webhooks/{webhookId}/redeliver', problems(async (req) => ({ status: 200, body: await triggers.redeliver(req.params.webhookId!, triggerOpts(req.body)) })))
+    .route(
+      'POST',
+      '/__screenvendor/trigger/list-update',
+      problems(async (req) => ({
+        status: 200,
+        body: await triggers.triggerListUpdate(needCustomer(req.body), triggerOpts(req.body)),
+      })),
+    )
+    .route(
+      'POST',
+      '/__screenvendor/trigger/case-created',
+      problems(async (req) => ({
+        status: 200,
+        body: await triggers.triggerCaseCreated(needCustomer(req.body), triggerOpts(req.body)),
+      })),
+    )
+    .route(
+      'POST',
+      '/__screenvendor/webhooks/{webhookId}/redeliver',
+      problems(async (req) => ({
+        status: 200,
+        body: await triggers.redeliver(req.params.webhookId!, triggerOpts(req.body)),
+      })),
+    )
     .route('GET', '/__screenvendor/webhook-url', () => ({ status: 200, body: { url: state.webhookUrl } }))
-    .route('PUT', '/__screenvendor/webhook-url', problems((req) => {
-      const u = (req.body as any)?.url;
-      try { new URL(u); } catch { throw new SimProblem(400, 'Validation error', 'url: must be an absolute URL'); }
-      state.webhookUrl = u;
-      return { status: 200, body: { url: state.webhookUrl } };
-    }));
+    .route(
+      'PUT',
+      '/__screenvendor/webhook-url',
+      problems((req) => {
+        const u = (req.body as any)?.url;
+        try {
+          new URL(u);
+        } catch {
+          throw new SimProblem(400, 'Validation error', 'url: must be an absolute URL');
+        }
+        state.webhookUrl = u;
+        return { status: 200, body: { url: state.webhookUrl } };
+      }),
+    );
 }

@@ -13,8 +13,17 @@ import { routeControls } from './control.ts';
 import { getCustomerHandler, monitorHandler } from './customers.ts';
 import { decideHandler } from './decisions.ts';
 import {
-  ALERT_MUTES_PATH, ALERT_RISKS_PATH, type Alert, type Case, CREATE_AND_SCREEN_PATH, type Customer, CUSTOMER_MONITOR_PATH,
-  CUSTOMER_PATH, type Mute, RISK_DECISION_PATH, SANDBOX_API_KEY,
+  ALERT_MUTES_PATH,
+  ALERT_RISKS_PATH,
+  type Alert,
+  type Case,
+  CREATE_AND_SCREEN_PATH,
+  type Customer,
+  CUSTOMER_MONITOR_PATH,
+  CUSTOMER_PATH,
+  type Mute,
+  RISK_DECISION_PATH,
+  SANDBOX_API_KEY,
 } from './model.ts';
 import { muteHandler } from './mutes.ts';
 import { guarded } from './problem.ts';
@@ -63,7 +72,13 @@ export interface Screenvendor {
 export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise<Screenvendor> {
   const apiKey = opts.apiKey ?? SANDBOX_API_KEY;
   const secret = opts.webhookSecret ?? SANDBOX_WEBHOOK_SECRET;
-  const server = createSimServer({ name: 'screenvendor', port: opts.port, host: opts.host, log: opts.log, record: opts.record });
+  const server = createSimServer({
+    name: 'screenvendor',
+    port: opts.port,
+    host: opts.host,
+    log: opts.log,
+    record: opts.record,
+  });
   const state = createScreenState(opts.webhookUrl ?? 'http://127.0.0.1:8080/webhooks/screening');
 
   server
@@ -91,7 +106,9 @@ export async function startScreenvendor(opts: ScreenvendorOptions = {}): Promise
     alerts: state.alerts,
     mutes: state.mutes,
     webhookSecret: secret,
-    setWebhookUrl: (u: string) => { state.webhookUrl = u; },
+    setWebhookUrl: (u: string) => {
+      state.webhookUrl = u;
+    },
     close: () => {
       triggers.sender.close();
       return server.close();

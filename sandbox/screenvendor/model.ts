@@ -11,7 +11,10 @@ export const CUSTOMER_PATH = '/v2/customers/{customer_identifier}';
 export const DECISIONS = ['NOT_REVIEWED', 'IN_REVIEW', 'FALSE_POSITIVE', 'TRUE_POSITIVE'] as const;
 /** The fault rule that makes the next call answer like the vendor's rate limiter. */
 export const rateLimitFault = (resetSeconds = 30, times = 1) => ({
-  status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'Ratelimit-Reset': String(resetSeconds) }, times,
+  status: 429,
+  body: { message: 'API rate limit exceeded' },
+  headers: { 'Ratelimit-Reset': String(resetSeconds) },
+  times,
 });
 
 export interface Risk {
@@ -32,6 +35,26 @@ export interface Customer {
   cases: string[];
 }
 
-export interface Case { identifier: string; customer_identifier: string; alert_identifiers: string[]; created_at: string }
-export interface Alert { identifier: string; case_identifier: string; customer_identifier: string; risks: Risk[]; created_at: string }
-export interface Mute { identifier: string; profile_identifier: string; customer_identifier: string; risk_identifier: string; reason?: string; case_identifier?: string; custom_fields?: unknown; created_at: string }
+export interface Case {
+  identifier: string;
+  customer_identifier: string;
+  alert_identifiers: string[];
+  created_at: string;
+}
+export interface Alert {
+  identifier: string;
+  case_identifier: string;
+  customer_identifier: string;
+  risks: Risk[];
+  created_at: string;
+}
+export interface Mute {
+  identifier: string;
+  profile_identifier: string;
+  customer_identifier: string;
+  risk_identifier: string;
+  reason?: string;
+  case_identifier?: string;
+  custom_fields?: unknown;
+  created_at: string;
+}

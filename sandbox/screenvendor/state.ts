@@ -27,7 +27,13 @@ export function createScreenState(webhookUrl: string) {
       return `${prefix}-${String(n).padStart(6, '0')}`;
     },
     newAlert(c: Case, risks: Risk[]): Alert {
-      const a: Alert = { identifier: state.id('ALR'), case_identifier: c.identifier, customer_identifier: c.customer_identifier, risks, created_at: now() };
+      const a: Alert = {
+        identifier: state.id('ALR'),
+        case_identifier: c.identifier,
+        customer_identifier: c.customer_identifier,
+        risks,
+        created_at: now(),
+      };
       state.alerts.set(a.identifier, a);
       c.alert_identifiers.push(a.identifier);
       return a;
@@ -57,7 +63,13 @@ function riskOf(identifier: string, p: DemoProfile, matchType: MatchType): Risk 
           nationality: p.nationality,
           ...(p.gender ? { gender: p.gender } : {}),
         },
-        risk_indicators: { aml_types: p.amlTypes, sanctions: p.sanctions ?? [], peps: p.peps ?? [], lists: p.lists ?? [], media: p.media ?? [] },
+        risk_indicators: {
+          aml_types: p.amlTypes,
+          sanctions: p.sanctions ?? [],
+          peps: p.peps ?? [],
+          lists: p.lists ?? [],
+          media: p.media ?? [],
+        },
       },
     },
   };

@@ -21,7 +21,10 @@ afterAll(async () => {
 });
 
 describe('a 5,000-entry batch does not stall other requests', () => {
-  const b = batch({}, Array.from({ length: 5000 }, () => entry()));
+  const b = batch(
+    {},
+    Array.from({ length: 5000 }, () => entry()),
+  );
   const body = JSON.stringify(b);
 
   /** The attempt whose worst probe waited least, each answer checked. */
@@ -55,9 +58,21 @@ describe('a 5,000-entry batch does not stall other requests', () => {
   });
 
   it('a violation found after the rules gave the event loop a turn is still reported', async () => {
-    const bad = batch({}, Array.from({ length: 5000 }, (_, i) => entry(i === 4999 ? { addenda: [{ payment_related_information: 'DED;a;b' }] } : {})));
+    const bad = batch(
+      {},
+      Array.from({ length: 5000 }, (_, i) =>
+        entry(i === 4999 ? { addenda: [{ payment_related_information: 'DED;a;b' }] } : {}),
+      ),
+    );
     const r = await whileProbing(engine.url, '/batch-payments/credit-batches?validate_only=true', JSON.stringify(bad));
     expect(r.status).toBe(400);
-    expect(r.answer.errors).toEqual([{ index: 4999, field: '/entries/4999/addenda/0/payment_related_information', message: 'a DED addenda record holds exactly 7 semicolon-delimited fields after the prefix (DED;f1;...;f7), found 2' }]);
+    expect(r.answer.errors).toEqual([
+      {
+        index: 4999,
+        field: '/entries/4999/addenda/0/payment_related_information',
+        message:
+          'a DED addenda record holds exactly 7 semicolon-delimited fields after the prefix (DED;f1;...;f7), found 2',
+      },
+    ]);
   });
 });

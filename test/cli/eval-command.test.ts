@@ -11,8 +11,12 @@ function engine(args: string[], stdin = ''): Promise<{ code: number | null; stdo
     const p = spawn(process.execPath, ['bin/engine.js', 'eval', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (c) => { stdout += c; });
-    p.stderr.on('data', (c) => { stderr += c; });
+    p.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    p.stderr.on('data', (c) => {
+      stderr += c;
+    });
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, stdout, stderr }));
     p.stdin.end(stdin);
@@ -21,7 +25,10 @@ function engine(args: string[], stdin = ''): Promise<{ code: number | null; stdo
 
 describe('engine eval', () => {
   it('evaluates an expression against stdin with the engine functions bound', async () => {
-    const r = await engine(['-e', "{'iban': $ibanValid(body.iban), 'aba': $abaValid(body.aba), 'id': $stableId('x', body.iban)}"], JSON.stringify({ body: { iban: 'DE89370400440532013000', aba: '123456789' } }));
+    const r = await engine(
+      ['-e', "{'iban': $ibanValid(body.iban), 'aba': $abaValid(body.aba), 'id': $stableId('x', body.iban)}"],
+      JSON.stringify({ body: { iban: 'DE89370400440532013000', aba: '123456789' } }),
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -30,7 +37,10 @@ describe('engine eval', () => {
   });
 
   it('evaluates a transforms file against an input file, wrapped as the body with --body', async () => {
-    const dir = tmpProject({ 'm.jsonata': "(\n  $total := $sum(body.items.amount);\n  { 'total': $total, 'count': $count(body.items) }\n)\n", 'in.json': '{"items":[{"amount":2},{"amount":3}]}' });
+    const dir = tmpProject({
+      'm.jsonata': "(\n  $total := $sum(body.items.amount);\n  { 'total': $total, 'count': $count(body.items) }\n)\n",
+      'in.json': '{"items":[{"amount":2},{"amount":3}]}',
+    });
     const r = await engine(['-f', join(dir, 'm.jsonata'), '-i', join(dir, 'in.json'), '--body', '--compact']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('{"total":5,"count":2}\n');
@@ -57,16 +67,24 @@ describe('engine eval', () => {
 });
 
 describe('engine eval --values', () => {
-  it('resolves a file\'s {{properties}} from the values file named, with --set as engine run takes it; without --values it says what to give', async () => {
+  it("resolves a file's {{properties}} from the values file named, with --set as engine run takes it; without --values it says what to give", async () => {
     const batch = JSON.stringify({ batch: { sec_code: 'XYZ' } });
     const rule = 'routes/achvendor-batch-payment/rules/sec-code.jsonata';
     const none = await engine(['-f', rule, '--body', '-c'], batch);
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe(`engine eval: ${rule} uses {{sec.code.supported}}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)\n`);
+    expect(none.stderr).toBe(
+      `engine eval: ${rule} uses {{sec.code.supported}}: give --values NAME, the values file of the routes that use it (and --env NAME for an environment's values)\n`,
+    );
     // the shipped values: XYZ is no supported SEC code
     const shipped = await engine(['-f', rule, '--body', '-c', '--values', 'batch-payments-v0'], batch);
-    expect(shipped).toMatchObject({ code: 0, stdout: '{"field":"/sec_code","message":"SEC code XYZ is not supported; supported: PPD, CCD, CTX, WEB, TEL"}\n' });
-    const set = await engine(['-f', rule, '--body', '-c', '--values', 'batch-payments-v0', '--set', 'sec.code.supported=PPD,XYZ'], batch);
+    expect(shipped).toMatchObject({
+      code: 0,
+      stdout: '{"field":"/sec_code","message":"SEC code XYZ is not supported; supported: PPD, CCD, CTX, WEB, TEL"}\n',
+    });
+    const set = await engine(
+      ['-f', rule, '--body', '-c', '--values', 'batch-payments-v0', '--set', 'sec.code.supported=PPD,XYZ'],
+      batch,
+    );
     expect(set.code).toBe(0);
     expect(set.stderr).toBe('(no result: the expression gave undefined)\n');
     const unknown = await engine(['-f', rule, '--body', '--values', 'batch-payment-v0'], batch);

@@ -10,7 +10,11 @@ import { startProject, postJson } from '../helpers/project-engine.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
 import { reloadProject, viaClient } from '../reload/project.ts';
 
-interface Stub { url: string; seen: { path: string; headers: IncomingHttpHeaders }[]; close(): Promise<void> }
+interface Stub {
+  url: string;
+  seen: { path: string; headers: IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
 
 async function stub(): Promise<Stub> {
   const seen: Stub['seen'] = [];
@@ -20,7 +24,15 @@ async function stub(): Promise<Stub> {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 const TEMPLATES = `clients:
@@ -79,7 +91,9 @@ describe('client templates (routes/connector.yaml)', () => {
     try {
       expect(await post(alone, '/call-b')).toBe(200);
       expect(b.seen.at(-1)).toMatchObject({ path: '/call-b', headers: { 'x-desk': 'desk-b' } });
-    } finally { await alone.close(); }
+    } finally {
+      await alone.close();
+    }
   });
 
   it('a reload names the routes whose values reach them only through the template', async () => {
@@ -99,8 +113,13 @@ describe('client templates (routes/connector.yaml)', () => {
   });
 
   it('lint: a typed setting is checked with the values it resolves from', async () => {
-    const out = await lintFiles({ ...files, 'values/a.values.yaml': `hub.url: ${a.url}\ndesk: d\nhub.timeout: soon\n` });
-    expect(out[0]).toMatch(/^routes\/connector\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/connector\.yaml, values 'a'\)/);
+    const out = await lintFiles({
+      ...files,
+      'values/a.values.yaml': `hub.url: ${a.url}\ndesk: d\nhub.timeout: soon\n`,
+    });
+    expect(out[0]).toMatch(
+      /^routes\/connector\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/connector\.yaml, values 'a'\)/,
+    );
     expect(out).toHaveLength(2);
   });
 
@@ -110,11 +129,16 @@ describe('client templates (routes/connector.yaml)', () => {
       "routes/c/call-c.yaml:8:15 client 'hub' is a template of routes/connector.yaml, whose placeholders take the values of the document that extends it: extend it in the connector.yaml of this folder (hub: { extends: hub }) (at steps[0].to-http.client)",
     ]);
     const noValues = await lintFiles({ ...files, 'routes/b/connector.yaml': 'clients:\n  hub: { extends: hub }\n' });
-    expect(noValues[0]).toBe("routes/b/connector.yaml:2:19 client template 'hub' (routes/connector.yaml) takes its placeholders from the values of the document that extends it: add 'values: <name>' here (at clients.hub.extends)");
+    expect(noValues[0]).toBe(
+      "routes/b/connector.yaml:2:19 client template 'hub' (routes/connector.yaml) takes its placeholders from the values of the document that extends it: add 'values: <name>' here (at clients.hub.extends)",
+    );
   });
 
   it('lint: a misspelt key of a template is said where it is written', async () => {
-    const out = await lintFiles({ ...files, 'routes/connector.yaml': TEMPLATES.replace('    timeouts:', '    timeout:') });
+    const out = await lintFiles({
+      ...files,
+      'routes/connector.yaml': TEMPLATES.replace('    timeouts:', '    timeout:'),
+    });
     expect(out[0]).toMatch(/^routes\/connector\.yaml:6:5 unknown key 'timeout'.*did you mean 'timeouts'\?/);
   });
 });

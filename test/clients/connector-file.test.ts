@@ -36,10 +36,13 @@ const files = (doc: string) => ({
   'routes/conn/hello.yaml': ROUTE,
   'routes/conn/tests/hello.yaml': TEST,
 });
-const RENAME = 'routes/conn/clients.yaml:1:1 warning: clients.yaml is read as the connector document; rename it connector.yaml';
+const RENAME =
+  'routes/conn/clients.yaml:1:1 warning: clients.yaml is read as the connector document; rename it connector.yaml';
 
 const engines: RunningEngine[] = [];
-afterAll(async () => { for (const e of engines) await e.close(); });
+afterAll(async () => {
+  for (const e of engines) await e.close();
+});
 
 async function start(root: string, routes = [join(root, 'routes')]): Promise<RunningEngine> {
   const e = await startEngine({ routes, root, port: 0, logger: createLogger('silent'), processEnv: {} });
@@ -50,7 +53,14 @@ async function start(root: string, routes = [join(root, 'routes')]): Promise<Run
 /** `engine <cmd> routes/` in the project: exit status and output. */
 function cli(root: string, cmd: string): { status: number; out: string } {
   try {
-    return { status: 0, out: execFileSync(process.execPath, [resolve('bin/engine.js'), cmd, 'routes/'], { cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: '' } }) };
+    return {
+      status: 0,
+      out: execFileSync(process.execPath, [resolve('bin/engine.js'), cmd, 'routes/'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, LOG_LEVEL: '' },
+      }),
+    };
   } catch (e: any) {
     return { status: e.status, out: e.stdout + e.stderr };
   }
@@ -98,10 +108,17 @@ describe('a folder that still has clients.yaml', () => {
   });
 
   it('beside a connector.yaml is an error: lint fails and a start is refused', async () => {
-    const both = { ...files('connector.yaml'), 'routes/conn/clients.yaml': 'clients:\n  other:\n    base-url: http://127.0.0.1:9\n' };
-    expect(await lintFiles(both)).toContainEqual('routes/conn/clients.yaml:1:1 clients.yaml and connector.yaml are both connector documents of this folder: move what this one says into connector.yaml and remove it');
+    const both = {
+      ...files('connector.yaml'),
+      'routes/conn/clients.yaml': 'clients:\n  other:\n    base-url: http://127.0.0.1:9\n',
+    };
+    expect(await lintFiles(both)).toContainEqual(
+      'routes/conn/clients.yaml:1:1 clients.yaml and connector.yaml are both connector documents of this folder: move what this one says into connector.yaml and remove it',
+    );
     const root = tmpProject(both);
     expect(cli(root, 'lint').status).toBe(1);
-    await expect(start(root, [join(root, 'routes/conn/hello.yaml')])).rejects.toThrow(/clients\.yaml and connector\.yaml are both connector documents/);
+    await expect(start(root, [join(root, 'routes/conn/hello.yaml')])).rejects.toThrow(
+      /clients\.yaml and connector\.yaml are both connector documents/,
+    );
   });
 });

@@ -16,7 +16,15 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 import { lintFiles } from '../helpers/lint-files.ts';
 
 const TEMPLATE = JSON.stringify({
-  rules: [{ when: { vendorStatus: [503] }, status: 503, code: 'GC054', title: 'Vendor down', detail: "'mapped by the template'" }],
+  rules: [
+    {
+      when: { vendorStatus: [503] },
+      status: 503,
+      code: 'GC054',
+      title: 'Vendor down',
+      detail: "'mapped by the template'",
+    },
+  ],
   default: { status: 502, code: 'GC027', title: 'Generic Error' },
 });
 
@@ -48,7 +56,10 @@ const OWN = `on-exception:
 let vendor: Server;
 let vendorUrl: string;
 beforeAll(async () => {
-  vendor = createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}')); });
+  vendor = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}'));
+  });
   await new Promise<void>((r) => vendor.listen(0, '127.0.0.1', r));
   vendorUrl = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
 });
@@ -76,7 +87,11 @@ async function start(root: string): Promise<RunningEngine> {
 }
 
 const answer = async (e: RunningEngine, id: string) => {
-  const res = await fetch(`${e.url}/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${e.url}/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   const body = await res.json();
   return { status: res.status, code: body.code, detail: body.detail };
 };
@@ -84,7 +99,7 @@ const answer = async (e: RunningEngine, id: string) => {
 const lint = (extra: Record<string, string>) => lintFiles(files(extra));
 
 describe("the connector document's on-exception", () => {
-  it('maps the errors of a route without its own (placeholders from the document\'s values); a route with its own uses only its own; [] opts out', async () => {
+  it("maps the errors of a route without its own (placeholders from the document's values); a route with its own uses only its own; [] opts out", async () => {
     const e = await start(tmpProject(files()));
     expect(await answer(e, 'inherits')).toEqual({ status: 503, code: 'GC054', detail: 'mapped by the template' });
     expect(await answer(e, 'own')).toEqual({ status: 500, code: 'GC003', detail: 'the route said so' });
@@ -92,16 +107,26 @@ describe("the connector document's on-exception", () => {
     const out = await answer(e, 'opts-out');
     expect(out.code).not.toBe('GC054');
     expect(out.detail).not.toBe('mapped by the template');
-    expect(Object.fromEntries(e.routes.map((r) => [r.id, r.handlersFrom]))).toEqual({ inherits: expect.stringMatching(/routes\/conn\/connector\.yaml$/), own: undefined, 'opts-out': undefined });
+    expect(Object.fromEntries(e.routes.map((r) => [r.id, r.handlersFrom]))).toEqual({
+      inherits: expect.stringMatching(/routes\/conn\/connector\.yaml$/),
+      own: undefined,
+      'opts-out': undefined,
+    });
   });
 
   it('is drawn on the console diagram of each route that takes it, labelled with its file', async () => {
     const e = await start(tmpProject(files()));
     const views = routeViews(e, []);
     expect(views.find((v) => v.id === 'inherits')!.graph!.onException).toEqual([
-      expect.objectContaining({ label: 'kind: vendor, timeout, connection', template: 'transforms/demo/vendor-errors.json', from: expect.stringMatching(/routes\/conn\/connector\.yaml$/) }),
+      expect.objectContaining({
+        label: 'kind: vendor, timeout, connection',
+        template: 'transforms/demo/vendor-errors.json',
+        from: expect.stringMatching(/routes\/conn\/connector\.yaml$/),
+      }),
     ]);
-    expect(views.find((v) => v.id === 'own')!.graph!.onException).toEqual([expect.objectContaining({ label: 'kind: vendor', template: 'problem' })]);
+    expect(views.find((v) => v.id === 'own')!.graph!.onException).toEqual([
+      expect.objectContaining({ label: 'kind: vendor', template: 'problem' }),
+    ]);
     expect(views.find((v) => v.id === 'own')!.graph!.onException[0].from).toBeUndefined();
     expect(views.find((v) => v.id === 'opts-out')!.graph!.onException).toEqual([]);
   });
@@ -112,52 +137,82 @@ describe("the connector document's on-exception", () => {
     writeFileSync(join(root, 'transforms/demo/vendor-errors.json'), TEMPLATE.replace('GC054', 'GC004'));
     expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['inherits'] });
     expect((await answer(e, 'inherits')).code).toBe('GC004');
-    writeFileSync(join(root, 'routes/conn/connector.yaml'), CLIENTS.replace('kind: [vendor, timeout, connection]', 'kind: [timeout]'));
+    writeFileSync(
+      join(root, 'routes/conn/connector.yaml'),
+      CLIENTS.replace('kind: [vendor, timeout, connection]', 'kind: [timeout]'),
+    );
     // the document is shared by every route of the folder: all count as changed
     expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['inherits', 'opts-out', 'own'] });
     expect((await answer(e, 'inherits')).code).not.toBe('GC004');
   });
 });
 
-describe('engine lint of a connector document\'s on-exception', () => {
+describe("engine lint of a connector document's on-exception", () => {
   it('is clean as shipped here', async () => {
     expect(await lint({})).toEqual([]);
   });
 
   it('reports a missing template file, an unknown kind and an unknown key at their place in the document', async () => {
-    expect(await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: vendor-errrors.json\n` }))
-      .toEqual(['routes/conn/connector.yaml:4:15 file not found: transforms/demo/vendor-errrors.json (at on-exception[0].template)']);
-    const kind = await lint({ 'routes/conn/connector.yaml': CLIENTS.replace('[vendor, timeout, connection]', '[vendor, timeuot]') });
+    expect(
+      await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: vendor-errrors.json\n` }),
+    ).toEqual([
+      'routes/conn/connector.yaml:4:15 file not found: transforms/demo/vendor-errrors.json (at on-exception[0].template)',
+    ]);
+    const kind = await lint({
+      'routes/conn/connector.yaml': CLIENTS.replace('[vendor, timeout, connection]', '[vendor, timeuot]'),
+    });
     expect(kind).toHaveLength(1);
-    expect(kind[0]).toMatch(/^routes\/conn\/connector\.yaml:3:28 .*must be one of: .*\(did you mean 'timeout'\?\) \(at on-exception\[0\]\.when\.kind\[1\]\)$/);
+    expect(kind[0]).toMatch(
+      /^routes\/conn\/connector\.yaml:3:28 .*must be one of: .*\(did you mean 'timeout'\?\) \(at on-exception\[0\]\.when\.kind\[1\]\)$/,
+    );
     const key = await lint({ 'routes/conn/connector.yaml': CLIENTS.replace('    template:', '    templat:') });
     expect(key).toHaveLength(1);
     expect(key[0]).toMatch(/^routes\/conn\/connector\.yaml:4:5 unknown key 'templat'.*did you mean 'template'/);
   });
 
   it('says once, as for a route, that it is not a list; a template that is a folder is said, not a crash', async () => {
-    expect(await lint({ 'routes/conn/connector.yaml': CLIENTS.replace(/on-exception:\n(  .*\n)+/, 'on-exception: 3\n') }))
-      .toEqual(["routes/conn/connector.yaml:2:15 'on-exception' must be a list of handlers (at on-exception)"]);
-    expect(await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: ''\n` }))
-      .toEqual(['routes/conn/connector.yaml:4:15 transforms/demo/ is a folder, not a file (at on-exception[0].template)']);
+    expect(
+      await lint({ 'routes/conn/connector.yaml': CLIENTS.replace(/on-exception:\n(  .*\n)+/, 'on-exception: 3\n') }),
+    ).toEqual(["routes/conn/connector.yaml:2:15 'on-exception' must be a list of handlers (at on-exception)"]);
+    expect(await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: ''\n` })).toEqual([
+      'routes/conn/connector.yaml:4:15 transforms/demo/ is a folder, not a file (at on-exception[0].template)',
+    ]);
   });
 
   it('warns when no route of the folder takes it (each says its own)', async () => {
     const out = await lint({ 'routes/conn/inherits.yaml': route('inherits', OWN) });
-    expect(out).toEqual([expect.stringMatching(/^routes\/conn\/connector\.yaml:2:1 warning: on-exception is taken by no route of this folder \(each has its own on-exception\)/)]);
+    expect(out).toEqual([
+      expect.stringMatching(
+        /^routes\/conn\/connector\.yaml:2:1 warning: on-exception is taken by no route of this folder \(each has its own on-exception\)/,
+      ),
+    ]);
   });
 
   it('an unknown placeholder is said once, at the document; the routes that take the handlers say nothing', async () => {
-    expect(await lint({ 'routes/conn/connector.yaml': CLIENTS.replace('{{errorTemplate}}', '{{errorTemplat}}') }))
-      .toEqual([expect.stringMatching(/^routes\/conn\/connector\.yaml:4:15 unknown property 'errorTemplat' in values 'demo-v1'; did you mean 'errorTemplate'\?/)]);
+    expect(
+      await lint({ 'routes/conn/connector.yaml': CLIENTS.replace('{{errorTemplate}}', '{{errorTemplat}}') }),
+    ).toEqual([
+      expect.stringMatching(
+        /^routes\/conn\/connector\.yaml:4:15 unknown property 'errorTemplat' in values 'demo-v1'; did you mean 'errorTemplate'\?/,
+      ),
+    ]);
   });
 
   it('refuses steps in a handler of the document, and a second document of the folder with on-exception', async () => {
-    const steps = await lint({ 'routes/conn/connector.yaml': CLIENTS.replace('    template: transforms/demo/{{errorTemplate}}\n', '    steps:\n      - log: { message: failed }\n') });
+    const steps = await lint({
+      'routes/conn/connector.yaml': CLIENTS.replace(
+        '    template: transforms/demo/{{errorTemplate}}\n',
+        '    steps:\n      - log: { message: failed }\n',
+      ),
+    });
     expect(steps).toEqual([
       "routes/conn/connector.yaml:4:5 a connector document's on-exception handler runs no steps (it is shared by the routes of the folder): give the routes that need them an on-exception of their own (at on-exception[0].steps)",
     ]);
-    const two = await lint({ 'routes/conn/more.yaml': 'on-exception: []\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n' });
-    expect(two).toContainEqual('routes/conn/more.yaml:1:1 the routes of this folder take their defaults (values, on-exception) from routes/conn/connector.yaml: say on-exception there (at on-exception)');
+    const two = await lint({
+      'routes/conn/more.yaml': 'on-exception: []\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n',
+    });
+    expect(two).toContainEqual(
+      'routes/conn/more.yaml:1:1 the routes of this folder take their defaults (values, on-exception) from routes/conn/connector.yaml: say on-exception there (at on-exception)',
+    );
   });
 });

@@ -52,7 +52,9 @@ const FILES = {
 };
 
 const engines: RunningEngine[] = [];
-afterAll(async () => { for (const e of engines) await e.close(); });
+afterAll(async () => {
+  for (const e of engines) await e.close();
+});
 
 async function start(root: string, routes = ['routes']): Promise<RunningEngine> {
   const e = await startEngine({ routes, root, port: 0, logger: createLogger('silent'), processEnv: {} });
@@ -60,7 +62,12 @@ async function start(root: string, routes = ['routes']): Promise<RunningEngine> 
   return e;
 }
 
-const greet = async (e: RunningEngine, id: string) => (await (await fetch(`${e.url}/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()).greeting;
+const greet = async (e: RunningEngine, id: string) =>
+  (
+    await (
+      await fetch(`${e.url}/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()
+  ).greeting;
 
 const lint = lintFiles;
 
@@ -69,10 +76,17 @@ describe("a route without values: takes its folder's connector document's", () =
     const e = await start(tmpProject(FILES));
     expect(await greet(e, 'inherits')).toBe('hello');
     expect(await greet(e, 'own')).toBe('bonjour');
-    expect(Object.fromEntries(e.routes.map((r) => [r.id, r.valuesName]))).toEqual({ caller: 'demo-v1', inherits: 'demo-v1', own: 'other-v1' });
+    expect(Object.fromEntries(e.routes.map((r) => [r.id, r.valuesName]))).toEqual({
+      caller: 'demo-v1',
+      inherits: 'demo-v1',
+      own: 'other-v1',
+    });
     // the console shows each route with the values it resolved from
     const views = routeViews(e, []);
-    expect(views.find((v) => v.id === 'inherits')).toMatchObject({ valuesName: 'demo-v1', values: expect.arrayContaining([expect.objectContaining({ key: 'greeting', value: 'hello' })]) });
+    expect(views.find((v) => v.id === 'inherits')).toMatchObject({
+      valuesName: 'demo-v1',
+      values: expect.arrayContaining([expect.objectContaining({ key: 'greeting', value: 'hello' })]),
+    });
     expect(views.find((v) => v.id === 'own')).toMatchObject({ valuesName: 'other-v1' });
   });
 
@@ -84,7 +98,10 @@ describe("a route without values: takes its folder's connector document's", () =
   });
 
   it('a reload that changes the values the connector document names serves its routes the new ones, and names them changed', async () => {
-    const root = tmpProject({ ...FILES, 'values/other-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:9\ngreeting: bonjour\n' });
+    const root = tmpProject({
+      ...FILES,
+      'values/other-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:9\ngreeting: bonjour\n',
+    });
     const e = await start(root);
     expect(await greet(e, 'inherits')).toBe('hello');
     writeFileSync(join(root, 'routes/conn/connector.yaml'), CLIENTS.replace('demo-v1', 'other-v1'));
@@ -101,8 +118,16 @@ describe("a route without values: takes its folder's connector document's", () =
   });
 
   it('a scoped --set of a property only such a route uses is accepted', () => {
-    const root = tmpProject({ ...FILES, 'routes/conn/inherits.yaml': plain('inherits').replace('{{greeting}}', '{{extra.greeting}}') });
-    const values = loadValues({ dir: join(root, 'values'), processEnv: {}, set: { 'demo-v1:extra.greeting': 'hi' }, routes: [join(root, 'routes')] });
+    const root = tmpProject({
+      ...FILES,
+      'routes/conn/inherits.yaml': plain('inherits').replace('{{greeting}}', '{{extra.greeting}}'),
+    });
+    const values = loadValues({
+      dir: join(root, 'values'),
+      processEnv: {},
+      set: { 'demo-v1:extra.greeting': 'hi' },
+      routes: [join(root, 'routes')],
+    });
     expect(values.find('demo-v1')!.get('extra.greeting')).toBe('hi');
   });
 });
@@ -113,15 +138,28 @@ describe('engine lint of values from the connector document', () => {
   });
 
   it('a route with placeholders and no values file from either place: the same error as before, naming both places', async () => {
-    const out = await lint({ ...FILES, 'routes/conn/connector.yaml': 'clients:\n  vendor:\n    base-url: http://127.0.0.1:9\n', 'routes/conn/own.yaml': plain('own', 'values: other-v1\n'), 'routes/bare/r.yaml': plain('bare') });
-    const needs = "placeholder '{{greeting}}' needs a values file: add 'values: <name>' to the route, or to the connector document (connector.yaml) of its folder (at steps[0].set.values.body)";
-    expect(out).toEqual([`routes/bare/r.yaml:8:15 ${needs}`, `routes/conn/caller.yaml:8:15 ${needs}`, `routes/conn/inherits.yaml:8:15 ${needs}`]);
+    const out = await lint({
+      ...FILES,
+      'routes/conn/connector.yaml': 'clients:\n  vendor:\n    base-url: http://127.0.0.1:9\n',
+      'routes/conn/own.yaml': plain('own', 'values: other-v1\n'),
+      'routes/bare/r.yaml': plain('bare'),
+    });
+    const needs =
+      "placeholder '{{greeting}}' needs a values file: add 'values: <name>' to the route, or to the connector document (connector.yaml) of its folder (at steps[0].set.values.body)";
+    expect(out).toEqual([
+      `routes/bare/r.yaml:8:15 ${needs}`,
+      `routes/conn/caller.yaml:8:15 ${needs}`,
+      `routes/conn/inherits.yaml:8:15 ${needs}`,
+    ]);
   });
 
   it('a missing values file of the connector document is said there, and once in each route that would take it, at its first placeholder', async () => {
     const out = await lint({ ...FILES, 'routes/conn/connector.yaml': CLIENTS.replace('demo-v1', 'demo-v2') });
-    expect(out[0]).toMatch(/^routes\/conn\/connector.yaml:1:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/);
-    const missing = "values file 'demo-v2' of routes/conn/connector.yaml (the values of this folder's routes) is not found: see the problem reported there";
+    expect(out[0]).toMatch(
+      /^routes\/conn\/connector.yaml:1:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/,
+    );
+    const missing =
+      "values file 'demo-v2' of routes/conn/connector.yaml (the values of this folder's routes) is not found: see the problem reported there";
     expect(out.slice(1)).toEqual([
       `routes/conn/caller.yaml:8:15 ${missing} (at steps[0].set.values.body)`,
       "routes/conn/caller.yaml:10:15 client 'vendor' has errors (see above) (at steps[1].to-http.client)",
@@ -130,7 +168,12 @@ describe('engine lint of values from the connector document', () => {
   });
 
   it('two connector documents of one folder naming different values files: refused at the second', async () => {
-    const out = await lint({ ...FILES, 'routes/conn/more-connector.yaml': 'values: other-v1\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n' });
-    expect(out).toContainEqual("routes/conn/more-connector.yaml:1:9 the routes of this folder already take values 'demo-v1' from routes/conn/connector.yaml: one connector document per folder gives them values (this document's placeholders may still use its own) (at values)");
+    const out = await lint({
+      ...FILES,
+      'routes/conn/more-connector.yaml': 'values: other-v1\nclients:\n  other:\n    base-url: http://127.0.0.1:9\n',
+    });
+    expect(out).toContainEqual(
+      "routes/conn/more-connector.yaml:1:9 the routes of this folder already take values 'demo-v1' from routes/conn/connector.yaml: one connector document per folder gives them values (this document's placeholders may still use its own) (at values)",
+    );
   });
 });

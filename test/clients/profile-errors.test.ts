@@ -30,7 +30,11 @@ steps:
 `;
 
 async function lint(files: Record<string, string>): Promise<string[]> {
-  const root = tmpProject({ 'values/hub.values.yaml': 'hub.url: http://127.0.0.1:9\nretryFlag: maybe\nmaximumRedeliveries: lots\napiKey: s3cr3t-k3y\n', ...files });
+  const root = tmpProject({
+    'values/hub.values.yaml':
+      'hub.url: http://127.0.0.1:9\nretryFlag: maybe\nmaximumRedeliveries: lots\napiKey: s3cr3t-k3y\n',
+    ...files,
+  });
   const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
   return diags.map((d) => formatDiagnostic({ ...d, file: d.file.replace(/^.*routes\//, 'routes/') }));
 }
@@ -48,13 +52,25 @@ describe('engine lint of a client profile with problems', () => {
 
   it('a placeholder that does not resolve, a bad name and a missing values file are each said once', async () => {
     const clients = CLIENTS.replace('{{retryFlag}}', '{{retryFlg}}').replace('  other:', '  Other:');
-    const out = await lint({ 'routes/hub/connector.yaml': clients, 'routes/hub/r.yaml': ROUTE.replace('client: other', 'client: Other') });
-    expect(out.filter((l) => l.includes('connector.yaml:6:'))).toEqual([expect.stringMatching(/^routes\/hub\/connector\.yaml:6:16 .*'retryFlg'.*retryFlag/)]);
-    expect(out).toContainEqual("routes/hub/connector.yaml:10:3 client name 'Other' must be lower-case letters, digits and '-', starting with a letter or digit (at clients.Other)");
-    expect(out).toContainEqual("routes/hub/r.yaml:6:24 client 'Other' has errors (see above) (at steps[2].to-http.client)");
+    const out = await lint({
+      'routes/hub/connector.yaml': clients,
+      'routes/hub/r.yaml': ROUTE.replace('client: other', 'client: Other'),
+    });
+    expect(out.filter((l) => l.includes('connector.yaml:6:'))).toEqual([
+      expect.stringMatching(/^routes\/hub\/connector\.yaml:6:16 .*'retryFlg'.*retryFlag/),
+    ]);
+    expect(out).toContainEqual(
+      "routes/hub/connector.yaml:10:3 client name 'Other' must be lower-case letters, digits and '-', starting with a letter or digit (at clients.Other)",
+    );
+    expect(out).toContainEqual(
+      "routes/hub/r.yaml:6:24 client 'Other' has errors (see above) (at steps[2].to-http.client)",
+    );
     expect(out.join('\n')).not.toMatch(/unknown client|property name|must match pattern/);
 
-    const missing = await lint({ 'routes/hub/connector.yaml': CLIENTS.replace('values: hub', 'values: hubb'), 'routes/hub/r.yaml': ROUTE });
+    const missing = await lint({
+      'routes/hub/connector.yaml': CLIENTS.replace('values: hub', 'values: hubb'),
+      'routes/hub/r.yaml': ROUTE,
+    });
     expect(missing[0]).toMatch(/^routes\/hub\/connector\.yaml:1:9 values file 'hubb' not found .*did you mean 'hub'/);
     expect(missing.slice(1)).toEqual([
       "routes/hub/r.yaml:4:24 client 'hubvendor' has errors (see above) (at steps[0].to-http.client)",
@@ -64,8 +80,15 @@ describe('engine lint of a client profile with problems', () => {
   });
 
   it('names the placeholder, never the value it took (it may be a secret)', async () => {
-    const out = await lint({ 'routes/hub/connector.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'), 'routes/hub/r.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/));
+    const out = await lint({
+      'routes/hub/connector.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'),
+      'routes/hub/r.yaml': ROUTE,
+    });
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /connector\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/,
+      ),
+    );
     expect(out.join('\n')).not.toContain('s3cr3t');
   });
 });

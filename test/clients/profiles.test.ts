@@ -10,14 +10,21 @@ import { createLogger } from '../../engine/observability/logger.ts';
 import { formatDiagnostic } from '../../engine/core/diagnostics.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 /** A vendor on 127.0.0.1 answering from a list of statuses (the last one repeats). */
 async function vendor(statuses: number[]): Promise<{ server: Server; url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const status = statuses[Math.min(seen.length - 1, statuses.length - 1)];
@@ -80,16 +87,31 @@ describe('a to-http step naming a client', () => {
   let v: Awaited<ReturnType<typeof vendor>>;
   beforeAll(async () => {
     v = await vendor([503, 503, 503, 200]);
-    const root = tmpProject({ 'values/demo-v1.values.yaml': VALUES, 'routes/orders/connector.yaml': CLIENTS, 'routes/orders/order.yaml': ROUTE });
+    const root = tmpProject({
+      'values/demo-v1.values.yaml': VALUES,
+      'routes/orders/connector.yaml': CLIENTS,
+      'routes/orders/order.yaml': ROUTE,
+    });
     engine = await startEngine({
-      routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {},
+      routes: ['routes'],
+      root,
+      port: 0,
+      logger: createLogger('silent'),
+      processEnv: {},
       set: { 'vendor-base-url': v.url, 'vendor-api-key': 'k-0123456789' },
     });
   });
-  afterAll(async () => { await engine?.close(); v?.server.close(); });
+  afterAll(async () => {
+    await engine?.close();
+    v?.server.close();
+  });
 
   it('sends the profile with the step on top: base-url + path, headers merged, forwarded, retries overridden', async () => {
-    const res = await fetch(`${engine.url}/orders/A%2F1`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc' }, body: '{"x":1}' });
+    const res = await fetch(`${engine.url}/orders/A%2F1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer abc' },
+      body: '{"x":1}',
+    });
     // the step's max-retries 1 replaces the profile's 2: two attempts, both 503
     expect(res.status).toBeGreaterThanOrEqual(500);
     expect(v.seen).toHaveLength(2);
@@ -107,9 +129,16 @@ describe('a to-http step naming a client', () => {
   it('the target is named after the client, and HttpClients.redirect points it elsewhere (same path and query)', async () => {
     const stub = await vendor([200]);
     const asked: [string, string][] = [];
-    engine.services.http.redirect = (target, origin) => { asked.push([target, origin]); return target === 'vendor-orders' ? stub.url : undefined; };
+    engine.services.http.redirect = (target, origin) => {
+      asked.push([target, origin]);
+      return target === 'vendor-orders' ? stub.url : undefined;
+    };
     try {
-      const res = await fetch(`${engine.url}/orders/B1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${engine.url}/orders/B1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(res.status).toBe(200);
       expect(asked).toEqual([['vendor-orders', v.url]]);
       expect(stub.seen.map((s) => s.url)).toEqual(['/api/v1/orders/B1?mode=fast']);
@@ -133,38 +162,70 @@ describe('engine lint of client profiles', () => {
   });
 
   it('an unknown client gets file:line:col and a did-you-mean', async () => {
-    const out = await lint({ 'routes/o/connector.yaml': CLIENTS, 'routes/o/order.yaml': ROUTE.replace('client: vendor-orders', 'client: vendor-order') });
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/order\.yaml:9:15 unknown client 'vendor-order'; did you mean 'vendor-orders'\?/));
+    const out = await lint({
+      'routes/o/connector.yaml': CLIENTS,
+      'routes/o/order.yaml': ROUTE.replace('client: vendor-orders', 'client: vendor-order'),
+    });
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^routes\/o\/order\.yaml:9:15 unknown client 'vendor-order'; did you mean 'vendor-orders'\?/,
+      ),
+    );
   });
 
   it('a client is visible only in its folder and below', async () => {
     const out = await lint({ 'routes/a/connector.yaml': CLIENTS, 'routes/b/order.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/b\/order\.yaml:9:15 unknown client 'vendor-orders' \(no clients file/));
+    expect(out).toContainEqual(
+      expect.stringMatching(/^routes\/b\/order\.yaml:9:15 unknown client 'vendor-orders' \(no clients file/),
+    );
   });
 
   it('an unused profile is reported where it is defined', async () => {
-    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace('clients:\n', 'clients:\n  spare:\n    base-url: http://127.0.0.1:9\n'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toEqual([expect.stringMatching(/^routes\/o\/connector\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
+    const out = await lint({
+      'routes/o/connector.yaml': CLIENTS.replace(
+        'clients:\n',
+        'clients:\n  spare:\n    base-url: http://127.0.0.1:9\n',
+      ),
+      'routes/o/order.yaml': ROUTE,
+    });
+    expect(out).toEqual([
+      expect.stringMatching(/^routes\/o\/connector\.yaml:3:3 warning: client 'spare' is not used by any route/),
+    ]);
   });
 
   it('url with a client, path without one and a bad profile key are named', async () => {
     const out = await lint({
       'routes/o/connector.yaml': CLIENTS.replace('forward-headers:', 'forward-header:'),
-      'routes/o/order.yaml': ROUTE.replace('path: "{{vendor.ordersApiUri}}"', 'url: "http://127.0.0.1:9{{vendor.ordersApiUri}}"'),
+      'routes/o/order.yaml': ROUTE.replace(
+        'path: "{{vendor.ordersApiUri}}"',
+        'url: "http://127.0.0.1:9{{vendor.ordersApiUri}}"',
+      ),
       'routes/o/plain.yaml': 'id: plain\nfrom: { direct: {} }\nsteps:\n  - to-http: { path: /x }\n',
     });
-    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:\d+:\d+ unknown key 'forward-header' in clients file; did you mean 'forward-headers'\?/));
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /connector\.yaml:\d+:\d+ unknown key 'forward-header' in clients file; did you mean 'forward-headers'\?/,
+      ),
+    );
     expect(out).toContainEqual(expect.stringMatching(/order\.yaml:\d+:\d+ a step with a client gives 'path'/));
     expect(out).toContainEqual(expect.stringMatching(/plain\.yaml:4:\d+ 'path' is relative to a client's base-url/));
   });
 
   it('a profile expression with a syntax error points into the clients file', async () => {
-    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace(`X-Channel: "'api'"`, 'X-Channel: "1 +"'), 'routes/o/order.yaml': ROUTE });
+    const out = await lint({
+      'routes/o/connector.yaml': CLIENTS.replace(`X-Channel: "'api'"`, 'X-Channel: "1 +"'),
+      'routes/o/order.yaml': ROUTE,
+    });
     expect(out).toContainEqual(expect.stringMatching(/^routes\/o\/connector\.yaml:7:18 JSONata: /));
   });
 
   it('an unknown parent client is named with a suggestion', async () => {
-    const out = await lint({ 'routes/o/connector.yaml': CLIENTS.replace('extends: vendor', 'extends: vendro'), 'routes/o/order.yaml': ROUTE });
-    expect(out).toContainEqual(expect.stringMatching(/connector\.yaml:\d+:\d+ unknown client 'vendro'; did you mean 'vendor'\?/));
+    const out = await lint({
+      'routes/o/connector.yaml': CLIENTS.replace('extends: vendor', 'extends: vendro'),
+      'routes/o/order.yaml': ROUTE,
+    });
+    expect(out).toContainEqual(
+      expect.stringMatching(/connector\.yaml:\d+:\d+ unknown client 'vendro'; did you mean 'vendor'\?/),
+    );
   });
 });

@@ -8,7 +8,10 @@ describe('redirectUrl', () => {
 
   it('replaces the origin the target would call, keeping path and query', () => {
     const asked: string[] = [];
-    const url = redirectUrl('https://Hub.Example:443/v1/orders/A%2F1?x=1&y=2', 'hub', (t, o) => { asked.push(`${t} ${o}`); return to(t); });
+    const url = redirectUrl('https://Hub.Example:443/v1/orders/A%2F1?x=1&y=2', 'hub', (t, o) => {
+      asked.push(`${t} ${o}`);
+      return to(t);
+    });
     expect(url).toBe('http://127.0.0.1:4000/v1/orders/A%2F1?x=1&y=2');
     expect(asked).toEqual(['hub https://hub.example']);
   });

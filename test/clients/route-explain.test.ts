@@ -19,7 +19,8 @@ const FILES = {
   'values/demo-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:9\nvendor.timeout: 1500\n',
   'values/other-v1.values.yaml': 'vendor.baseUrl: http://127.0.0.1:8\nvendor.timeout: 2500\n',
   // a template of all connectors, extended by the connector's profile
-  'routes/connector.yaml': 'clients:\n  vendor:\n    base-url: "{{vendor.baseUrl}}"\n    timeouts: { request: "{{vendor.timeout}}" }\n',
+  'routes/connector.yaml':
+    'clients:\n  vendor:\n    base-url: "{{vendor.baseUrl}}"\n    timeouts: { request: "{{vendor.timeout}}" }\n',
   'routes/conn/connector.yaml': `connector: gc-demo-connector
 values: demo-v1
 on-exception:
@@ -51,7 +52,9 @@ describe('engine routes --explain', () => {
     expect(text).toContain('request: 1500');
     expect(text).toContain('x-api-key: do-n****');
     expect(text).not.toContain('do-not-print-this-key');
-    expect(text).toMatch(/\non-exception \(from the connector document .*routes\/conn\/connector\.yaml\):\n {2}- when kind: timeout -> problem\n$/);
+    expect(text).toMatch(
+      /\non-exception \(from the connector document .*routes\/conn\/connector\.yaml\):\n {2}- when kind: timeout -> problem\n$/,
+    );
   });
 
   it("shows a route's own values and on-exception as its own", () => {
@@ -64,10 +67,14 @@ describe('engine routes --explain', () => {
 
   it('names the connector id and where it is said, and where each client setting is written, with the values line behind a placeholder', () => {
     const inherits = explain('inherits').text;
-    expect(inherits).toMatch(/\nconnector: gc-demo-connector \(from the connector document .*routes\/conn\/connector\.yaml\)\n/);
+    expect(inherits).toMatch(
+      /\nconnector: gc-demo-connector \(from the connector document .*routes\/conn\/connector\.yaml\)\n/,
+    );
     expect(inherits).toMatch(/\n {2}extends vendor \(.*routes\/connector\.yaml\)\n/);
     // the timeout: written in the template (line 4), its number from the values file (line 2)
-    expect(inherits).toMatch(/\n {4}timeouts\.request: .*routes\/connector\.yaml:4 <- \{\{vendor\.timeout\}\} = .*values\/demo-v1\.values\.yaml:2\n/);
+    expect(inherits).toMatch(
+      /\n {4}timeouts\.request: .*routes\/connector\.yaml:4 <- \{\{vendor\.timeout\}\} = .*values\/demo-v1\.values\.yaml:2\n/,
+    );
     expect(inherits).toMatch(/\n {4}static-headers\.x-api-key: .*routes\/conn\/connector\.yaml:9\n/);
     expect(inherits).not.toContain('do-not-print-this-key');
     const own = explain('own').text;

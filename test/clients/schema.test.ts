@@ -16,7 +16,9 @@ describe('schemas/clients.schema.json', () => {
 
   it('accepts every shipped clients file and refuses a word where a number belongs', () => {
     const validate = createAjv().compile(committed);
-    const files = readdirSync('routes').map((d) => join('routes', d, 'connector.yaml')).filter((f) => existsSync(f));
+    const files = readdirSync('routes')
+      .map((d) => join('routes', d, 'connector.yaml'))
+      .filter((f) => existsSync(f));
     expect(files.length).toBeGreaterThanOrEqual(6);
     for (const f of files) expect(validate(parse(readFileSync(f, 'utf8'))) ? [] : validate.errors, f).toEqual([]);
     expect(validate(parse('clients:\n  x:\n    base-url: http://h\n    timeouts: { connect: fast }\n'))).toBe(false);

@@ -16,7 +16,8 @@ function project(envFile: string): string {
   return tmpProject({
     'values/demo-v1.values.yaml': 'hub:\n  timeout: 5000\n',
     'values/environments/dev.yaml': envFile,
-    'routes/r.yaml': 'id: r\nvalues: demo-v1\nfrom:\n  http: { method: GET, path: /r }\nsteps:\n  - set: { vars.t: "{{hub.timeout}}" }\n',
+    'routes/r.yaml':
+      'id: r\nvalues: demo-v1\nfrom:\n  http: { method: GET, path: /r }\nsteps:\n  - set: { vars.t: "{{hub.timeout}}" }\n',
   });
 }
 
@@ -48,10 +49,15 @@ describe('engine settings', () => {
     ]);
   });
 
-  it("a console host that is not a host name (a URL, a path) is named at its line", () => {
-    const err = diagnostics("engine:\n  console:\n    allowedHosts:\n      - console.bank.internal:8443\n      - 'http://console.bank.internal/'\n");
+  it('a console host that is not a host name (a URL, a path) is named at its line', () => {
+    const err = diagnostics(
+      "engine:\n  console:\n    allowedHosts:\n      - console.bank.internal:8443\n      - 'http://console.bank.internal/'\n",
+    );
     expect(err.diagnostics.map((d) => [d.line, d.message])).toEqual([
-      [5, "engine.console.allowedHosts[1]: 'http://console.bank.internal/' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path"],
+      [
+        5,
+        "engine.console.allowedHosts[1]: 'http://console.bank.internal/' is not a host name: a name or address, optionally with :port (console.bank.internal, 10.0.0.5:8080), without scheme or path",
+      ],
     ]);
   });
 
@@ -68,7 +74,12 @@ describe('engine settings', () => {
       expressions: ENGINE_DEFAULTS.expressions,
       console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
     });
-    expect(env.server).toMatchObject({ host: '127.0.0.1', bodyLimit: 1024 * 1024, jsonDepthLimit: 64, shutdownTimeout: 10_000 });
+    expect(env.server).toMatchObject({
+      host: '127.0.0.1',
+      bodyLimit: 1024 * 1024,
+      jsonDepthLimit: 64,
+      shutdownTimeout: 10_000,
+    });
     expect(env.expressions).toEqual({ timeout: 1000, maxDepth: 500, maxRange: 100_000 });
     // no environment at all: every default
     expect(loadValues({ dir: join(root, 'values'), processEnv: {} }).environment.engine).toEqual(ENGINE_DEFAULTS);
@@ -80,16 +91,23 @@ describe('engine settings', () => {
       [4, 21, 'engine.server.headersTimeout (20000 ms) must not be longer than engine.server.requestTimeout (5000 ms)'],
     ]);
     const root = project('engine:\n  server:\n    requestTimeout: 5000\n');
-    expect(loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine.server).toMatchObject({ requestTimeout: 5000, headersTimeout: 5000 });
+    expect(
+      loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine.server,
+    ).toMatchObject({ requestTimeout: 5000, headersTimeout: 5000 });
   });
 
   it('`engine run` refuses to start on it and prints the diagnostic', async () => {
     const root = project('engine:\n  server:\n    prot: 8080\n');
     const args = [resolve('bin/engine.js'), 'run', 'routes', '--env', 'dev', '--port', '0'];
-    const err = await run(process.execPath, args, { cwd: root, timeout: 30_000 }).then(() => undefined, (e) => e);
+    const err = await run(process.execPath, args, { cwd: root, timeout: 30_000 }).then(
+      () => undefined,
+      (e) => e,
+    );
     expect(err, 'engine run started').toBeDefined();
     expect(err.code).toBe(1);
-    expect(err.stderr).toMatch(/values\/environments\/dev\.yaml:3:5 unknown key 'prot' in engine settings; did you mean 'port'\?/);
+    expect(err.stderr).toMatch(
+      /values\/environments\/dev\.yaml:3:5 unknown key 'prot' in engine settings; did you mean 'port'\?/,
+    );
     expect(err.stderr).toContain('not starting');
   }, 60_000);
 });

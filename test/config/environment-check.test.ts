@@ -47,57 +47,89 @@ const fileOf = (dir: string, name: string) => relative(process.cwd(), join(dir, 
 
 describe('environment file properties (copied project, engine CLI)', () => {
   it('a misspelt property fails lint at its line:col with a did-you-mean, and engine run refuses to start with the same line', async () => {
-    const { dir, envFile, text } = copiedValues((t) => t.replace("    routing.number: '021000021'", "    routing.nubmer: '021000021'"));
-    const expected = `${at(envFile, text, 'routing.nubmer')} 'routing.nubmer' would change nothing in ${fileOf(dir, 'batch-payments-v0')}: `
-      + "no property 'routing.nubmer'; did you mean 'routing.number'? (at properties.batch-payments-v0.routing.nubmer)";
+    const { dir, envFile, text } = copiedValues((t) =>
+      t.replace("    routing.number: '021000021'", "    routing.nubmer: '021000021'"),
+    );
+    const expected =
+      `${at(envFile, text, 'routing.nubmer')} 'routing.nubmer' would change nothing in ${fileOf(dir, 'batch-payments-v0')}: ` +
+      "no property 'routing.nubmer'; did you mean 'routing.number'? (at properties.batch-payments-v0.routing.nubmer)";
     const lint = await cli(['lint', 'routes/achvendor-batch-payment', '--env', 'sandbox', '--values', dir]);
     expect(lint.code).toBe(1);
     expect(lint.stdout).toBe(`${expected}\n1 problem(s)\n`);
-    const start = await cli(['run', 'routes/achvendor-batch-payment', '--env', 'sandbox', '--values', dir, '--port', '0']);
+    const start = await cli([
+      'run',
+      'routes/achvendor-batch-payment',
+      '--env',
+      'sandbox',
+      '--values',
+      dir,
+      '--port',
+      '0',
+    ]);
     expect(start.code, 'engine run started').toBe(1);
     expect(start.stderr.split('\n')).toContain(expected);
     expect(start.stderr).toContain('not starting');
   }, 90_000);
 
   it('a misspelt values file name fails lint at its key with a did-you-mean', async () => {
-    const { envFile, text, dir } = copiedValues((t) => t.replace('  inbound-batch-payments-v0:', '  inbound-batch-payment-v0:'));
+    const { envFile, text, dir } = copiedValues((t) =>
+      t.replace('  inbound-batch-payments-v0:', '  inbound-batch-payment-v0:'),
+    );
     const lint = await cli(['lint', 'routes/achvendor-batch-payment-inbound', '--env', 'sandbox', '--values', dir]);
     expect(lint.code).toBe(1);
-    expect(lint.stdout).toBe(`${at(envFile, text, 'inbound-batch-payment-v0:')} there is no values file 'inbound-batch-payment-v0': `
-      + "its properties would change nothing; did you mean 'inbound-batch-payments-v0'? (at properties.inbound-batch-payment-v0)\n1 problem(s)\n");
+    expect(lint.stdout).toBe(
+      `${at(envFile, text, 'inbound-batch-payment-v0:')} there is no values file 'inbound-batch-payment-v0': ` +
+        "its properties would change nothing; did you mean 'inbound-batch-payments-v0'? (at properties.inbound-batch-payment-v0)\n1 problem(s)\n",
+    );
   }, 60_000);
 
   it("accepts a new map entry (a gateway subscription) and a new property a loaded route's placeholder uses; their typos are refused", async () => {
-    const overrides = (sub: string, tag: string) => (t: string) => t.replace('  gateway:\n', `  gateway:\n    gateway.subscriptions.sandbox.${sub}.tools: [getExchangeRate]\n`)
-      + `  foreign-exchange-v1:\n    ${tag}: audit-7\n`;
+    const overrides = (sub: string, tag: string) => (t: string) =>
+      t.replace('  gateway:\n', `  gateway:\n    gateway.subscriptions.sandbox.${sub}.tools: [getExchangeRate]\n`) +
+      `  foreign-exchange-v1:\n    ${tag}: audit-7\n`;
     const routes = join(mkdtempSync(join(tmpdir(), 'engine-env-routes-')), 'routes');
     mkdirSync(routes);
-    writeFileSync(join(routes, 'audit.yaml'), `id: fx-audit\nvalues: foreign-exchange-v1\nfrom: { direct: {} }\nsteps:\n  - set: { values: { vars.tag: "'{{fx.audit.tag}}'" } }\n`);
+    writeFileSync(
+      join(routes, 'audit.yaml'),
+      `id: fx-audit\nvalues: foreign-exchange-v1\nfrom: { direct: {} }\nsteps:\n  - set: { values: { vars.tag: "'{{fx.audit.tag}}'" } }\n`,
+    );
     // crm-agent is three edits from demo-agent, yet a name of its own: accepted
     for (const sub of ['mobile-banking', 'crm-agent']) {
       const good = copiedValues(overrides(sub, 'fx.audit.tag'));
-      expect(await cli(['lint', routes, '--env', 'sandbox', '--values', good.dir]), sub).toMatchObject({ code: 0, stdout: 'no problems\n' });
+      expect(await cli(['lint', routes, '--env', 'sandbox', '--values', good.dir]), sub).toMatchObject({
+        code: 0,
+        stdout: 'no problems\n',
+      });
     }
 
     const bad = copiedValues(overrides('demo-agnet', 'fx.audit.tga'));
     const lint = await cli(['lint', routes, '--env', 'sandbox', '--values', bad.dir]);
     expect(lint.code).toBe(1);
     const lines = lint.stdout.split('\n');
-    expect(lines).toContain(`${at(bad.envFile, bad.text, 'gateway.subscriptions.sandbox.demo-agnet')} 'gateway.subscriptions.sandbox.demo-agnet.tools' would change nothing in ${fileOf(bad.dir, 'gateway')}: `
-      + "no property 'gateway.subscriptions.sandbox.demo-agnet.tools'; did you mean 'gateway.subscriptions.sandbox.demo-agent.tools'? (at properties.gateway.gateway.subscriptions.sandbox.demo-agnet.tools)");
-    expect(lines).toContain(`${at(bad.envFile, bad.text, 'fx.audit.tga')} 'fx.audit.tga' would change nothing in ${fileOf(bad.dir, 'foreign-exchange-v1')}: `
-      + "no property 'fx.audit.tga'; did you mean 'fx.audit.tag'? (at properties.foreign-exchange-v1.fx.audit.tga)");
+    expect(lines).toContain(
+      `${at(bad.envFile, bad.text, 'gateway.subscriptions.sandbox.demo-agnet')} 'gateway.subscriptions.sandbox.demo-agnet.tools' would change nothing in ${fileOf(bad.dir, 'gateway')}: ` +
+        "no property 'gateway.subscriptions.sandbox.demo-agnet.tools'; did you mean 'gateway.subscriptions.sandbox.demo-agent.tools'? (at properties.gateway.gateway.subscriptions.sandbox.demo-agnet.tools)",
+    );
+    expect(lines).toContain(
+      `${at(bad.envFile, bad.text, 'fx.audit.tga')} 'fx.audit.tga' would change nothing in ${fileOf(bad.dir, 'foreign-exchange-v1')}: ` +
+        "no property 'fx.audit.tga'; did you mean 'fx.audit.tag'? (at properties.foreign-exchange-v1.fx.audit.tga)",
+    );
   }, 60_000);
 
-  it.each(['sandbox', 'development', 'staging', 'production'])('the shipped %s environment lints clean', async (env) => {
-    // lint and start run the same check (engine.ts prepare), so a clean lint is a clean start
-    expect(await cli(['lint', 'routes/', '--env', env])).toMatchObject({ code: 0, stdout: 'no problems\n' });
-  }, 60_000);
+  it.each(['sandbox', 'development', 'staging', 'production'])(
+    'the shipped %s environment lints clean',
+    async (env) => {
+      // lint and start run the same check (engine.ts prepare), so a clean lint is a clean start
+      expect(await cli(['lint', 'routes/', '--env', env])).toMatchObject({ code: 0, stdout: 'no problems\n' });
+    },
+    60_000,
+  );
 });
 
 describe('environment file properties (rules)', () => {
   const VALUES = 'hub:\n  timeout: 5000\n  paths.rates: /rates\nconnector: demo\n';
-  const ROUTE = 'id: r\nvalues: demo-v1\nfrom: { direct: {} }\nsteps:\n  - set: { values: { vars.t: "{{hub.timeout}} * 2" } }\n';
+  const ROUTE =
+    'id: r\nvalues: demo-v1\nfrom: { direct: {} }\nsteps:\n  - set: { values: { vars.t: "{{hub.timeout}} * 2" } }\n';
   async function lint(envFile: string): Promise<string[]> {
     const root = tmpProject({
       'values/demo-v1.values.yaml': VALUES,
@@ -105,7 +137,13 @@ describe('environment file properties (rules)', () => {
       'values/environments/dev.yaml': envFile,
       'routes/r.yaml': ROUTE,
     });
-    const diags = await lintProject({ routes: ['routes'], root, env: 'dev', logger: createLogger('silent'), processEnv: {} });
+    const diags = await lintProject({
+      routes: ['routes'],
+      root,
+      env: 'dev',
+      logger: createLogger('silent'),
+      processEnv: {},
+    });
     return diags.map((d) => formatDiagnostic({ ...d, file: d.file.replace(/^.*values\//, 'values/') }));
   }
 
@@ -117,17 +155,27 @@ describe('environment file properties (rules)', () => {
   });
 
   it('nested and dotted forms alike, positioned at the misspelt key; full and base names of a values file in a folder', async () => {
-    expect(await lint('properties:\n  demo-v1:\n    hub:\n      paths:\n        rates: /r2\n  v2/pay-v2:\n    retryFlag: false\n  pay-v2:\n    retryFlag: false\n')).toEqual([]);
+    expect(
+      await lint(
+        'properties:\n  demo-v1:\n    hub:\n      paths:\n        rates: /r2\n  v2/pay-v2:\n    retryFlag: false\n  pay-v2:\n    retryFlag: false\n',
+      ),
+    ).toEqual([]);
     const out = await lint('properties:\n  demo-v1:\n    hub:\n      timeot: 10\n  pay-v2:\n    retryFlg: false\n');
     expect(out).toEqual([
-      expect.stringMatching(/^values\/environments\/dev\.yaml:4:7 'hub\.timeot' would change nothing in .*demo-v1\.values\.yaml: no property 'hub\.timeot'; did you mean 'hub\.timeout'\?/),
-      expect.stringMatching(/^values\/environments\/dev\.yaml:6:5 'retryFlg' would change nothing in .*v2\/pay-v2\.values\.yaml: no property 'retryFlg'; did you mean 'retryFlag'\?/),
+      expect.stringMatching(
+        /^values\/environments\/dev\.yaml:4:7 'hub\.timeot' would change nothing in .*demo-v1\.values\.yaml: no property 'hub\.timeot'; did you mean 'hub\.timeout'\?/,
+      ),
+      expect.stringMatching(
+        /^values\/environments\/dev\.yaml:6:5 'retryFlg' would change nothing in .*v2\/pay-v2\.values\.yaml: no property 'retryFlg'; did you mean 'retryFlag'\?/,
+      ),
     ]);
   });
 
   it('a group set to a value, and properties that are not a map, are refused; a name with every entry commented out is not', async () => {
     expect(await lint('properties:\n  demo-v1:\n    hub: 5\n')).toEqual([
-      expect.stringMatching(/^values\/environments\/dev\.yaml:3:5 'hub' would change nothing in .*: 'hub' is a group of properties \(hub\.timeout, hub\.paths\.rates\): set one of them/),
+      expect.stringMatching(
+        /^values\/environments\/dev\.yaml:3:5 'hub' would change nothing in .*: 'hub' is a group of properties \(hub\.timeout, hub\.paths\.rates\): set one of them/,
+      ),
     ]);
     expect(await lint('properties:\n  demo-v1: 5\n')).toEqual([
       "values/environments/dev.yaml:2:12 the properties of 'demo-v1' must be a map of property: value (at properties.demo-v1)",

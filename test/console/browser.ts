@@ -24,27 +24,48 @@ export async function launchBrowser(): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
 }
 
-export interface EngineProcess { url: string; child: ChildProcess; stop(): Promise<void> }
+export interface EngineProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /** `engine run routes/ --env sandbox --port 0`; resolves with its URL once it listens. */
 export function runSandboxEngine(env: NodeJS.ProcessEnv = {}): Promise<EngineProcess> {
   const child = spawn(process.execPath, ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', '0'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const stop = () => new Promise<void>((r) => {
-    if (child.exitCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
   return new Promise((resolve, reject) => {
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
-    const timer = setTimeout(() => { void stop(); reject(new Error(`the engine did not start in 60 s: ${err}`)); }, 60_000);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the engine exited (${code}): ${err}`)); });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`the engine did not start in 60 s: ${err}`));
+    }, 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the engine exited (${code}): ${err}`));
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.includes('"engine started"')) return;
       clearTimeout(timer);

@@ -22,27 +22,41 @@ describe('console API on a sandbox engine', () => {
 
   const get = async (path: string) => {
     const res = await fetch(engine.url + path);
-    return { status: res.status, body: await res.json() as any };
+    return { status: res.status, body: (await res.json()) as any };
   };
   const send = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(engine.url + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(engine.url + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
-  const fx = (correlationId: string, body: unknown = FX) => fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId }, body: JSON.stringify(body),
-  });
+  const fx = (correlationId: string, body: unknown = FX) =>
+    fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     const list: EngineExtension[] = [];
     con = consoleExtension(() => list);
     list.push(sandboxExtension(), gatewayExtension(), con);
     engine = await startEngine({
-      routes: ['routes'], env: 'sandbox', port: 0, logger: createLogger('silent'), shutdownTimeoutMs: 2000,
-      extensions: list, tracing: { exporter },
+      routes: ['routes'],
+      env: 'sandbox',
+      port: 0,
+      logger: createLogger('silent'),
+      shutdownTimeoutMs: 2000,
+      extensions: list,
+      tracing: { exporter },
     });
   }, 60_000);
-  afterAll(async () => { await engine?.close(); });
+  afterAll(async () => {
+    await engine?.close();
+  });
 
   it('records an FX exchange from its spans: the spans an exporter gets, with the vendor call and bodies', async () => {
     const id = `api-${randomUUID()}`;
@@ -50,19 +64,40 @@ describe('console API on a sandbox engine', () => {
     const { status, body } = await get(`/console/api/exchanges/${id}`);
     expect(status).toBe(200);
     const x = body as ExchangeRecord;
-    expect(x).toMatchObject({ route: 'get-exchange-rate', correlationId: id, outcome: 'ok', status: 200, calls: 1, retries: 0 });
+    expect(x).toMatchObject({
+      route: 'get-exchange-rate',
+      correlationId: id,
+      outcome: 'ok',
+      status: 200,
+      calls: 1,
+      retries: 0,
+    });
     // one model: every span the console shows is a span the exporter was given, same ids
-    const exported = new Set(exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === x.traceId).map((s) => s.spanContext().spanId));
+    const exported = new Set(
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.spanContext().traceId === x.traceId)
+        .map((s) => s.spanContext().spanId),
+    );
     expect(new Set(x.spans.map((s) => s.id))).toEqual(exported);
     expect(x.spans.map((s) => `${s.role} ${s.name}`)).toEqual([
-      'exchange POST /foreign-exchange/exchange-rates', 'step validate', 'step to-http', 'call GET hubvendor-forex', 'step transform',
+      'exchange POST /foreign-exchange/exchange-rates',
+      'step validate',
+      'step to-http',
+      'call GET hubvendor-forex',
+      'step transform',
     ]);
     const call = x.spans.find((s) => s.role === 'call')!;
     const request = call.events.find((e) => e.name === 'request')!.attributes;
     expect(request['url.path']).toBe('/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1');
-    expect(call.events.find((e) => e.name === 'answer')!.attributes).toMatchObject({ 'http.response.status_code': 200, 'engine.body': expect.stringContaining('"middleRate"') });
+    expect(call.events.find((e) => e.name === 'answer')!.attributes).toMatchObject({
+      'http.response.status_code': 200,
+      'engine.body': expect.stringContaining('"middleRate"'),
+    });
     const transform = x.spans.find((s) => s.name === 'transform')!;
-    expect(JSON.parse(String(transform.events.find((e) => e.name === 'produced')!.attributes['engine.body']))).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD' });
+    expect(
+      JSON.parse(String(transform.events.find((e) => e.name === 'produced')!.attributes['engine.body'])),
+    ).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD' });
   });
 
   it('masks secrets in recorded bodies as logs do: by field name and by shape', async () => {
@@ -78,7 +113,14 @@ describe('console API on a sandbox engine', () => {
   });
 
   it('a fault on the hub makes the exchange show each attempt and the mapped GC027', async () => {
-    expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'hubvendor', rule: { path: '^/v1/forex', status: 503, times: 4 } })).status).toBe(201);
+    expect(
+      (
+        await send('POST', '/console/api/panels/sandbox/faults', {
+          sim: 'hubvendor',
+          rule: { path: '^/v1/forex', status: 503, times: 4 },
+        })
+      ).status,
+    ).toBe(201);
     const id = `fault-${randomUUID()}`;
     expect((await fx(id)).status).toBe(502);
     const x = (await get(`/console/api/exchanges/${id}`)).body as ExchangeRecord;
@@ -132,26 +174,58 @@ describe('console API on a sandbox engine', () => {
     expect((await get('/console/api/nope')).status).toBe(404);
     const noKey = await send('POST', '/console/api/gateway/try', { tool: 'getExchangeRate', arguments: {} });
     expect([noKey.status, noKey.body.detail]).toEqual([400, "'key' is required: a subscription key"]);
-    const badRule = await send('POST', '/console/api/panels/sandbox/faults', { sim: 'hubvendor', rule: { status: 42 } });
+    const badRule = await send('POST', '/console/api/panels/sandbox/faults', {
+      sim: 'hubvendor',
+      rule: { status: 42 },
+    });
     expect([badRule.status, badRule.body.error]).toEqual([400, 'rule: status must be an integer between 100 and 599']);
-    expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'nosuch', rule: {} })).body.error).toMatch(/^'sim' must be one of /);
-    expect((await send('POST', '/console/api/panels/sandbox/triggers/ach-status', {})).body.error).toContain("'batchId'");
-    const notJson = await fetch(`${engine.url}/console/api/gateway/try`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
+    expect((await send('POST', '/console/api/panels/sandbox/faults', { sim: 'nosuch', rule: {} })).body.error).toMatch(
+      /^'sim' must be one of /,
+    );
+    expect((await send('POST', '/console/api/panels/sandbox/triggers/ach-status', {})).body.error).toContain(
+      "'batchId'",
+    );
+    const notJson = await fetch(`${engine.url}/console/api/gateway/try`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{oops',
+    });
     expect([notJson.status, (await notJson.json()).detail]).toEqual([400, 'the body is not valid JSON']);
   });
 
   it('takes changes from its own page only: another origin is refused, and so is a body that is not JSON', async () => {
     const rule = JSON.stringify({ sim: 'hubvendor', rule: { path: '^/never$', status: 500 } });
-    const other = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: rule });
-    expect([other.status, (await other.json()).detail]).toEqual([403, "Origin 'http://evil.example' is not this console's"]);
+    const other = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: rule,
+    });
+    expect([other.status, (await other.json()).detail]).toEqual([
+      403,
+      "Origin 'http://evil.example' is not this console's",
+    ]);
     // what a cross-site form or no-cors fetch can send without a preflight
-    const plain = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: rule });
+    const plain = await fetch(`${engine.url}/console/api/panels/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: rule,
+    });
     expect([plain.status, (await plain.json()).detail]).toEqual([415, "'content-type' must be application/json"]);
-    const del = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: 'http://evil.example' } });
+    const del = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, {
+      method: 'DELETE',
+      headers: { origin: 'http://evil.example' },
+    });
     expect(del.status).toBe(403);
-    expect((await get('/console/api/panels/sandbox')).body.simulators.find((x: any) => x.name === 'hubvendor').faults.some((f: any) => f.path === '^/never$')).toBe(false);
+    expect(
+      (await get('/console/api/panels/sandbox')).body.simulators
+        .find((x: any) => x.name === 'hubvendor')
+        .faults.some((f: any) => f.path === '^/never$'),
+    ).toBe(false);
     // the page itself: same origin
-    const own = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, { method: 'DELETE', headers: { origin: engine.url } });
+    const own = await fetch(`${engine.url}/console/api/panels/sandbox/faults?sim=hubvendor`, {
+      method: 'DELETE',
+      headers: { origin: engine.url },
+    });
     expect(own.status).toBe(204);
   });
 
@@ -161,14 +235,23 @@ describe('console API on a sandbox engine', () => {
     expect(fxRoute.tools).toEqual(['getExchangeRate']);
     expect(fxRoute.graph.steps.map((s: any) => s.kind)).toEqual(['validate', 'to-http', 'transform']);
     // {{hubvendor.forex.exchangeRates.apiUri}} as this environment resolves it
-    expect(fxRoute.graph.steps[1]).toMatchObject({ label: expect.stringMatching(/^GET \/v1\/forex\/exchange-rates\/\{buyCurrency\}\//), target: { kind: 'vendor', name: 'hubvendor-forex' } });
+    expect(fxRoute.graph.steps[1]).toMatchObject({
+      label: expect.stringMatching(/^GET \/v1\/forex\/exchange-rates\/\{buyCurrency\}\//),
+      target: { kind: 'vendor', name: 'hubvendor-forex' },
+    });
     // the two instances of one route template, each drawn with its own parameters
     for (const direction of ['credit', 'debit']) {
       const submit = body.routes.find((r: any) => r.id === `submit-${direction}-batch`);
       expect(submit.source.label).toBe(`POST /batch-payments/${direction}-batches`);
       const call = submit.graph.steps.find((s: any) => s.kind === 'to-http');
-      expect(call).toMatchObject({ label: `POST /fasterpayments/v1/masspayment/submit${direction}batch`, target: { kind: 'vendor', name: `achvendor-submit-${direction}-batch` } });
-      expect(submit.graph.steps.find((s: any) => s.kind === 'to-direct').target).toEqual({ kind: 'route', name: 'achvendor-validate-batch' });
+      expect(call).toMatchObject({
+        label: `POST /fasterpayments/v1/masspayment/submit${direction}batch`,
+        target: { kind: 'vendor', name: `achvendor-submit-${direction}-batch` },
+      });
+      expect(submit.graph.steps.find((s: any) => s.kind === 'to-direct').target).toEqual({
+        kind: 'route',
+        name: 'achvendor-validate-batch',
+      });
     }
     const ach = body.routes.find((r: any) => r.valuesName === 'batch-payments-v0');
     const key = ach.values.find((v: any) => v.key.includes('client_key') || v.key.includes('client-key'));
@@ -181,19 +264,49 @@ describe('console API on a sandbox engine', () => {
     const fxRoute = body.routes.find((r: any) => r.id === 'get-exchange-rate');
     expect(fxRoute.inherits).toMatchObject({
       id: 'get-exchange-rate',
-      values: { name: 'foreign-exchange-v1', file: 'values/foreign-exchange-v1.values.yaml', from: 'routes/hubvendor-foreign-exchange/connector.yaml' },
-      onException: { from: 'routes/hubvendor-foreign-exchange/connector.yaml', handlers: [{ when: 'kind: vendor, timeout, connection', template: expect.stringMatching(/transform-hubvendor-error-details\.json$/) }] },
+      values: {
+        name: 'foreign-exchange-v1',
+        file: 'values/foreign-exchange-v1.values.yaml',
+        from: 'routes/hubvendor-foreign-exchange/connector.yaml',
+      },
+      onException: {
+        from: 'routes/hubvendor-foreign-exchange/connector.yaml',
+        handlers: [
+          {
+            when: 'kind: vendor, timeout, connection',
+            template: expect.stringMatching(/transform-hubvendor-error-details\.json$/),
+          },
+        ],
+      },
     });
     const hub = fxRoute.inherits.clients.find((c: any) => c.name === 'hubvendor');
-    expect(hub.extends.map((e: any) => `${e.name} ${e.file}`)).toEqual(['hubvendor routes/connector.yaml', 'seed-http routes/connector.yaml']);
+    expect(hub.extends.map((e: any) => `${e.name} ${e.file}`)).toEqual([
+      'hubvendor routes/connector.yaml',
+      'seed-http routes/connector.yaml',
+    ]);
     // the retry count: written in the template, its number from the connector's values file
     const retries = hub.sources.find((x: any) => x.setting === 'retry.max-retries');
-    expect(retries).toMatchObject({ value: '3', profile: 'seed-http', at: expect.stringMatching(/^routes\/connector\.yaml:\d+$/), properties: [{ key: 'maximumRedeliveries', at: expect.stringMatching(/^values\/foreign-exchange-v1\.values\.yaml:\d+$/), origin: 'values' }] });
+    expect(retries).toMatchObject({
+      value: '3',
+      profile: 'seed-http',
+      at: expect.stringMatching(/^routes\/connector\.yaml:\d+$/),
+      properties: [
+        {
+          key: 'maximumRedeliveries',
+          at: expect.stringMatching(/^values\/foreign-exchange-v1\.values\.yaml:\d+$/),
+          origin: 'values',
+        },
+      ],
+    });
     // the ACH client's key header: a configured secret (sandbox environment), masked in the settings and its row
-    const ach = body.routes.find((r: any) => r.id === 'submit-credit-batch').inherits.clients.find((c: any) => c.name === 'achvendor');
+    const ach = body.routes
+      .find((r: any) => r.id === 'submit-credit-batch')
+      .inherits.clients.find((c: any) => c.name === 'achvendor');
     expect(ach.settings['static-headers'].client_key).toMatch(/^\S{0,4}\*{4}$/);
     expect(ach.sources.find((x: any) => x.setting === 'static-headers.client_key').value).toMatch(/^\S{0,4}\*{4}$/);
-    const screening = body.routes.find((r: any) => r.id === 'customer-screening').inherits.clients.find((c: any) => c.name === 'screenvendor');
+    const screening = body.routes
+      .find((r: any) => r.id === 'customer-screening')
+      .inherits.clients.find((c: any) => c.name === 'screenvendor');
     expect(screening.settings['static-headers']['X-API-Key']).toMatch(/\*{4}$/);
     const text = JSON.stringify(body);
     expect(text).not.toContain('sandbox-achvendor-client-key');
@@ -203,13 +316,17 @@ describe('console API on a sandbox engine', () => {
 
   it('the sandbox panel masks credential headers of recorded requests and filters events', async () => {
     const token = 'secret-token-value-1234';
-    await fetch(`${engine.simulators.sandbox.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' } });
+    await fetch(`${engine.simulators.sandbox.hubvendor}/v1/forex/exchange-rates/EUR/USD/1/BUY?currencyMarket=1`, {
+      headers: { authorization: `Bearer ${token}`, 'x-api-key': 'api-key-value-5678' },
+    });
     const recorded = JSON.stringify((await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body);
     expect(recorded).toContain('Bearer secr****');
     expect(recorded).not.toContain(token);
     expect(recorded).not.toContain('api-key-value-5678');
     const { body } = await get('/console/api/panels/sandbox');
-    expect(body.simulators.map((s: any) => s.name)).toEqual(expect.arrayContaining(['hubvendor', 'eventhub', 'screenvendor', 'achvendor', 'idp']));
+    expect(body.simulators.map((s: any) => s.name)).toEqual(
+      expect.arrayContaining(['hubvendor', 'eventhub', 'screenvendor', 'achvendor', 'idp']),
+    );
     // the gateway's token check fetched the identity provider's keys; the FX calls reached the hub
     const reqs = (await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body.requests;
     expect(reqs.some((r: any) => r.method === 'GET' && r.path.startsWith('/v1/forex/'))).toBe(true);

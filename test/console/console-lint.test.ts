@@ -22,12 +22,25 @@ describe('console lint view', () => {
   let engine: RunningEngine;
   let root: string;
   beforeAll(async () => {
-    root = tmpProject({ 'routes/demo/hello.yaml': ROUTE, 'values/environments/dev.yaml': 'engine:\n  console:\n    enabled: true\n' });
+    root = tmpProject({
+      'routes/demo/hello.yaml': ROUTE,
+      'values/environments/dev.yaml': 'engine:\n  console:\n    enabled: true\n',
+    });
     const list: EngineExtension[] = [];
     list.push(consoleExtension(() => list));
-    engine = await startEngine({ routes: ['routes'], root, env: 'dev', port: 0, logger: createLogger('silent'), extensions: list, processEnv: {} });
+    engine = await startEngine({
+      routes: ['routes'],
+      root,
+      env: 'dev',
+      port: 0,
+      logger: createLogger('silent'),
+      extensions: list,
+      processEnv: {},
+    });
   }, 60_000);
-  afterAll(async () => { await engine?.close(); });
+  afterAll(async () => {
+    await engine?.close();
+  });
 
   it('is on when the environment says so, and reports a broken edit of a served route with file:line:col', async () => {
     const lint = async () => (await (await fetch(`${engine.url}/console/api/lint`)).json()).diagnostics;

@@ -13,8 +13,18 @@ describe('console switched off', () => {
   beforeAll(async () => {
     process.env[CONSOLE_ENV] = 'false';
     const list: EngineExtension[] = [];
-    list.push(sandboxExtension(), consoleExtension(() => list));
-    engine = await startEngine({ routes: ['routes/hubvendor-foreign-exchange'], env: 'sandbox', port: 0, logger: createLogger('silent'), extensions: list, processEnv: {} });
+    list.push(
+      sandboxExtension(),
+      consoleExtension(() => list),
+    );
+    engine = await startEngine({
+      routes: ['routes/hubvendor-foreign-exchange'],
+      env: 'sandbox',
+      port: 0,
+      logger: createLogger('silent'),
+      extensions: list,
+      processEnv: {},
+    });
   }, 60_000);
   afterAll(async () => {
     delete process.env[CONSOLE_ENV];
@@ -26,7 +36,11 @@ describe('console switched off', () => {
     expect(engine.services.tracing.detail).toBeUndefined();
     expect((await fetch(`${engine.url}/console/`)).status).toBe(404);
     expect((await fetch(`${engine.url}/`, { redirect: 'manual' })).status).toBe(404);
-    const fx = await fetch(`${engine.url}/foreign-exchange/exchange-rates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }) });
+    const fx = await fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }),
+    });
     expect(fx.status).toBe(200);
   });
 });
@@ -39,6 +53,8 @@ describe('consoleEnabled', () => {
     expect(consoleEnabled(false, true, {})).toBe(false);
     expect(consoleEnabled(false, false, { [CONSOLE_ENV]: 'true' })).toBe(true);
     expect(consoleEnabled(true, true, { [CONSOLE_ENV]: '0' })).toBe(false);
-    expect(() => consoleEnabled(undefined, true, { [CONSOLE_ENV]: 'yes' })).toThrow(`${CONSOLE_ENV} must be true or false`);
+    expect(() => consoleEnabled(undefined, true, { [CONSOLE_ENV]: 'yes' })).toThrow(
+      `${CONSOLE_ENV} must be true or false`,
+    );
   });
 });

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, hasChromium, launchBrowser, requireChromium, runSandboxEngine, type EngineProcess } from './browser.ts';
+import {
+  ARTIFACTS,
+  hasChromium,
+  launchBrowser,
+  requireChromium,
+  runSandboxEngine,
+  type EngineProcess,
+} from './browser.ts';
 
 requireChromium();
 
@@ -19,15 +26,20 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
   let browser: Browser;
   let page: Page;
 
-  const fx = (correlationId: string) => fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId }, body: JSON.stringify(FX),
-  });
+  const fx = (correlationId: string) =>
+    fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId },
+      body: JSON.stringify(FX),
+    });
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
     [engine, browser] = await Promise.all([runSandboxEngine(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => { throw e; });
+    page.on('pageerror', (e) => {
+      throw e;
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -36,24 +48,36 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
   });
 
   it('/ leads to the console; the routes page lists every route and draws the FX route', async () => {
-    const { routes } = await (await fetch(`${engine.url}/console/api/routes`)).json() as { routes: { id: string }[] };
+    const { routes } = (await (await fetch(`${engine.url}/console/api/routes`)).json()) as { routes: { id: string }[] };
     expect(routes.length).toBeGreaterThan(10);
     await page.goto(`${engine.url}/`);
     await page.waitForURL(/\/console\/$/);
     await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
-    await page.locator('.route-link').nth(routes.length - 1).waitFor();
-    expect(await page.locator('.route-link').evaluateAll((as) => as.map((a) => a.getAttribute('data-route')))).toEqual(expect.arrayContaining(routes.map((r) => r.id)));
+    await page
+      .locator('.route-link')
+      .nth(routes.length - 1)
+      .waitFor();
+    expect(await page.locator('.route-link').evaluateAll((as) => as.map((a) => a.getAttribute('data-route')))).toEqual(
+      expect.arrayContaining(routes.map((r) => r.id)),
+    );
     expect(await page.locator('.route-link').count()).toBe(routes.length);
     const svg = page.locator('svg.diagram[data-route="get-exchange-rate"]');
     await svg.waitFor();
     // source -> validate -> to-http (vendor target) -> transform, and the on-exception branch
     expect(await svg.locator('.source text').textContent()).toBe('POST /foreign-exchange/exchange-rates');
-    expect(await svg.locator('.step text').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^validate /), expect.stringMatching(/^transform /)]));
+    expect(await svg.locator('.step text').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^validate /), expect.stringMatching(/^transform /)]),
+    );
     expect(await svg.locator('[data-target="hubvendor-forex"]').count()).toBe(1);
-    expect(await svg.locator('.handler-label').textContent()).toContain('on-exception: kind: vendor, timeout, connection');
+    expect(await svg.locator('.handler-label').textContent()).toContain(
+      'on-exception: kind: vendor, timeout, connection',
+    );
     // values with secrets masked, and the gateway tool calling the route
     await page.locator('a.chip', { hasText: 'getExchangeRate' }).waitFor();
-    await page.locator('.diagnostics, .ok', { hasText: /No diagnostics|:\d+:\d+/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.diagnostics, .ok', { hasText: /No diagnostics|:\d+:\d+/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await shot('routes');
   }, 60_000);
 
@@ -61,17 +85,27 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
     const inherits = page.locator('article.detail[data-route="get-exchange-rate"] section.inherits');
     await inherits.waitFor();
-    expect(await inherits.locator('tr[data-fact="connector"]').textContent()).toContain('gc-hubvendor-foreign-exchange-connector');
-    expect(await inherits.locator('tr[data-fact="values"]').textContent()).toMatch(/foreign-exchange-v1.*from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml/);
+    expect(await inherits.locator('tr[data-fact="connector"]').textContent()).toContain(
+      'gc-hubvendor-foreign-exchange-connector',
+    );
+    expect(await inherits.locator('tr[data-fact="values"]').textContent()).toMatch(
+      /foreign-exchange-v1.*from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml/,
+    );
     const client = inherits.locator('.client[data-client="hubvendor"]');
-    expect(await client.locator('p.muted').textContent()).toMatch(/extends hubvendor \(routes\/connector\.yaml\), which extends seed-http/);
+    expect(await client.locator('p.muted').textContent()).toMatch(
+      /extends hubvendor \(routes\/connector\.yaml\), which extends seed-http/,
+    );
     const retries = await client.locator('tr[data-setting="retry.max-retries"] td').allTextContents();
     expect(retries[1]).toBe('3');
     expect(retries[2]).toMatch(/^routes\/connector\.yaml:\d+ \(seed-http\)$/);
     expect(retries[3]).toMatch(/^\{\{maximumRedeliveries\}\} values\/foreign-exchange-v1\.values\.yaml:\d+$/);
-    expect(await inherits.locator('.handlers').textContent()).toMatch(/from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml.*when kind: vendor, timeout, connection → .*transform-hubvendor-error-details\.json/);
+    expect(await inherits.locator('.handlers').textContent()).toMatch(
+      /from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml.*when kind: vendor, timeout, connection → .*transform-hubvendor-error-details\.json/,
+    );
     await page.goto(`${engine.url}/console/#/routes/submit-credit-batch`);
-    const key = page.locator('article.detail[data-route="submit-credit-batch"] tr[data-setting="static-headers.client_key"]');
+    const key = page.locator(
+      'article.detail[data-route="submit-credit-batch"] tr[data-setting="static-headers.client_key"]',
+    );
     await key.waitFor();
     expect(await key.locator('td').nth(1).textContent()).toMatch(/^\S{0,4}\*{4}$/);
     expect(await page.content()).not.toContain('sandbox-achvendor-client-key');
@@ -123,7 +157,12 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     expect(await calls.count()).toBe(4);
     // the timeline is the span tree: the exchange first, then its steps, each call under its step
     expect(await page.locator('.timeline > li').first().getAttribute('data-role')).toBe('exchange');
-    expect(await calls.locator('.attempt').allTextContents()).toEqual(['attempt 1', expect.stringMatching(/^attempt 2, after \d/), expect.stringMatching(/^attempt 3, after \d/), expect.stringMatching(/^attempt 4, after \d/)]);
+    expect(await calls.locator('.attempt').allTextContents()).toEqual([
+      'attempt 1',
+      expect.stringMatching(/^attempt 2, after \d/),
+      expect.stringMatching(/^attempt 3, after \d/),
+      expect.stringMatching(/^attempt 4, after \d/),
+    ]);
     expect(await calls.locator('.status').allTextContents()).toEqual(['503', '503', '503', '503']);
     // raised as a vendor error, answered as the mapped GC027
     expect(await page.locator('.mapping').textContent()).toMatch(/answered.*GC027/);
@@ -140,7 +179,9 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await form.locator('button[type=submit]').click();
     const call = page.locator('li.rpc-step[data-method="tools/call"]');
     await call.waitFor();
-    expect(await page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method')))).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+    expect(await page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method')))).toEqual(
+      ['initialize', 'notifications/initialized', 'tools/call'],
+    );
     const text = await call.textContent();
     expect(text).toContain('getExchangeRate');
     expect(text).toContain('middleRate');

@@ -17,5 +17,8 @@ it('a live end wins over a running snapshot row; a live running row does not win
 });
 
 it('with no live rows yet it is the snapshot', () => {
-  expect(mergeSnapshot([row('a', 2, 'ok'), row('b', 1, 'ok')], undefined)).toEqual([row('a', 2, 'ok'), row('b', 1, 'ok')]);
+  expect(mergeSnapshot([row('a', 2, 'ok'), row('b', 1, 'ok')], undefined)).toEqual([
+    row('a', 2, 'ok'),
+    row('b', 1, 'ok'),
+  ]);
 });

@@ -9,8 +9,16 @@ import { ExchangeRecorder } from '../../engine/console/recorder.ts';
 function setup(capacity: number) {
   const recorder = new ExchangeRecorder(capacity);
   const tracer = new BasicTracerProvider({ spanProcessors: [recorder] }).getTracer('test');
-  const exchange = (route: string, correlationId: string, body?: (ctx: ReturnType<typeof context.active>) => void, status = 200) => {
-    const span = tracer.startSpan(`POST /${route}`, { kind: SpanKind.SERVER, attributes: { 'engine.route.id': route, 'engine.source.kind': 'http' } });
+  const exchange = (
+    route: string,
+    correlationId: string,
+    body?: (ctx: ReturnType<typeof context.active>) => void,
+    status = 200,
+  ) => {
+    const span = tracer.startSpan(`POST /${route}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'engine.route.id': route, 'engine.source.kind': 'http' },
+    });
     span.setAttribute('engine.correlation_id', correlationId);
     const ctx = trace.setSpan(context.active(), span);
     body?.(ctx);
@@ -27,14 +35,29 @@ describe('ExchangeRecorder', () => {
     exchange('outer', 'c-1', (ctx) => {
       const step = tracer.startSpan('to-direct', { attributes: { 'engine.step.index': 0 } }, ctx);
       const sctx = trace.setSpan(ctx, step);
-      const inner = tracer.startSpan('inner', { attributes: { 'engine.route.id': 'inner', 'engine.source.kind': 'direct' } }, sctx);
-      const call = tracer.startSpan('GET vendor', { kind: SpanKind.CLIENT, attributes: { 'http.request.resend_count': 1 } }, trace.setSpan(sctx, inner));
-      call.end(); inner.end(); step.end();
+      const inner = tracer.startSpan(
+        'inner',
+        { attributes: { 'engine.route.id': 'inner', 'engine.source.kind': 'direct' } },
+        sctx,
+      );
+      const call = tracer.startSpan(
+        'GET vendor',
+        { kind: SpanKind.CLIENT, attributes: { 'http.request.resend_count': 1 } },
+        trace.setSpan(sctx, inner),
+      );
+      call.end();
+      inner.end();
+      step.end();
     });
     const [x] = recorder.list();
     expect(recorder.list()).toHaveLength(1);
     expect(x).toMatchObject({ route: 'outer', correlationId: 'c-1', outcome: 'ok', calls: 1, retries: 1 });
-    expect(recorder.get('c-1')!.spans.map((s) => `${s.role}:${s.name}`)).toEqual(['exchange:POST /outer', 'step:to-direct', 'exchange:inner', 'call:GET vendor']);
+    expect(recorder.get('c-1')!.spans.map((s) => `${s.role}:${s.name}`)).toEqual([
+      'exchange:POST /outer',
+      'step:to-direct',
+      'exchange:inner',
+      'call:GET vendor',
+    ]);
   });
 
   it('keeps the last N exchanges, newest first, and filters by correlation id, route and status', () => {

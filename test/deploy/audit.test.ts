@@ -17,25 +17,74 @@ const ADVISORY = 'GHSA-2222-3333-4444'; // made up, in the GHSA alphabet
 const finding = {
   auditReportVersion: 2,
   vulnerabilities: {
-    undici: { name: 'undici', severity: 'moderate', isDirect: true, via: [{ source: 1104501, name: 'undici', dependency: 'undici', title: 'An example advisory', url: `https://github.com/advisories/${ADVISORY}`, severity: 'moderate', range: '<7.31.0' }], effects: [], range: '<7.31.0', fixAvailable: true },
-    'some-wrapper': { name: 'some-wrapper', severity: 'moderate', isDirect: false, via: ['undici'], effects: [], range: '*', fixAvailable: true },
+    undici: {
+      name: 'undici',
+      severity: 'moderate',
+      isDirect: true,
+      via: [
+        {
+          source: 1104501,
+          name: 'undici',
+          dependency: 'undici',
+          title: 'An example advisory',
+          url: `https://github.com/advisories/${ADVISORY}`,
+          severity: 'moderate',
+          range: '<7.31.0',
+        },
+      ],
+      effects: [],
+      range: '<7.31.0',
+      fixAvailable: true,
+    },
+    'some-wrapper': {
+      name: 'some-wrapper',
+      severity: 'moderate',
+      isDirect: false,
+      via: ['undici'],
+      effects: [],
+      range: '*',
+      fixAvailable: true,
+    },
   },
-  metadata: { vulnerabilities: { info: 0, low: 0, moderate: 2, high: 0, critical: 0, total: 2 }, dependencies: { prod: 58, dev: 400, optional: 0, peer: 0, peerOptional: 0, total: 458 } },
+  metadata: {
+    vulnerabilities: { info: 0, low: 0, moderate: 2, high: 0, critical: 0, total: 2 },
+    dependencies: { prod: 58, dev: 400, optional: 0, peer: 0, peerOptional: 0, total: 458 },
+  },
 };
-const clean = { auditReportVersion: 2, vulnerabilities: {}, metadata: { vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0, total: 0 }, dependencies: { prod: 58, dev: 400, total: 458 } } };
+const clean = {
+  auditReportVersion: 2,
+  vulnerabilities: {},
+  metadata: {
+    vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0, total: 0 },
+    dependencies: { prod: 58, dev: 400, total: 458 },
+  },
+};
 /** What npm prints when the advisory service refuses (a mirror that serves downloads only). */
-const unreachable = { message: '405 Method Not Allowed - POST <registry>/-/npm/v1/security/advisories/bulk', statusCode: 405, error: { summary: '', detail: '' } };
+const unreachable = {
+  message: '405 Method Not Allowed - POST <registry>/-/npm/v1/security/advisories/bulk',
+  statusCode: 405,
+  error: { summary: '', detail: '' },
+};
 
 let n = 0;
 async function audit(report: unknown, accepted: unknown[] = [], today = '2026-11-27') {
   const files = { report: join(dir, `report-${++n}.json`), accepted: join(dir, `accepted-${n}.json`) };
   writeFileSync(files.report, typeof report === 'string' ? report : JSON.stringify(report));
   writeFileSync(files.accepted, JSON.stringify({ accepted }));
-  const r = await run('node', ['build/audit.mjs', '--report', files.report, '--accepted', files.accepted, '--today', today], { cwd: ROOT, timeoutMs: 30_000 });
+  const r = await run(
+    'node',
+    ['build/audit.mjs', '--report', files.report, '--accepted', files.accepted, '--today', today],
+    { cwd: ROOT, timeoutMs: 30_000 },
+  );
   return { code: r.code, out: r.stdout + r.stderr };
 }
 
-const acceptance = { advisory: ADVISORY, package: 'undici', reason: 'the engine never asks undici to decompress', 'review-by': '2027-02-01' };
+const acceptance = {
+  advisory: ADVISORY,
+  package: 'undici',
+  reason: 'the engine never asks undici to decompress',
+  'review-by': '2027-02-01',
+};
 
 describe('the dependency audit', () => {
   it('passes a clean report', async () => {
@@ -66,7 +115,11 @@ describe('the dependency audit', () => {
   });
 
   it('refuses an acceptance without its reason, its review date or a GHSA id', async () => {
-    for (const [bad, says] of [[{ ...acceptance, reason: '' }, 'has no reason'], [{ ...acceptance, 'review-by': undefined }, 'has no review-by'], [{ ...acceptance, advisory: 'CVE-2026-1' }, 'is not a GHSA id']] as const) {
+    for (const [bad, says] of [
+      [{ ...acceptance, reason: '' }, 'has no reason'],
+      [{ ...acceptance, 'review-by': undefined }, 'has no review-by'],
+      [{ ...acceptance, advisory: 'CVE-2026-1' }, 'is not a GHSA id'],
+    ] as const) {
       const r = await audit(clean, [bad]);
       expect(r.code, r.out).toBe(1);
       expect(r.out).toContain(says);
@@ -85,9 +138,12 @@ describe('the dependency audit', () => {
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(ci).toContain('node build/audit.mjs || audit=$?');
     expect(ci).toMatch(/elif \[ "\$audit" != 0 \]; then[\s\S]*?status=1/);
-    const accepted = JSON.parse(readFileSync(join(ROOT, 'audit-accepted.json'), 'utf8')) as { accepted: Record<string, string>[] };
+    const accepted = JSON.parse(readFileSync(join(ROOT, 'audit-accepted.json'), 'utf8')) as {
+      accepted: Record<string, string>[];
+    };
     const r = await audit(clean, accepted.accepted, new Date().toISOString().slice(0, 10));
     expect(r.out).not.toMatch(/has no|is not a GHSA|is not YYYY/);
-    for (const a of accepted.accepted) expect(a['review-by'] >= new Date().toISOString().slice(0, 10), `${a.advisory} is due for review`).toBe(true);
+    for (const a of accepted.accepted)
+      expect(a['review-by'] >= new Date().toISOString().slice(0, 10), `${a.advisory} is due for review`).toBe(true);
   });
 });

@@ -6,21 +6,46 @@
 // only for the bundle and the V8 flags it was made with. Works on a copy of the project, like
 // bin-entry.test.ts.
 
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { exchangeRate, freePort, projectCopy, ready, run, runOk, spawnEngine, waitFor, type EngineProcess } from './support.ts';
+import {
+  exchangeRate,
+  freePort,
+  projectCopy,
+  ready,
+  run,
+  runOk,
+  spawnEngine,
+  waitFor,
+  type EngineProcess,
+} from './support.ts';
 
-interface Span { name: string; spanId: string; parentSpanId?: string }
+interface Span {
+  name: string;
+  spanId: string;
+  parentSpanId?: string;
+}
 
 /** An OTLP/HTTP collector on a free port that keeps the spans it receives (JSON encoding). */
 async function collector(): Promise<{ url: string; spans: Span[]; close: () => void }> {
   const spans: Span[] = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (b) => { body += b; });
+    req.on('data', (b) => {
+      body += b;
+    });
     req.on('end', () => {
       const doc = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] };
       for (const r of doc.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
@@ -51,13 +76,18 @@ describe('the build (bundled)', () => {
   /** What bin/load-build.js made of the code cache when loading the copy's bundle, under these node flags. */
   const cacheState = async (flags: string[] = []) => {
     // a script file: `node -e` would be a node option of its own (process.execArgv)
-    writeFileSync(join(dir, 'cache-state.mjs'), "const { loadBuild } = await import('./bin/load-build.js');\nconsole.log(loadBuild('dist/engine.cjs').codeCache);\n");
+    writeFileSync(
+      join(dir, 'cache-state.mjs'),
+      "const { loadBuild } = await import('./bin/load-build.js');\nconsole.log(loadBuild('dist/engine.cjs').codeCache);\n",
+    );
     const r = await runOk('node', [...flags, 'cache-state.mjs'], { cwd: dir, timeoutMs: 60_000 });
     return r.stdout.trim();
   };
 
   it('is one bundle with the code cache the build wrote, which a start uses, and the SBOM (sbom.test.ts)', async () => {
-    const files = readdirSync(join(dir, 'dist'), { recursive: true }).map(String).filter((f) => !f.startsWith('console'));
+    const files = readdirSync(join(dir, 'dist'), { recursive: true })
+      .map(String)
+      .filter((f) => !f.startsWith('console'));
     expect(files.sort()).toEqual(['engine.cjs', 'engine.cjs.cache', 'sbom.cdx.json']);
     expect(await cacheState()).toBe('used');
   }, 60_000);
@@ -66,7 +96,10 @@ describe('the build (bundled)', () => {
     const bundle = join(dir, 'dist/engine.cjs');
     const original = readFileSync(bundle);
     // the same length (all V8 itself checks), other code: the cache's CRC-32 tells them apart
-    const edited = Buffer.from(original.toString('latin1').replace('Declarative YAML route engine', 'Declarative YAML route ENGINE'), 'latin1');
+    const edited = Buffer.from(
+      original.toString('latin1').replace('Declarative YAML route engine', 'Declarative YAML route ENGINE'),
+      'latin1',
+    );
     expect(edited.length).toBe(original.length);
     expect(edited.equals(original)).toBe(false);
     writeFileSync(bundle, edited);
@@ -100,11 +133,16 @@ describe('the build (bundled)', () => {
     // the console serves the page the build wrote (it bundles console-ui/ itself only from the sources)
     appendFileSync(join(dir, 'dist/console/index.html'), '<!-- written by the build -->\n');
     const port = await freePort();
-    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], { cwd: dir, env: { ...process.env, LOG_LEVEL: 'info' } });
+    engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
+      cwd: dir,
+      env: { ...process.env, LOG_LEVEL: 'info' },
+    });
     await waitFor('health ready', ready(port), 60_000, engine.child);
     expect((await exchangeRate(port)).status, engine.output()).toBe(200);
     // the start says it read the build's code cache
-    expect(engine.output()).toMatch(/"codeCache":"used".*"msg":"engine started"|"msg":"engine started".*"codeCache":"used"/);
+    expect(engine.output()).toMatch(
+      /"codeCache":"used".*"msg":"engine started"|"msg":"engine started".*"codeCache":"used"/,
+    );
     const tools = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' },
@@ -116,7 +154,9 @@ describe('the build (bundled)', () => {
     const assets = [...page.matchAll(/\/console\/assets\/[^"]+/g)].map((m) => m[0]);
     expect(assets.length).toBe(2);
     for (const a of assets) expect((await fetch(`http://127.0.0.1:${port}${a}`)).status, a).toBe(200);
-    const health = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.json() as Promise<{ checks: Record<string, boolean> }>);
+    const health = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+      (r) => r.json() as Promise<{ checks: Record<string, boolean> }>,
+    );
     expect(health.checks['amqp:payment-status-inbound']).toBe(true);
     expect(await engine.stop()).toBe(0);
     engine = undefined;
@@ -127,17 +167,31 @@ describe('the build (bundled)', () => {
     try {
       const port = await freePort();
       engine = spawnEngine('node', ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
-        cwd: dir, env: { ...process.env, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', ENGINE_CONSOLE_ENABLED: 'false' },
+        cwd: dir,
+        env: {
+          ...process.env,
+          LOG_LEVEL: 'warn',
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+          ENGINE_CONSOLE_ENABLED: 'false',
+        },
       });
       await waitFor('health ready', ready(port), 60_000, engine.child);
       const res = await fetch(`http://127.0.0.1:${port}/foreign-exchange/exchange-rates`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+        headers: {
+          'content-type': 'application/json',
+          traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        },
         body: JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' }),
       });
       expect(res.status).toBe(200);
       const named = (name: string) => otlp.spans.find((s) => s.name === name);
-      await waitFor('the exchange span', async () => named('POST /foreign-exchange/exchange-rates') !== undefined, 10_000);
+      await waitFor(
+        'the exchange span',
+        async () => named('POST /foreign-exchange/exchange-rates') !== undefined,
+        10_000,
+      );
       const exchange = named('POST /foreign-exchange/exchange-rates')!;
       const step = otlp.spans.find((s) => s.name === 'to-http' && s.parentSpanId === exchange.spanId);
       expect(exchange.parentSpanId).toBe('00f067aa0ba902b7');
@@ -151,7 +205,10 @@ describe('the build (bundled)', () => {
   it('reports a broken project exactly as the sources do', async () => {
     const broken = join(dir, 'broken');
     mkdirSync(join(broken, 'tests'), { recursive: true });
-    writeFileSync(join(broken, 'typo.yaml'), 'id: typo\nvalues: foreign-exchange-v1\nfrom:\n  http: { method: PSOT, path: "/a/{ref}" }\nsteps:\n  - to-http:\n      method: GET\n      url: "http://vendor.invalid/x/{ref}"\n      path-param: { ref: params.ref }\n      retry: { enabled: 3 }\n');
+    writeFileSync(
+      join(broken, 'typo.yaml'),
+      'id: typo\nvalues: foreign-exchange-v1\nfrom:\n  http: { method: PSOT, path: "/a/{ref}" }\nsteps:\n  - to-http:\n      method: GET\n      url: "http://vendor.invalid/x/{ref}"\n      path-param: { ref: params.ref }\n      retry: { enabled: 3 }\n',
+    );
     writeFileSync(join(broken, 'tests', 'typo.yaml'), 'tests:\n  - name: a test\n    requst: { body: {} }\n');
     const fromBuild = await run('node', ['bin/engine.js', 'lint', 'broken/'], { cwd: dir, timeoutMs: 60_000 });
     // a source newer than the build: bin/engine.js runs the TypeScript (bin-entry.test.ts)

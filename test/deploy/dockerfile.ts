@@ -2,9 +2,18 @@
 // stages with their instructions (continuations joined, ARG defaults substituted in FROM), and
 // the exec-form JSON of CMD, ENTRYPOINT and HEALTHCHECK, a stage's build arguments and labels.
 
-export interface Instruction { op: string; args: string; line: number }
+export interface Instruction {
+  op: string;
+  args: string;
+  line: number;
+}
 /** `globals`: the ARGs before the first FROM, which a stage's `ARG NAME` (no default) takes up. */
-export interface Stage { image: string; name?: string; steps: Instruction[]; globals: Record<string, string> }
+export interface Stage {
+  image: string;
+  name?: string;
+  steps: Instruction[];
+  globals: Record<string, string>;
+}
 
 export function parseDockerfile(text: string): Stage[] {
   const lines = text.split('\n');
@@ -23,7 +32,12 @@ export function parseDockerfile(text: string): Stage[] {
   for (const ins of instructions) {
     if (ins.op === 'FROM') {
       const [image, as, name] = ins.args.split(/\s+/);
-      stages.push({ image: image.replace(/\$\{(\w+)\}/g, (_, k) => globalArgs[k] ?? ''), name: as?.toUpperCase() === 'AS' ? name : undefined, steps: [], globals: globalArgs });
+      stages.push({
+        image: image.replace(/\$\{(\w+)\}/g, (_, k) => globalArgs[k] ?? ''),
+        name: as?.toUpperCase() === 'AS' ? name : undefined,
+        steps: [],
+        globals: globalArgs,
+      });
     } else if (!stages.length) {
       if (ins.op !== 'ARG') throw new Error(`Dockerfile:${ins.line}: ${ins.op} before FROM`);
       const [k, v = ''] = ins.args.split('=');
@@ -41,7 +55,12 @@ export function execForm(args: string): string[] {
 
 /** `ENV A=1 B=2` to its pairs (the quoted forms this project uses are not needed). */
 export function envPairs(args: string): Record<string, string> {
-  return Object.fromEntries(args.split(/\s+/).map((p) => { const i = p.indexOf('='); return [p.slice(0, i), p.slice(i + 1)]; }));
+  return Object.fromEntries(
+    args.split(/\s+/).map((p) => {
+      const i = p.indexOf('=');
+      return [p.slice(0, i), p.slice(i + 1)];
+    }),
+  );
 }
 
 /** `COPY [--from=stage] src... dest`. */
@@ -55,7 +74,8 @@ export function copyArgs(args: string): { from?: string; sources: string[]; dest
 /** `A="x y" B=z` to its pairs (LABEL); double-quoted values are JSON strings. */
 function keyValues(args: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of args.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)/g)) out[m[1]] = m[2].startsWith('"') ? JSON.parse(m[2]) as string : m[2];
+  for (const m of args.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)/g))
+    out[m[1]] = m[2].startsWith('"') ? (JSON.parse(m[2]) as string) : m[2];
   return out;
 }
 
@@ -65,7 +85,7 @@ function stageArgs(stage: Stage, given: Record<string, string> = {}): Record<str
   for (const s of stage.steps.filter((x) => x.op === 'ARG')) {
     const i = s.args.indexOf('=');
     const name = i < 0 ? s.args : s.args.slice(0, i);
-    out[name] = given[name] ?? (i < 0 ? stage.globals[name] ?? '' : s.args.slice(i + 1));
+    out[name] = given[name] ?? (i < 0 ? (stage.globals[name] ?? '') : s.args.slice(i + 1));
   }
   return out;
 }
@@ -73,6 +93,11 @@ function stageArgs(stage: Stage, given: Record<string, string> = {}): Record<str
 /** The stage's labels with `${ARG}` expanded from its build arguments. */
 export function labels(stage: Stage, given: Record<string, string> = {}): Record<string, string> {
   const args = stageArgs(stage, given);
-  const pairs = Object.assign({}, ...stage.steps.filter((s) => s.op === 'LABEL').map((s) => keyValues(s.args))) as Record<string, string>;
-  return Object.fromEntries(Object.entries(pairs).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, (_, a: string) => args[a] ?? '')]));
+  const pairs = Object.assign(
+    {},
+    ...stage.steps.filter((s) => s.op === 'LABEL').map((s) => keyValues(s.args)),
+  ) as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries(pairs).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, (_, a: string) => args[a] ?? '')]),
+  );
 }

@@ -18,22 +18,40 @@ const hasKubectl = commandExists('kubectl');
 const skip = !hasKubectl && skipLoudly('kustomize render test', 'kubectl is not installed');
 
 /** Where the image keeps the project (the runtime stage's WORKDIR): values/ is mounted below it. */
-const workdir = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).at(-1)!.steps.filter((s) => s.op === 'WORKDIR').at(-1)!.args;
+const workdir = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+  .at(-1)!
+  .steps.filter((s) => s.op === 'WORKDIR')
+  .at(-1)!.args;
 
 function render(env: string): any[] {
-  const r = spawnSync('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', join(ROOT, 'deploy/overlays', env)], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    'kubectl',
+    ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', join(ROOT, 'deploy/overlays', env)],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   if (r.status !== 0) throw new Error(`kubectl kustomize deploy/overlays/${env}: ${r.stderr}`);
   return parseAllDocuments(r.stdout).map((d) => d.toJS());
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? (e.name === 'environments' ? [] : walk(join(dir, e.name))) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : []);
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? e.name === 'environments'
+        ? []
+        : walk(join(dir, e.name))
+      : e.name.endsWith('.yaml')
+        ? [join(dir, e.name)]
+        : [],
+  );
 }
 
 /** Environmental keys named by `${key}` in the values files and the environment's properties. */
 function referencedKeys(env: string): Set<string> {
   const keys = new Set<string>();
-  const add = (doc: unknown) => { for (const [, v] of flatten(doc)) if (typeof v === 'string') for (const m of v.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)) keys.add(m[1]); };
+  const add = (doc: unknown) => {
+    for (const [, v] of flatten(doc))
+      if (typeof v === 'string') for (const m of v.matchAll(/\$\{([A-Za-z0-9_.-]+)\}/g)) keys.add(m[1]);
+  };
   for (const f of walk(VALUES).filter((f) => f.endsWith('.values.yaml'))) add(parse(readFileSync(f, 'utf8')));
   for (const props of Object.values(loadEnvironment(VALUES, env).properties)) add(props);
   return keys;
@@ -60,7 +78,13 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
     const settings = loadEnvironment(VALUES, env).engine;
 
     it('renders a Deployment, Service, ConfigMap, PodDisruptionBudget, HorizontalPodAutoscaler and no Secret values', () => {
-      expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service']);
+      expect(objects.map((o) => o.kind).sort()).toEqual([
+        'ConfigMap',
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'Service',
+      ]);
     });
 
     it(`runs \`engine run routes/ --env ${env} --secrets <the mounted secret folder>\` as PID 1`, () => {
@@ -89,13 +113,15 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
       expect(pod().spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(Number(seconds) + drain + 2);
     });
 
-    it('mounts the repository\'s values files and this environment\'s file, byte for byte, and nothing else', () => {
+    it("mounts the repository's values files and this environment's file, byte for byte, and nothing else", () => {
       const cm = one('ConfigMap');
       expect(volume('values').configMap.name).toBe(cm.metadata.name);
       const root = `${workdir}/values`;
       const mounts = container().volumeMounts.filter((m: any) => m.name === 'values');
       const expected = [...walk(VALUES), join(VALUES, 'environments', `${env}.yaml`)];
-      expect(mounts.map((m: any) => m.mountPath).sort()).toEqual(expected.map((f) => `${root}/${relative(VALUES, f)}`).sort());
+      expect(mounts.map((m: any) => m.mountPath).sort()).toEqual(
+        expected.map((f) => `${root}/${relative(VALUES, f)}`).sort(),
+      );
       for (const f of expected) {
         const m = mounts.find((x: any) => x.mountPath === `${root}/${relative(VALUES, f)}`);
         expect(m.readOnly).toBe(true);
@@ -119,7 +145,9 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
 
     it('sets a valid log level, resources, a non-root user and a read-only root file system', () => {
       const c = container();
-      expect(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).toContain(c.env.find((e: any) => e.name === 'LOG_LEVEL').value);
+      expect(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).toContain(
+        c.env.find((e: any) => e.name === 'LOG_LEVEL').value,
+      );
       expect(c.resources.requests.cpu).toBeDefined();
       expect(c.resources.limits.memory).toBeDefined();
       expect(pod().spec.securityContext.runAsNonRoot).toBe(true);
@@ -127,18 +155,30 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
     });
 
     it('is scraped by Prometheus on /metrics at the engine port', () => {
-      expect(pod().metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '8080', 'prometheus.io/path': '/metrics' });
+      expect(pod().metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '8080',
+        'prometheus.io/path': '/metrics',
+      });
     });
 
     it('selects its pods from the Service and the PodDisruptionBudget; the autoscaler scales the Deployment from its replica count', () => {
       const labels = pod().metadata.labels;
-      for (const sel of [one('Service').spec.selector, one('PodDisruptionBudget').spec.selector.matchLabels, deployment().spec.selector.matchLabels]) {
+      for (const sel of [
+        one('Service').spec.selector,
+        one('PodDisruptionBudget').spec.selector.matchLabels,
+        deployment().spec.selector.matchLabels,
+      ]) {
         expect(Object.keys(sel).length).toBeGreaterThan(0);
         expect(labels).toMatchObject(sel);
       }
       expect(one('Service').spec.ports[0].targetPort).toBe('http');
       const hpa = one('HorizontalPodAutoscaler');
-      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment().metadata.name });
+      expect(hpa.spec.scaleTargetRef).toEqual({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: deployment().metadata.name,
+      });
       expect(deployment().spec.replicas).toBe(hpa.spec.minReplicas);
       expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(hpa.spec.minReplicas);
     });

@@ -6,7 +6,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchangeRate, freePort, projectCopy, ready, registryReachable, runOk, skipLoudly, spawnEngine, waitFor, type EngineProcess } from './support.ts';
+import {
+  exchangeRate,
+  freePort,
+  projectCopy,
+  ready,
+  registryReachable,
+  runOk,
+  skipLoudly,
+  spawnEngine,
+  waitFor,
+  type EngineProcess,
+} from './support.ts';
 
 const skip = !registryReachable() && skipLoudly('npm pack install test', 'npm cannot reach its registry');
 
@@ -24,11 +35,17 @@ describe.skipIf(skip)('slow: the npm package installs into an empty directory an
     temps.push(src, out);
     const packed = await runOk('npm', ['pack', '--json', '--pack-destination', out], { cwd: src, timeoutMs: 180_000 });
     // prepack's build prints before the JSON report
-    const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('\n[') + 1)) as { filename: string; files: { path: string }[] }[];
+    const report = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('\n[') + 1)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     files = report[0].files.map((f) => f.path);
     app = mkdtempSync(join(tmpdir(), 'engine-app-'));
     temps.push(app);
-    await runOk('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(out, report[0].filename)], { cwd: app, timeoutMs: 240_000 });
+    await runOk('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(out, report[0].filename)], {
+      cwd: app,
+      timeoutMs: 240_000,
+    });
     pkg = join(app, 'node_modules', 'bank-integration-engine');
     engineBin = join(app, 'node_modules', '.bin', 'engine');
   }, 420_000);
@@ -40,10 +57,25 @@ describe.skipIf(skip)('slow: the npm package installs into an empty directory an
 
   it('ships the build, the project files and no TypeScript sources or tests', () => {
     // the SBOM of the production dependencies too (sbom.test.ts)
-    for (const f of ['dist/engine.cjs', 'dist/engine.cjs.cache', 'dist/sbom.cdx.json', 'bin/engine.js', 'bin/load-build.js']) expect(files).toContain(f);
-    for (const f of ['routes/hubvendor-foreign-exchange/get-exchange-rate.yaml', 'values/foreign-exchange-v1.values.yaml', 'values/environments/production.yaml', 'values/gateway-approvals.yaml']) expect(files).toContain(f);
+    for (const f of [
+      'dist/engine.cjs',
+      'dist/engine.cjs.cache',
+      'dist/sbom.cdx.json',
+      'bin/engine.js',
+      'bin/load-build.js',
+    ])
+      expect(files).toContain(f);
+    for (const f of [
+      'routes/hubvendor-foreign-exchange/get-exchange-rate.yaml',
+      'values/foreign-exchange-v1.values.yaml',
+      'values/environments/production.yaml',
+      'values/gateway-approvals.yaml',
+    ])
+      expect(files).toContain(f);
     for (const dir of ['transforms/', 'schemas/']) expect(files.some((f) => f.startsWith(dir))).toBe(true);
-    expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('test/') || f.startsWith('bench/') || f.endsWith('.map'))).toEqual([]);
+    expect(
+      files.filter((f) => f.endsWith('.ts') || f.startsWith('test/') || f.startsWith('bench/') || f.endsWith('.map')),
+    ).toEqual([]);
   });
 
   it('installs without tsx or TypeScript', () => {
@@ -69,7 +101,10 @@ describe.skipIf(skip)('slow: the npm package installs into an empty directory an
 
   it('engine run routes/ --env sandbox serves an FX request and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
-    engine = spawnEngine(engineBin, ['run', 'routes/', '--env', 'sandbox', '--port', String(port)], { cwd: pkg, env: { ...process.env, LOG_LEVEL: 'warn' } });
+    engine = spawnEngine(engineBin, ['run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
+      cwd: pkg,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
     await waitFor('health ready', ready(port), 60_000, engine.child);
     const fx = await exchangeRate(port);
     expect(fx.status, engine.output()).toBe(200);

@@ -9,18 +9,49 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runOk } from './support.ts';
 
-interface Component { name: string; version: string; purl?: string; hashes?: { alg: string }[]; scope?: string }
-interface Sbom { bomFormat: string; specVersion: string; metadata: { component: { name: string; version: string; type: string } }; components: Component[]; dependencies: { ref: string }[] }
-interface LockEntry { version: string; dev?: boolean; link?: boolean }
+interface Component {
+  name: string;
+  version: string;
+  purl?: string;
+  hashes?: { alg: string }[];
+  scope?: string;
+}
+interface Sbom {
+  bomFormat: string;
+  specVersion: string;
+  metadata: { component: { name: string; version: string; type: string } };
+  components: Component[];
+  dependencies: { ref: string }[];
+}
+interface LockEntry {
+  version: string;
+  dev?: boolean;
+  link?: boolean;
+}
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-const id = (path: string, e: LockEntry) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${e.version}`;
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
+const id = (path: string, e: LockEntry) =>
+  `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${e.version}`;
 // the workspace packages (packages/*: a link and its folder) are the engine's own code, bundled into dist/
 const workspace = ([path, e]: [string, LockEntry]) => !!e.link || !path.includes('node_modules/');
-const entries = Object.entries(lock.packages).filter(([path]) => path).filter((x) => !workspace(x));
+const entries = Object.entries(lock.packages)
+  .filter(([path]) => path)
+  .filter((x) => !workspace(x));
 const production = new Set(entries.filter(([, e]) => !e.dev).map(([p, e]) => id(p, e)));
-const devOnly = new Set(entries.filter(([, e]) => e.dev).map(([p, e]) => id(p, e)).filter((x) => !production.has(x)));
+const devOnly = new Set(
+  entries
+    .filter(([, e]) => e.dev)
+    .map(([p, e]) => id(p, e))
+    .filter((x) => !production.has(x)),
+);
 
 describe('the SBOM of the build', () => {
   let dir: string;
@@ -45,9 +76,17 @@ describe('the SBOM of the build', () => {
     expect(new Set(listed).size).toBe(listed.length);
     expect(new Set(listed)).toEqual(production);
     for (const dev of devOnly) expect(listed, dev).not.toContain(dev);
-    for (const name of Object.keys(pkg.devDependencies)) expect(sbom.components.map((c) => c.name), name).not.toContain(name);
+    for (const name of Object.keys(pkg.devDependencies))
+      expect(
+        sbom.components.map((c) => c.name),
+        name,
+      ).not.toContain(name);
     // the direct dependencies, among them those a dev package also uses (npm sbom --omit dev drops these)
-    for (const name of Object.keys(pkg.dependencies)) expect(sbom.components.map((c) => c.name), name).toContain(name);
+    for (const name of Object.keys(pkg.dependencies))
+      expect(
+        sbom.components.map((c) => c.name),
+        name,
+      ).toContain(name);
     expect(production.size).toBeGreaterThan(40);
     // the engine's own workspace package is not a dependency: its code is in the bundle
     expect(Object.entries(lock.packages).filter(workspace).length).toBeGreaterThan(0);
@@ -58,7 +97,10 @@ describe('the SBOM of the build', () => {
   it('gives each package the purl and hash a scanner matches on, and the dependency graph', () => {
     for (const c of sbom.components) {
       expect(c.purl, c.name).toBe(`pkg:npm/${c.name.replace('@', '%40')}@${c.version}`);
-      expect(c.hashes?.map((h) => h.alg), c.name).toContain('SHA-512');
+      expect(
+        c.hashes?.map((h) => h.alg),
+        c.name,
+      ).toContain('SHA-512');
     }
     expect(sbom.dependencies.map((d) => d.ref)).toContain(`${pkg.name}@${pkg.version}`);
   });

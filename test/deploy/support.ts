@@ -12,34 +12,77 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 export const IN_CI = process.env.CI === 'true';
 
-export interface Ran { code: number | null; stdout: string; stderr: string }
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a command to its end (or the deadline) without blocking the test worker. */
-export function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Ran> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b) => { stdout += b; });
-    child.stderr.on('data', (b) => { stderr += b; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`${cmd} ${args.join(' ')}: no end within ${opts.timeoutMs} ms\n${stdout}\n${stderr}`)); }, opts.timeoutMs ?? 120_000);
-    child.on('error', (e) => { clearTimeout(timer); fail(e); });
-    child.on('close', (code) => { clearTimeout(timer); done({ code, stdout, stderr }); });
+    child.stdout.on('data', (b) => {
+      stdout += b;
+    });
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`${cmd} ${args.join(' ')}: no end within ${opts.timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, opts.timeoutMs ?? 120_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
   });
 }
 
 /** Expects exit 0; the error shows what the command printed. */
 export async function runOk(cmd: string, args: string[], opts: Parameters<typeof run>[2]): Promise<Ran> {
   const r = await run(cmd, args, opts);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${opts.cwd}) exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} (in ${opts.cwd}) exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   return r;
 }
 
 /** The files a build needs, copied into a fresh directory; node_modules is linked, not copied. */
 export function projectCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'engine-build-'));
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'Dockerfile', '.dockerignore']) cpSync(join(ROOT, f), join(dir, f));
-  for (const d of ['bin', 'build', 'engine', 'packages', 'sandbox', 'console-ui', 'routes', 'values', 'transforms', 'schemas']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+  for (const f of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'README.md',
+    'Dockerfile',
+    '.dockerignore',
+  ])
+    cpSync(join(ROOT, f), join(dir, f));
+  for (const d of [
+    'bin',
+    'build',
+    'engine',
+    'packages',
+    'sandbox',
+    'console-ui',
+    'routes',
+    'values',
+    'transforms',
+    'schemas',
+  ])
+    cpSync(join(ROOT, d), join(dir, d), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
 }
@@ -69,7 +112,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) throw new Error(`${what}: the process exited ${child.exitCode} first`);
@@ -79,14 +127,26 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
   throw new Error(`${what}: not within ${timeoutMs} ms`);
 }
 
-export interface EngineProcess { child: ChildProcess; output: () => string; stop: () => Promise<number | null> }
+export interface EngineProcess {
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
 
 /** Spawns a long-running engine; `stop` sends SIGTERM and resolves with the exit code. */
-export function spawnEngine(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): EngineProcess {
+export function spawnEngine(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): EngineProcess {
   const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (b) => { out += b; });
-  child.stderr!.on('data', (b) => { out += b; });
+  child.stdout!.on('data', (b) => {
+    out += b;
+  });
+  child.stderr!.on('data', (b) => {
+    out += b;
+  });
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   return {
     child,
@@ -111,4 +171,5 @@ export async function exchangeRate(port: number): Promise<{ status: number; body
   return { status: res.status, body: await res.json() };
 }
 
-export const ready = (port: number) => async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+export const ready = (port: number) => async () =>
+  (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;

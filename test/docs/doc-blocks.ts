@@ -35,7 +35,8 @@ const EXPECT = /^\s*#\s*->\s?(.*)$/;
 function parseJsonText(text: string, where: string): unknown {
   let t = text.trim();
   if (!t.startsWith('{') && !t.startsWith('[')) t = `{${t}}`;
-  t = t.replace(/\{\s*\.\.\.\s*\}/g, '"..."')
+  t = t
+    .replace(/\{\s*\.\.\.\s*\}/g, '"..."')
     .replace(/,\s*\.\.\.\s*(?=[}\]])/g, '')
     .replace(/\[\s*\.\.\.\s*\]/g, '"..."');
   try {
@@ -61,14 +62,25 @@ function balanced(s: string): boolean {
 }
 
 /** `# -> 404 {"code":"GC054"}`, `# -> exit 1`, `# -> "bankStatus":"CANCELLED"`; JSON may go on over `#` lines. */
-function parseExpectLines(lines: string[], start: number, fileLine: number, where: string): { expect: Expectation; next: number } {
+function parseExpectLines(
+  lines: string[],
+  start: number,
+  fileLine: number,
+  where: string,
+): { expect: Expectation; next: number } {
   let text = EXPECT.exec(lines[start])![1].trim();
   let i = start + 1;
   const expect: Expectation = { line: fileLine };
   const exit = /^exit\s+(\d+)\s*(.*)$/.exec(text);
-  if (exit) { expect.exit = Number(exit[1]); text = exit[2]; }
+  if (exit) {
+    expect.exit = Number(exit[1]);
+    text = exit[2];
+  }
   const status = /^(\d{3})\b\s*(.*)$/.exec(text);
-  if (status) { expect.status = Number(status[1]); text = status[2]; }
+  if (status) {
+    expect.status = Number(status[1]);
+    text = status[2];
+  }
   if (text) {
     while (!balanced(text) && i < lines.length && /^\s*#\s/.test(lines[i]) && !EXPECT.test(lines[i])) {
       text += ' ' + lines[i].replace(/^\s*#\s*/, '');
@@ -127,7 +139,13 @@ export function parseDoc(file: string, markdown: string): DocBlock[] {
     const body = lines.slice(i + 1, end);
     const between = lines.slice(lastEnd + 1, i).filter((l) => l.trim());
     // an answer block: right after a run block, with at most one line of prose (e.g. "`201 Created`:")
-    if (last && !last.skip && (lang === 'json' || lang === 'text') && between.length <= 1 && (!between[0] || /:\s*$/.test(between[0]))) {
+    if (
+      last &&
+      !last.skip &&
+      (lang === 'json' || lang === 'text') &&
+      between.length <= 1 &&
+      (!between[0] || /:\s*$/.test(between[0]))
+    ) {
       const expect: Expectation = { line: i + 1 };
       const status = between[0] && /^`?(\d{3})\b/.exec(between[0].trim());
       if (status) expect.status = Number(status[1]);
@@ -135,7 +153,13 @@ export function parseDoc(file: string, markdown: string): DocBlock[] {
       else expect.lines = body.filter((l) => l.trim());
       // it completes the last command's `# -> ...` (e.g. `# -> exit 1` and then the output)
       const final = last.steps.at(-1);
-      if (final) final.expect = { ...expect, ...final.expect, json: final.expect?.json ?? expect.json, lines: final.expect?.lines ?? expect.lines };
+      if (final)
+        final.expect = {
+          ...expect,
+          ...final.expect,
+          json: final.expect?.json ?? expect.json,
+          lines: final.expect?.lines ?? expect.lines,
+        };
       else last.steps.push({ script: '', expect });
       last = undefined;
     } else if (RUN_LANGS.has(lang)) {

@@ -64,16 +64,24 @@ describe('doc-test conventions', () => {
   });
 
   it('takes a json block right after a run block as its answer, with the status of the prose line', () => {
-    expect(blocks[2].steps[0].expect).toEqual({ line: 26, status: 201, json: { id: 'PO...', createdAt: '...', payload: '...' } });
+    expect(blocks[2].steps[0].expect).toEqual({
+      line: 26,
+      status: 201,
+      json: { id: 'PO...', createdAt: '...', payload: '...' },
+    });
   });
 
   it('reads console transcripts as commands and their output', () => {
-    expect(blocks[3].steps).toEqual([{ script: 'node bin/engine.js lint routes/', expect: { line: 31, lines: ['no problems'] } }]);
+    expect(blocks[3].steps).toEqual([
+      { script: 'node bin/engine.js lint routes/', expect: { line: 31, lines: ['no problems'] } },
+    ]);
   });
 
   it('matches subsets, wildcards, prefixes and ordered array items', () => {
     const actual = { id: 'PO20261123000001', createdAt: 'x', n: 1, list: [{ a: 1 }, { a: 2 }, { a: 3 }], none: [] };
-    expect(jsonMismatch({ id: 'PO...', createdAt: '...', list: [{ a: 1 }, { a: 3 }], none: [] }, actual)).toBeUndefined();
+    expect(
+      jsonMismatch({ id: 'PO...', createdAt: '...', list: [{ a: 1 }, { a: 3 }], none: [] }, actual),
+    ).toBeUndefined();
     expect(jsonMismatch({ id: 'ACC...' }, actual)).toMatch(/\/id: expected a string starting "ACC"/);
     expect(jsonMismatch({ n: 2 }, actual)).toMatch(/\/n: expected 2, got 1/);
     expect(jsonMismatch({ missing: '...' }, actual)).toMatch(/\/missing: missing/);
@@ -98,7 +106,15 @@ describe('doc-test conventions', () => {
   });
 
   it('finds answers to check in the project documents', () => {
-    const files = ['README.md', 'docs/routes.md', 'docs/configuration.md', 'docs/connectors/payments.md', 'docs/connectors/screening.md', 'docs/connectors/batch-payments.md', 'docs/gateway.md'];
+    const files = [
+      'README.md',
+      'docs/routes.md',
+      'docs/configuration.md',
+      'docs/connectors/payments.md',
+      'docs/connectors/screening.md',
+      'docs/connectors/batch-payments.md',
+      'docs/gateway.md',
+    ];
     for (const f of files) {
       const doc = parseDoc(f, readFileSync(join(import.meta.dirname, '..', '..', f), 'utf8'));
       const checked = doc.flatMap((b) => b.steps).filter((s) => s.expect);

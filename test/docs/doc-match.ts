@@ -5,17 +5,26 @@ export function jsonMismatch(expected: unknown, actual: unknown, path = ''): str
   if (expected === '...') return actual === undefined ? `${path || '/'}: missing` : undefined;
   if (typeof expected === 'string' && expected.endsWith('...')) {
     const prefix = expected.slice(0, -3);
-    return typeof actual === 'string' && actual.startsWith(prefix) ? undefined : `${path || '/'}: expected a string starting ${JSON.stringify(prefix)}, got ${JSON.stringify(actual)}`;
+    return typeof actual === 'string' && actual.startsWith(prefix)
+      ? undefined
+      : `${path || '/'}: expected a string starting ${JSON.stringify(prefix)}, got ${JSON.stringify(actual)}`;
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path || '/'}: expected an array, got ${JSON.stringify(actual)}`;
-    if (expected.length === 0) return actual.length === 0 ? undefined : `${path || '/'}: expected [], got ${actual.length} item(s)`;
+    if (expected.length === 0)
+      return actual.length === 0 ? undefined : `${path || '/'}: expected [], got ${actual.length} item(s)`;
     // each expected item matches a later actual item, in order
     let j = 0;
     for (let i = 0; i < expected.length; i++) {
       while (j < actual.length && jsonMismatch(expected[i], actual[j], `${path}/${j}`)) j++;
       if (j === actual.length) {
-        const why = actual.length ? jsonMismatch(expected[i], actual[Math.min(i, actual.length - 1)], `${path}/${Math.min(i, actual.length - 1)}`) : 'empty array';
+        const why = actual.length
+          ? jsonMismatch(
+              expected[i],
+              actual[Math.min(i, actual.length - 1)],
+              `${path}/${Math.min(i, actual.length - 1)}`,
+            )
+          : 'empty array';
         return `${path}/${i}: no item matches ${JSON.stringify(expected[i])} (${why})`;
       }
       j++;
@@ -23,7 +32,8 @@ export function jsonMismatch(expected: unknown, actual: unknown, path = ''): str
     return undefined;
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return `${path || '/'}: expected an object, got ${JSON.stringify(actual)}`;
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return `${path || '/'}: expected an object, got ${JSON.stringify(actual)}`;
     for (const [k, v] of Object.entries(expected)) {
       if (!(k in (actual as object))) return `${path}/${k}: missing`;
       const why = jsonMismatch(v, (actual as Record<string, unknown>)[k], `${path}/${k}`);
@@ -31,7 +41,9 @@ export function jsonMismatch(expected: unknown, actual: unknown, path = ''): str
     }
     return undefined;
   }
-  return Object.is(expected, actual) ? undefined : `${path || '/'}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+  return Object.is(expected, actual)
+    ? undefined
+    : `${path || '/'}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
 /** The last JSON document in a command's output (one-line JSON, or a pretty-printed tail). */
@@ -41,14 +53,21 @@ export function lastJson(output: string): unknown {
     const t = lines[i].trim();
     if (!t.startsWith('{') && !t.startsWith('[')) continue;
     for (const candidate of [t, lines.slice(i).join('\n')]) {
-      try { return JSON.parse(candidate); } catch { /* try the next */ }
+      try {
+        return JSON.parse(candidate);
+      } catch {
+        /* try the next */
+      }
     }
   }
   return undefined;
 }
 
 function linePattern(expected: string): RegExp {
-  const parts = expected.trim().split('...').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const parts = expected
+    .trim()
+    .split('...')
+    .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('.*')}$`);
 }
 

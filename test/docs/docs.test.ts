@@ -84,7 +84,12 @@ export PATH='${binDir}':"$PATH"
 : > '${statusFile}'
 `;
 
-interface StepResult { step: Step; output: string; rc: number; statuses: number[] }
+interface StepResult {
+  step: Step;
+  output: string;
+  rc: number;
+  statuses: number[];
+}
 
 /** One bash session per document: every step followed by a mark carrying its exit code. */
 async function runDoc(blocks: DocBlock[], port: number, cwd: string): Promise<Map<Step, StepResult>> {
@@ -100,39 +105,73 @@ async function runDoc(blocks: DocBlock[], port: number, cwd: string): Promise<Ma
   }
   const file = join(cwd, '.doc-test.sh');
   writeFileSync(file, script);
-  const child = spawn('bash', ['--noprofile', '--norc', file], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: undefined } });
+  const child = spawn('bash', ['--noprofile', '--norc', file], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: undefined },
+  });
   running.add(child.pid!);
   child.on('close', () => running.delete(child.pid!));
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, DOC_TIMEOUT_MS);
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, DOC_TIMEOUT_MS);
   await new Promise((r) => child.on('close', r));
   clearTimeout(timer);
   const results = new Map<Step, StepResult>();
-  const statuses = readFileSync(statusFile, 'utf8').split('mark\n')
-    .map((seg) => seg.split('\n').filter((l) => /^\d{3}$/.test(l)).map(Number));
+  const statuses = readFileSync(statusFile, 'utf8')
+    .split('mark\n')
+    .map((seg) =>
+      seg
+        .split('\n')
+        .filter((l) => /^\d{3}$/.test(l))
+        .map(Number),
+    );
   const parts = out.split(MARK);
   // parts: text, rc, index, text, rc, index, ...
   for (let i = 0; i + 2 < parts.length; i += 3) {
     const n = Number(parts[i + 2]);
-    if (steps[n]) results.set(steps[n], { step: steps[n], output: parts[i], rc: Number(parts[i + 1]), statuses: statuses[n] ?? [] });
+    if (steps[n])
+      results.set(steps[n], {
+        step: steps[n],
+        output: parts[i],
+        rc: Number(parts[i + 1]),
+        statuses: statuses[n] ?? [],
+      });
   }
   return results;
 }
 
 function check(r: StepResult | undefined, block: DocBlock): string[] {
-  if (!r) return [`${block.file}:${block.line}: did not run (the document timed out or an earlier command stopped the shell)`];
+  if (!r)
+    return [
+      `${block.file}:${block.line}: did not run (the document timed out or an earlier command stopped the shell)`,
+    ];
   const e = r.step.expect;
   // shell commands must succeed unless the document says otherwise (`# -> exit 1`)
-  if (!e) return block.lang === 'console' || r.rc === 0 ? [] : [`${block.file}:${block.line}: exit ${r.rc}\noutput:\n${r.output.trim().slice(-3000)}`];
+  if (!e)
+    return block.lang === 'console' || r.rc === 0
+      ? []
+      : [`${block.file}:${block.line}: exit ${r.rc}\noutput:\n${r.output.trim().slice(-3000)}`];
   const where = `${block.file}:${e.line}`;
   const problems: string[] = [];
   if (e.exit === undefined && block.lang !== 'console' && r.rc !== 0) problems.push(`${where}: exit ${r.rc}`);
   const statuses = r.statuses;
   const printed = r.output;
   if (e.exit !== undefined && r.rc !== e.exit) problems.push(`${where}: exit ${r.rc}, documented exit ${e.exit}`);
-  if (e.status !== undefined && statuses.at(-1) !== e.status) problems.push(`${where}: HTTP ${statuses.at(-1) ?? 'none'}, documented ${e.status}`);
+  if (e.status !== undefined && statuses.at(-1) !== e.status)
+    problems.push(`${where}: HTTP ${statuses.at(-1) ?? 'none'}, documented ${e.status}`);
   if (e.json !== undefined) {
     const why = jsonMismatch(e.json, lastJson(printed));
     if (why) problems.push(`${where}: ${why}`);
@@ -159,23 +198,37 @@ beforeAll(async () => {
   const port = await freePort();
   const log = createWriteStream(join(work, 'engine.log'));
   engine = spawn(process.execPath, ['bin/engine.js', 'run', 'routes/', '--env', 'sandbox', '--port', String(port)], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' },
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'info' },
   });
   let seen = '';
   await new Promise<void>((resolve, reject) => {
-    engine!.stdout!.on('data', (d) => { log.write(d); seen += d; if (seen.includes('"engine started"')) resolve(); });
-    engine!.stderr!.on('data', (d) => { seen += d; });
+    engine!.stdout!.on('data', (d) => {
+      log.write(d);
+      seen += d;
+      if (seen.includes('"engine started"')) resolve();
+    });
+    engine!.stderr!.on('data', (d) => {
+      seen += d;
+    });
     engine!.on('exit', (c) => reject(new Error(`engine exited ${c}: ${seen}`)));
   });
   // DOC_TEST_ROUNDS=2 runs every page twice on the same sandbox: examples must work again
   for (let round = 0; round < ROUNDS; round++) {
     for (const d of DOCS) for (const [k, v] of await runDoc(d.blocks, port, work)) results.set(k, v);
   }
-// every page, one after another: 65 s alone on two cores, past 110 s beside the other test files on Node 20
+  // every page, one after another: 65 s alone on two cores, past 110 s beside the other test files on Node 20
 }, 240_000 * ROUNDS);
 
 afterAll(async () => {
-  for (const pid of running) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
   if (engine && engine.exitCode === null) {
     const done = new Promise((r) => engine!.on('exit', r));
     engine.kill('SIGTERM');

@@ -16,7 +16,8 @@ const OUTSIDE = new RegExp(`\\b${DESIGN}\\b|${SPEC}\\b|${SHARED}\\b`, 'g');
 /** The tracked files and the new ones git would add (node_modules and .git are never among them). */
 function repositoryFiles(): string[] {
   const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
-  return execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 }).split('\0')
+  return execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+    .split('\0')
     .filter((f) => f && existsSync(f) && statSync(f).isFile());
 }
 
@@ -38,7 +39,9 @@ it('the pattern finds each kind of reference', () => {
   const find = (s: string) => [...s.matchAll(OUTSIDE)].map((m) => m[0]);
   expect(find(`see ${['DESIGN', 'md'].join('.')} §1`)).toEqual([['DESIGN', 'md'].join('.')]);
   expect(find(`shapes: ${['spec', 'vendor-shapes.md'].join('/')}`)).toEqual([['spec', 'vendor-shapes.md'].join('/')]);
-  expect(find(`shapes: ${['spec', 'vendor-shapes.yaml'].join('/')}`)).toEqual([['spec', 'vendor-shapes.yaml'].join('/')]);
+  expect(find(`shapes: ${['spec', 'vendor-shapes.yaml'].join('/')}`)).toEqual([
+    ['spec', 'vendor-shapes.yaml'].join('/'),
+  ]);
   expect(find(`see ../${['spec', 'a.md'].join('/')}`)).toEqual([['spec', 'a.md'].join('/')]);
   expect(find(`read ${['..', 'shared', 'notes.md'].join('/')}`)).toEqual([['..', 'shared'].join('/')]);
   expect(find('path: /spec/template/spec/containers/0/args')).toEqual([]);

@@ -6,7 +6,8 @@ it('every shipped route and gateway tool loads and serves on the sandbox', async
   const e = await startTestEngine();
   try {
     const ids = e.routes.map((r) => r.id);
-    for (const id of ['get-exchange-rate', 'payment-status-inbound', 'submit-credit-batch', 'customer-screening']) expect(ids).toContain(id);
+    for (const id of ['get-exchange-rate', 'payment-status-inbound', 'submit-credit-batch', 'customer-screening'])
+      expect(ids).toContain(id);
     // ready once the AMQP consumer reached the embedded broker
     let ready = await e.request('GET', '/health/ready');
     for (let i = 0; i < 100 && ready.status !== 200; i++) {
@@ -16,10 +17,22 @@ it('every shipped route and gateway tool loads and serves on the sandbox', async
     expect(ready.body.checks).toMatchObject({ started: true });
     expect(ready.status).toBe(200);
     const api = (await e.request('GET', '/openapi.json')).body;
-    for (const p of ['/payments/payment-orders', '/payments/{externalReferenceNo}/cancel', '/batch-payments/credit-batches', '/customer-screening', '/webhooks/screening', '/foreign-exchange/exchange-rates']) {
+    for (const p of [
+      '/payments/payment-orders',
+      '/payments/{externalReferenceNo}/cancel',
+      '/batch-payments/credit-batches',
+      '/customer-screening',
+      '/webhooks/screening',
+      '/foreign-exchange/exchange-rates',
+    ]) {
       expect(Object.keys(api.paths)).toContain(p);
     }
-    const tools = await e.request('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' });
+    const tools = await e.request(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' },
+    );
     expect(tools.status).toBe(200);
     expect(tools.body.result.tools.map((t: { name: string }) => t.name)).toContain('getExchangeRate');
   } finally {

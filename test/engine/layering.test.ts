@@ -51,7 +51,8 @@ function imports(file: string): { spec: string; target: string }[] {
   for (const m of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
     if (!m[1].startsWith('.')) continue;
     let target = resolve(dirname(file), m[1]);
-    if (!existsSync(target) && target.endsWith('.js') && existsSync(target.slice(0, -3) + '.ts')) target = target.slice(0, -3) + '.ts';
+    if (!existsSync(target) && target.endsWith('.js') && existsSync(target.slice(0, -3) + '.ts'))
+      target = target.slice(0, -3) + '.ts';
     out.push({ spec: m[1], target });
   }
   return out;
@@ -82,7 +83,9 @@ it('the program registers the sandbox as an extension', () => {
 });
 
 it('every folder under engine/ has its place in the layers', () => {
-  const folders = readdirSync(ENGINE, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const folders = readdirSync(ENGINE, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   expect(folders.filter((f) => !LAYERS.includes(f)).map((f) => `engine/${f}/ is missing from LAYERS`)).toEqual([]);
   expect(new Set(LAYERS).size).toBe(LAYERS.length);
 });
@@ -94,7 +97,8 @@ it('no file imports from a folder above its own (LAYERS, bottom first)', () => {
     for (const { spec, target } of imports(file)) {
       if (relative(ENGINE, target).startsWith('..')) continue;
       const to = layerOf(target);
-      if (LAYERS.indexOf(to) > LAYERS.indexOf(from)) upward.push(`${relative(ROOT, file)} (${from}) imports ${spec} (${to})`);
+      if (LAYERS.indexOf(to) > LAYERS.indexOf(from))
+        upward.push(`${relative(ROOT, file)} (${from}) imports ${spec} (${to})`);
     }
   }
   expect(upward).toEqual([]);
@@ -109,7 +113,8 @@ function cycles(graph: Map<string, string[]>): string[] {
     state.set(f, 'open');
     stack.push(f);
     for (const t of graph.get(f) ?? []) {
-      if (state.get(t) === 'open') found.push([...stack.slice(stack.indexOf(t)), t].map((p) => relative(ENGINE, p)).join(' -> '));
+      if (state.get(t) === 'open')
+        found.push([...stack.slice(stack.indexOf(t)), t].map((p) => relative(ENGINE, p)).join(' -> '));
       else if (!state.has(t)) visit(t);
     }
     stack.pop();
@@ -122,7 +127,16 @@ function cycles(graph: Map<string, string[]>): string[] {
 it('no files under engine/ import each other in a circle', () => {
   const graph = new Map<string, string[]>();
   for (const file of files) {
-    graph.set(file, [...new Set(imports(file).map((i) => i.target).filter((t) => !relative(ENGINE, t).startsWith('..') && existsSync(t)))].sort());
+    graph.set(
+      file,
+      [
+        ...new Set(
+          imports(file)
+            .map((i) => i.target)
+            .filter((t) => !relative(ENGINE, t).startsWith('..') && existsSync(t)),
+        ),
+      ].sort(),
+    );
   }
   expect(cycles(graph)).toEqual([]);
 });
@@ -130,13 +144,37 @@ it('no files under engine/ import each other in a circle', () => {
 it('docs/architecture.md draws the layers in this order', () => {
   const doc = readFileSync('docs/architecture.md', 'utf8');
   const picture = /## Layers\n[\s\S]*?```text\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
-  const drawn = picture.trim().split('\n').map((l) => l.split(/\s+/)[0]).reverse();
+  const drawn = picture
+    .trim()
+    .split('\n')
+    .map((l) => l.split(/\s+/)[0])
+    .reverse();
   expect(drawn).toEqual(LAYERS.map((l) => (l === '.' ? 'engine.ts' : l)));
 });
 
 it('finds an upward import and a cycle when there is one', () => {
-  const a = join(ENGINE, 'a.ts'), b = join(ENGINE, 'b.ts'), c = join(ENGINE, 'c.ts');
-  expect(cycles(new Map([[a, [b]], [b, [c]], [c, [a]]]))).toEqual(['a.ts -> b.ts -> c.ts -> a.ts']);
-  expect(cycles(new Map([[a, [b]], [b, [c]], [c, []]]))).toEqual([]);
-  expect(LAYERS.indexOf(layerOf(join(ENGINE, 'cli', 'main.ts')))).toBeGreaterThan(LAYERS.indexOf(layerOf(join(ENGINE, 'core', 'errors.ts'))));
+  const a = join(ENGINE, 'a.ts'),
+    b = join(ENGINE, 'b.ts'),
+    c = join(ENGINE, 'c.ts');
+  expect(
+    cycles(
+      new Map([
+        [a, [b]],
+        [b, [c]],
+        [c, [a]],
+      ]),
+    ),
+  ).toEqual(['a.ts -> b.ts -> c.ts -> a.ts']);
+  expect(
+    cycles(
+      new Map([
+        [a, [b]],
+        [b, [c]],
+        [c, []],
+      ]),
+    ),
+  ).toEqual([]);
+  expect(LAYERS.indexOf(layerOf(join(ENGINE, 'cli', 'main.ts')))).toBeGreaterThan(
+    LAYERS.indexOf(layerOf(join(ENGINE, 'core', 'errors.ts'))),
+  );
 });

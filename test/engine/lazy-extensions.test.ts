@@ -8,7 +8,8 @@ import { loadExtensions } from '../../engine/cli/extensions.ts';
 import type { PrepareContext } from '../../engine/engine.ts';
 
 const ctx = (routes: string[]) => ({ routes: routes.map((r) => resolve(r)) }) as unknown as PrepareContext;
-const docs = (x: Awaited<ReturnType<typeof loadExtensions>>[number]) => x.documents?.({} as never)?.map((d) => d.key) ?? [];
+const docs = (x: Awaited<ReturnType<typeof loadExtensions>>[number]) =>
+  x.documents?.({} as never)?.map((d) => d.key) ?? [];
 
 describe('the gateway extension of the CLI', () => {
   it('engine run without tools files: no tools documents, no gateway', async () => {
@@ -23,11 +24,17 @@ describe('the gateway extension of the CLI', () => {
     expect(docs(gateway)).toEqual([]);
     await gateway.prepare?.(ctx(['routes/gateway', 'routes/hubvendor-foreign-exchange']));
     const values = { dir: resolve('values'), environment: { name: 'sandbox' } };
-    expect(gateway.documents?.({ values, services: { root: resolve('.'), lintOnly: true } } as never)?.map((d) => d.key)).toEqual(['tools']);
+    expect(
+      gateway.documents?.({ values, services: { root: resolve('.'), lintOnly: true } } as never)?.map((d) => d.key),
+    ).toEqual(['tools']);
   });
 
   it('the gateway commands (and help) load it at once', async () => {
-    for (const argv of [['node', 'engine', 'keys', 'new'], ['node', 'engine', '--help'], ['node', 'engine']]) {
+    for (const argv of [
+      ['node', 'engine', 'keys', 'new'],
+      ['node', 'engine', '--help'],
+      ['node', 'engine'],
+    ]) {
       const [gateway] = await loadExtensions([], argv);
       expect(typeof gateway.commands, argv.join(' ')).toBe('function');
     }

@@ -15,15 +15,25 @@ it('a port in use is one line naming it and the options, exit 1, no stack trace'
   await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
   const port = (holder.address() as AddressInfo).port;
   try {
-    const child = spawn(process.execPath, [BIN, 'run', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', String(port)], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', String(port)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'warn' },
+      },
+    );
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     child.stdout!.resume();
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(1);
-    expect(err).toContain(`engine: cannot listen on 127.0.0.1:${port}: it is in use by another process (EADDRINUSE); choose another with --port or --host`);
+    expect(err).toContain(
+      `engine: cannot listen on 127.0.0.1:${port}: it is in use by another process (EADDRINUSE); choose another with --port or --host`,
+    );
     expect(err).not.toMatch(/\n\s+at /);
   } finally {
     holder.close();

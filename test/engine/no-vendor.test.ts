@@ -21,10 +21,13 @@ function files(dir: string): string[] {
 function namingLines(paths: string[]): string[] {
   const hits: string[] = [];
   for (const file of paths) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      const names = [...new Set([...line.matchAll(NAMES)].map((m) => m[0].toLowerCase()))];
-      if (names.length) hits.push(`${relative(ROOT, file)}:${i + 1}: ${names.join(', ')}: ${line.trim().slice(0, 120)}`);
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const names = [...new Set([...line.matchAll(NAMES)].map((m) => m[0].toLowerCase()))];
+        if (names.length)
+          hits.push(`${relative(ROOT, file)}:${i + 1}: ${names.join(', ')}: ${line.trim().slice(0, 120)}`);
+      });
   }
   return hits;
 }

@@ -43,10 +43,16 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
   doc = r.body;
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
-const operations = () => Object.entries<any>(doc.paths).flatMap(([path, item]) =>
-  Object.entries<any>(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op })));
+const operations = () =>
+  Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ path, method, op })),
+  );
 
 /** Every `key` anywhere in the document, with where it is. */
 function findKeys(node: unknown, keys: Set<string>, at = '#', out: string[] = []): string[] {
@@ -75,26 +81,37 @@ describe('GET /openapi.json', () => {
   });
 
   it('covers every method and path of the outside contract, with unique operationIds', () => {
-    for (const [method, path] of CONTRACT) expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    for (const [method, path] of CONTRACT)
+      expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     const ids = operations().map((o) => o.op.operationId);
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('has the parameters the routes read', () => {
-    const names = (op: any) => op.parameters.map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p))
-      .map((p: any) => `${p.in}:${p.name}${p.required ? '!' : ''}`);
-    for (const path of ['/payments/payment-orders', '/batch-payments/credit-batches', '/batch-payments/debit-batches']) {
+    const names = (op: any) =>
+      op.parameters
+        .map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p))
+        .map((p: any) => `${p.in}:${p.name}${p.required ? '!' : ''}`);
+    for (const path of [
+      '/payments/payment-orders',
+      '/batch-payments/credit-batches',
+      '/batch-payments/debit-batches',
+    ]) {
       const p = doc.paths[path].post.parameters.find((x: any) => x.name === 'validate_only');
       expect(p, path).toMatchObject({ in: 'query', required: false, schema: { enum: ['true', 'false'] } });
     }
     expect(names(doc.paths['/payments/payment-orders'].post)).toContain('header:idempotency-key');
-    expect(names(doc.paths['/payments/{externalReferenceNo}/cancel'].post)).toEqual(expect.arrayContaining(['path:externalReferenceNo!', 'query:cancellationType']));
+    expect(names(doc.paths['/payments/{externalReferenceNo}/cancel'].post)).toEqual(
+      expect.arrayContaining(['path:externalReferenceNo!', 'query:cancellationType']),
+    );
     expect(names(doc.paths['/batch-payments/{batchId}/cancel'].post)).toContain('path:batchId!');
     expect(names(doc.paths['/payments/{externalReferenceNo}'].put)).toContain('path:externalReferenceNo!');
     for (const path of SIGNED) {
       const op = doc.paths[path].post;
-      expect(names(op), path).toEqual(expect.arrayContaining(['header:webhook-id!', 'header:webhook-timestamp!', 'header:webhook-signature!']));
+      expect(names(op), path).toEqual(
+        expect.arrayContaining(['header:webhook-id!', 'header:webhook-timestamp!', 'header:webhook-signature!']),
+      );
       expect(op.responses['401'], path).toBeDefined();
       expect(op.responses['200'].content['application/json'].schema, path).toBeDefined();
     }
@@ -106,19 +123,31 @@ describe('GET /openapi.json', () => {
     const body = doc.paths['/batch-payments/credit-batches'].post.requestBody.content['application/json'].schema;
     expect(body).toEqual({ $ref: expect.stringMatching(/^#\/components\/schemas\//) });
     // credit and debit share one component
-    expect(doc.paths['/batch-payments/debit-batches'].post.requestBody.content['application/json'].schema).toEqual(body);
+    expect(doc.paths['/batch-payments/debit-batches'].post.requestBody.content['application/json'].schema).toEqual(
+      body,
+    );
     const batchSchema = doc.components.schemas[body.$ref.split('/').pop()];
     expect(batchSchema.properties.entries.items.$ref).toMatch(/^#\/components\/schemas\/\w+Entry$/);
     // the published schema, refs resolved, judges a batch as the route does (the entry refs still point at the entry)
     const deref: any = await SwaggerParser.dereference(structuredClone(doc));
-    const published = createAjv().compile(deref.paths['/batch-payments/credit-batches'].post.requestBody.content['application/json'].schema);
+    const published = createAjv().compile(
+      deref.paths['/batch-payments/credit-batches'].post.requestBody.content['application/json'].schema,
+    );
     const route = createAjv().compile(e.routes.find((r) => r.id === 'submit-credit-batch')!.meta.inputSchema!);
-    const samples = [batch(), batch({}, [entry(), entry({ amount_minor: 'ten' })]), batch({}, [entry({ receiving_dfi_routing: 42 })]), { entries: [42] }];
+    const samples = [
+      batch(),
+      batch({}, [entry(), entry({ amount_minor: 'ten' })]),
+      batch({}, [entry({ receiving_dfi_routing: 42 })]),
+      { entries: [42] },
+    ];
     expect(samples.map((b) => published(b))).toEqual(samples.map((b) => route(b)));
     expect(samples.map((b) => published(b))).toContain(true);
     expect(samples.map((b) => published(b))).toContain(false);
     const fx = doc.paths['/foreign-exchange/exchange-rates'].post;
-    expect(doc.components.schemas[fx.responses['200'].content['application/json'].schema.$ref.split('/').pop()].properties.middleRate).toBeDefined();
+    expect(
+      doc.components.schemas[fx.responses['200'].content['application/json'].schema.$ref.split('/').pop()].properties
+        .middleRate,
+    ).toBeDefined();
   });
 
   it('answers errors as RFC 9457 problem details with one Problem schema', () => {
@@ -135,20 +164,35 @@ describe('GET /openapi.json', () => {
         expect(r.headers?.['X-Correlation-Id'], `${method} ${path} ${status}`).toBeDefined();
       }
       // bad input, a body over the limit, a body that is not JSON
-      if (method === 'post') expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '413', '415']));
+      if (method === 'post')
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '413', '415']));
     }
     const problem = doc.components.schemas.Problem;
     expect(problem.required).toEqual(['type', 'title', 'status']);
-    expect(Object.keys(problem.properties)).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code', 'correlationId', 'errors']));
+    expect(Object.keys(problem.properties)).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code', 'correlationId', 'errors']),
+    );
   });
 
   it('describes the gateway: JSON-RPC over POST /mcp with the subscription key and the bearer token', () => {
-    expect(doc.components.securitySchemes.subscriptionKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'Ocp-Gateway-Subscription-Key' });
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(doc.components.securitySchemes.subscriptionKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'Ocp-Gateway-Subscription-Key',
+    });
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
     const mcp = doc.paths['/mcp'];
     expect(mcp.post.security).toEqual([{ subscriptionKey: [] }, { subscriptionKey: [], bearerAuth: [] }]);
-    expect(mcp.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
-    expect(mcp.post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcResponse' });
+    expect(mcp.post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/JsonRpcRequest',
+    });
+    expect(mcp.post.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/JsonRpcResponse',
+    });
     expect(mcp.post.responses['401'].content['application/problem+json']).toBeDefined();
     expect(Object.keys(mcp.get.responses)).toEqual(['405']);
     expect(Object.keys(mcp.delete.responses)).toEqual(['405']);
@@ -160,18 +204,40 @@ describe('GET /openapi.json', () => {
 describe('SchemaComponents', () => {
   it('hoists $defs without collisions, rewrites refs and drops keywords that are not JSON Schema', () => {
     const c = new SchemaComponents(['Problem']);
-    const a = { $id: 'urn:x:a', $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { e: { $ref: '#/$defs/entry' }, self: { $ref: '#' } }, $defs: { entry: { type: 'string', errorMessage: 'no' } } };
-    const b = { $id: 'urn:y:a', type: 'object', properties: { e: { $ref: '#/$defs/entry' }, other: { $ref: 'urn:x:a#/$defs/entry' }, lost: { $ref: 'other.json' } }, $defs: { entry: { type: 'integer' } } };
+    const a = {
+      $id: 'urn:x:a',
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { e: { $ref: '#/$defs/entry' }, self: { $ref: '#' } },
+      $defs: { entry: { type: 'string', errorMessage: 'no' } },
+    };
+    const b = {
+      $id: 'urn:y:a',
+      type: 'object',
+      properties: {
+        e: { $ref: '#/$defs/entry' },
+        other: { $ref: 'urn:x:a#/$defs/entry' },
+        lost: { $ref: 'other.json' },
+      },
+      $defs: { entry: { type: 'integer' } },
+    };
     const p = { title: 'Problem', type: 'string' };
     expect(c.ref(a, { hint: 'a' })).toEqual({ $ref: '#/components/schemas/A' });
     expect(c.ref(b, { hint: 'b' })).toEqual({ $ref: '#/components/schemas/A2' });
     expect(c.ref(a, { hint: 'again' })).toEqual({ $ref: '#/components/schemas/A' });
     expect(c.ref(p, { hint: 'p' })).toEqual({ $ref: '#/components/schemas/Problem2' });
-    expect(c.schemas.A).toEqual({ type: 'object', properties: { e: { $ref: '#/components/schemas/AEntry' }, self: { $ref: '#/components/schemas/A' } } });
+    expect(c.schemas.A).toEqual({
+      type: 'object',
+      properties: { e: { $ref: '#/components/schemas/AEntry' }, self: { $ref: '#/components/schemas/A' } },
+    });
     expect(c.schemas.AEntry).toEqual({ type: 'string' });
     expect(c.schemas.A2).toEqual({
       type: 'object',
-      properties: { e: { $ref: '#/components/schemas/A2Entry' }, other: { $ref: '#/components/schemas/AEntry' }, lost: { $ref: '#/components/schemas/UnresolvedOtherJson' } },
+      properties: {
+        e: { $ref: '#/components/schemas/A2Entry' },
+        other: { $ref: '#/components/schemas/AEntry' },
+        lost: { $ref: '#/components/schemas/UnresolvedOtherJson' },
+      },
     });
     expect(c.schemas.A2Entry).toEqual({ type: 'integer' });
     // the input schemas (shared with ajv) are left as they were

@@ -9,11 +9,19 @@ import { readFileSync } from 'node:fs';
 const parsed = vi.hoisted(() => new Map<string, number>());
 vi.mock('yaml', async (original) => {
   const yaml = await original<typeof import('yaml')>();
-  const count = (text: unknown) => { if (typeof text === 'string') parsed.set(text, (parsed.get(text) ?? 0) + 1); };
+  const count = (text: unknown) => {
+    if (typeof text === 'string') parsed.set(text, (parsed.get(text) ?? 0) + 1);
+  };
   return {
     ...yaml,
-    parse: (...a: Parameters<typeof yaml.parse>) => { count(a[0]); return yaml.parse(...a); },
-    parseDocument: (...a: Parameters<typeof yaml.parseDocument>) => { count(a[0]); return yaml.parseDocument(...a); },
+    parse: (...a: Parameters<typeof yaml.parse>) => {
+      count(a[0]);
+      return yaml.parse(...a);
+    },
+    parseDocument: (...a: Parameters<typeof yaml.parseDocument>) => {
+      count(a[0]);
+      return yaml.parseDocument(...a);
+    },
   };
 });
 
@@ -25,7 +33,9 @@ describe('starting the sandbox project', () => {
     const engine = await startTestEngine();
     try {
       expect(engine.routes.length).toBeGreaterThan(20);
-      const twice = [...parsed].filter(([, n]) => n > 1).map(([text, n]) => `${n}x ${text.slice(0, 60).replace(/\n/g, ' ')}`);
+      const twice = [...parsed]
+        .filter(([, n]) => n > 1)
+        .map(([text, n]) => `${n}x ${text.slice(0, 60).replace(/\n/g, ' ')}`);
       expect(parsed.size).toBeGreaterThan(40);
       expect(twice).toEqual([]);
       // route-test files (tests/*.yaml) are lint's and `engine test`'s, not a run's: left unread

@@ -10,7 +10,10 @@ it('a demo payment ends as payment status events on the event hub sink', async (
     const r = await e.call('sandbox-demo-payments', {});
     const ref = (r.body as { bankReferenceId: string }).bankReferenceId;
     expect(ref).toMatch(/^PO/);
-    const event = await e.sandbox.eventhub.waitFor((ev) => (ev.data as { bankReferenceId?: string })?.bankReferenceId === ref, 15_000);
+    const event = await e.sandbox.eventhub.waitFor(
+      (ev) => (ev.data as { bankReferenceId?: string })?.bankReferenceId === ref,
+      15_000,
+    );
     expect(event.type).toBe('com.platform.payment.event.spec.v1.PaymentOrderStatusEvent');
     expect(event.topic).toBe('payment-status');
     expect(['ACCEPTED', 'PROCESSED', 'REJECTED']).toContain((event.data as { bankStatus: string }).bankStatus);

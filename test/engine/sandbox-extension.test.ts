@@ -11,7 +11,11 @@ import { batch } from '../achvendor-batch-payment/fixtures.ts';
 
 it('batch status and screening webhooks reach an engine listening on port 0', async () => {
   const e = await startTestEngine({
-    routes: ['routes/achvendor-batch-payment', 'routes/achvendor-batch-payment-inbound', 'routes/screenvendor-screening'],
+    routes: [
+      'routes/achvendor-batch-payment',
+      'routes/achvendor-batch-payment-inbound',
+      'routes/screenvendor-screening',
+    ],
     port: 0,
   });
   try {
@@ -25,15 +29,30 @@ it('batch status and screening webhooks reach an engine listening on port 0', as
     const batchId = submitted.body.batch_id as string;
     ach.advance(batchId);
     await ach.idle();
-    const batchEvents = e.sandbox.eventhub.events({ type: 'com.platform.payment.event.spec.v1.BatchStatusUpdateEvent' }).filter((x: any) => x.data.batch_id === batchId);
+    const batchEvents = e.sandbox.eventhub
+      .events({ type: 'com.platform.payment.event.spec.v1.BatchStatusUpdateEvent' })
+      .filter((x: any) => x.data.batch_id === batchId);
     expect(batchEvents.map((x: any) => x.data.status)).toEqual(['RECEIVED', 'VALIDATING']);
-    expect(ach.deliveries().filter((d) => d.body.batch_id === batchId).every((d) => d.url.startsWith(e.url) && d.delivered)).toBe(true);
+    expect(
+      ach
+        .deliveries()
+        .filter((d) => d.body.batch_id === batchId)
+        .every((d) => d.url.startsWith(e.url) && d.delivered),
+    ).toBe(true);
 
-    const screened = await e.request('POST', '/customer-screening', { customerReference: `EXT-${Date.now()}`, person: { firstName: 'John', lastName: 'Smith' }, identityProofingTaskDescription: { monitoringFlag: 'Y' } });
+    const screened = await e.request('POST', '/customer-screening', {
+      customerReference: `EXT-${Date.now()}`,
+      person: { firstName: 'John', lastName: 'Smith' },
+      identityProofingTaskDescription: { monitoringFlag: 'Y' },
+    });
     expect(screened.status).toBe(200);
     const t = await sv.triggerCaseCreated(screened.body.caseReference);
     expect(t.delivered).toBe(true);
-    expect(e.sandbox.eventhub.events({ type: 'com.platform.screening.event.spec.v1.ScreeningMonitoringEvent' }).some((x: any) => x.data.caseReference === screened.body.caseReference)).toBe(true);
+    expect(
+      e.sandbox.eventhub
+        .events({ type: 'com.platform.screening.event.spec.v1.ScreeningMonitoringEvent' })
+        .some((x: any) => x.data.caseReference === screened.body.caseReference),
+    ).toBe(true);
   } finally {
     await e.close();
   }
@@ -42,7 +61,11 @@ it('batch status and screening webhooks reach an engine listening on port 0', as
 it('an environment without simulated: true starts no simulators', async () => {
   const ext = sandboxExtension();
   const e = await startEngine({
-    routes: ['routes/hubvendor-foreign-exchange'], env: 'production', port: 0, logger: createLogger('silent'), extensions: [ext],
+    routes: ['routes/hubvendor-foreign-exchange'],
+    env: 'production',
+    port: 0,
+    logger: createLogger('silent'),
+    extensions: [ext],
     processEnv: { HUBVENDOR_BASE_URL: 'http://127.0.0.1:9' },
   });
   try {
@@ -54,7 +77,14 @@ it('an environment without simulated: true starts no simulators', async () => {
 });
 
 it('an environment with simulated: true but no sandbox extension refuses to start, saying why', async () => {
-  const err = await startEngine({ routes: ['routes/hubvendor-foreign-exchange'], env: 'sandbox', port: 0, logger: createLogger('silent') })
-    .then((e) => e.close().then(() => undefined), (x) => x);
+  const err = await startEngine({
+    routes: ['routes/hubvendor-foreign-exchange'],
+    env: 'sandbox',
+    port: 0,
+    logger: createLogger('silent'),
+  }).then(
+    (e) => e.close().then(() => undefined),
+    (x) => x,
+  );
   expect(String(err?.diagnostics?.map((d: any) => d.message))).toContain('no extension starts the simulators');
 });

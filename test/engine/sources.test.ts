@@ -42,7 +42,9 @@ steps:
 });
 
 let engine: RunningEngine;
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 describe('sources', () => {
   it('direct routes run in-process; choice, split, set and stop', async () => {
@@ -52,7 +54,10 @@ describe('sources', () => {
   });
 
   it('cron runs the route on its schedule', async () => {
-    const count = () => engine.services.metrics.requests.get().then((m) => m.values.filter((v) => v.labels.route === 'tick').reduce((a, v) => a + v.value, 0));
+    const count = () =>
+      engine.services.metrics.requests
+        .get()
+        .then((m) => m.values.filter((v) => v.labels.route === 'tick').reduce((a, v) => a + v.value, 0));
     const before = await count();
     // two ticks of a schedule that fires every second, polled with a generous deadline
     const deadline = Date.now() + 10_000;

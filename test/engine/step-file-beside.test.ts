@@ -11,7 +11,10 @@ import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const schema = (required: string) => JSON.stringify({ type: 'object', required: [required] });
-const template = (code: string) => JSON.stringify({ rules: [{ when: { kind: ['validation'] }, status: 422, code, title: 'Mapped', detail: `'mapped by ${code}'` }] });
+const template = (code: string) =>
+  JSON.stringify({
+    rules: [{ when: { kind: ['validation'] }, status: 422, code, title: 'Mapped', detail: `'mapped by ${code}'` }],
+  });
 
 const root = tmpProject({
   'values/demo.values.yaml': 'n: 1\n',
@@ -36,7 +39,8 @@ steps:
   // beside the route: the connector's own
   'routes/conn/schemas/in.schema.json': schema('beside'),
   'routes/conn/schemas/out.schema.json': schema('beside'),
-  'routes/conn/rules/positive.jsonata': "body.beside > 0 ? [] : [{ 'field': '/beside', 'message': 'must be positive (beside)' }]\n",
+  'routes/conn/rules/positive.jsonata':
+    "body.beside > 0 ? [] : [{ 'field': '/beside', 'message': 'must be positive (beside)' }]\n",
   'routes/conn/echo.jsonata': "{ 'beside': body.beside, 'from': 'beside' }\n",
   'routes/conn/templates/errors.json': template('GC004'),
   // the same names at the root: never read while the route folder has them
@@ -50,15 +54,22 @@ steps:
 });
 
 let engine: RunningEngine;
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 describe('files named by steps', () => {
   it('are read beside the route first, then from the project root', async () => {
     engine = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent') });
     // passes the schemas and the rule beside the route (those at the root require `root` or always fail)
-    expect(await engine.call('echo', { body: { beside: 2 } })).toMatchObject({ body: { beside: 2, from: 'beside', tag: 'root-only' } });
+    expect(await engine.call('echo', { body: { beside: 2 } })).toMatchObject({
+      body: { beside: 2, from: 'beside', tag: 'root-only' },
+    });
     // the rule beside the route refuses, the template beside the connector document maps
-    const bad = await engine.call('echo', { body: { beside: -1 } }).then((r) => r, (e) => e);
+    const bad = await engine.call('echo', { body: { beside: -1 } }).then(
+      (r) => r,
+      (e) => e,
+    );
     expect(JSON.stringify(bad)).toContain('mapped by GC004');
     expect(JSON.stringify(bad)).not.toContain('GC054');
   });

@@ -50,7 +50,9 @@ let engine: RunningEngine;
 beforeAll(async () => {
   engine = await startProject(FILES);
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 const post = (body: unknown) => postJson(engine, '/guarded', body);
 
@@ -59,10 +61,16 @@ const lint = lintFiles;
 describe('if: beside a step', () => {
   it('runs the step only when the condition is truthy', async () => {
     expect(await post({})).toEqual({ status: 200, body: {} });
-    expect(await post({ big: true, note: 'an urgent one' })).toEqual({ status: 200, body: { size: 'big', mark: 'marked' } });
+    expect(await post({ big: true, note: 'an urgent one' })).toEqual({
+      status: 200,
+      body: { size: 'big', mark: 'marked' },
+    });
     expect(await post({ big: 0, note: 'later' })).toEqual({ status: 200, body: {} });
     expect((await post({ code: 'EUR' })).status).toBe(200);
-    expect(await post({ code: 'eu' })).toMatchObject({ status: 400, body: { errors: [{ field: '/code', message: 'must be three capitals' }] } });
+    expect(await post({ code: 'eu' })).toMatchObject({
+      status: 400,
+      body: { errors: [{ field: '/code', message: 'must be three capitals' }] },
+    });
   });
 
   it('inside a nested step list too (a split body)', async () => {
@@ -82,17 +90,21 @@ steps:
     const e = await startProject(root);
     try {
       expect((await postJson(e, '/nested', { items: [1, 2, 0, 5] })).body).toEqual([1, 'big', 0, 'big']);
-    } finally { await e.close(); }
+    } finally {
+      await e.close();
+    }
   });
 
-  it('a guarded validate does not describe the route\'s input (it may not run)', () => {
+  it("a guarded validate does not describe the route's input (it may not run)", () => {
     expect(engine.routes.find((r) => r.id === 'guarded')!.meta.inputSchema).toBeUndefined();
   });
 
   it('lint: a condition that is not a string or not JSONata, and an if without a step, each at its place', async () => {
     const out = await lint({
       ...FILES,
-      'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- if: 3').replace('if: "$exists(body.code)"', 'if: "$exists(body.code"').replace('  - set:\n      values:\n        body:', '  - if: "true"\n  - set:\n      values:\n        body:'),
+      'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- if: 3')
+        .replace('if: "$exists(body.code)"', 'if: "$exists(body.code"')
+        .replace('  - set:\n      values:\n        body:', '  - if: "true"\n  - set:\n      values:\n        body:'),
     });
     expect(out).toEqual([
       "routes/demo/guarded.yaml:6:9 'if' is a JSONata condition (a string): the step runs only when it is truthy (at steps[0].if)",
@@ -102,7 +114,13 @@ steps:
   });
 
   it('lint: a misspelt if beside a step is named, with a suggestion', async () => {
-    const out = await lint({ ...FILES, 'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- iff: "body.big"').replace('    if: "$exists(body.code)"', '    when: "$exists(body.code)"') });
+    const out = await lint({
+      ...FILES,
+      'routes/demo/guarded.yaml': ROUTE.replace('- if: "body.big"', '- iff: "body.big"').replace(
+        '    if: "$exists(body.code)"',
+        '    when: "$exists(body.code)"',
+      ),
+    });
     expect(out).toEqual([
       "routes/demo/guarded.yaml:6:5 unknown key 'iff' beside the set step; did you mean 'if'? (at steps[0].iff)",
       "routes/demo/guarded.yaml:16:5 unknown key 'when' beside the validate step: a step has its kind and optionally `if` (a JSONata condition) (at steps[1].when)",
@@ -117,7 +135,20 @@ steps:
 
   it('the console draws it as a choice with that one branch', () => {
     const graph = routeGraph(`${tmpProject(FILES)}/routes/demo/guarded.yaml`)!;
-    expect(graph.steps[0]).toEqual({ kind: 'choice', path: 'steps[0]', label: 'if', branches: [{ label: 'body.big', steps: [{ kind: 'set', path: 'steps[0]', label: 'set' }] }] });
-    expect(graph.steps[2]).toMatchObject({ kind: 'choice', branches: [{ label: '$contains(body.note, /urgent/)', steps: [{ kind: 'to-direct', target: { kind: 'route', name: 'mark' } }] }] });
+    expect(graph.steps[0]).toEqual({
+      kind: 'choice',
+      path: 'steps[0]',
+      label: 'if',
+      branches: [{ label: 'body.big', steps: [{ kind: 'set', path: 'steps[0]', label: 'set' }] }],
+    });
+    expect(graph.steps[2]).toMatchObject({
+      kind: 'choice',
+      branches: [
+        {
+          label: '$contains(body.note, /urgent/)',
+          steps: [{ kind: 'to-direct', target: { kind: 'route', name: 'mark' } }],
+        },
+      ],
+    });
   });
 });

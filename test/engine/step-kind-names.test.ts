@@ -25,10 +25,11 @@ function sources(dir: string): string[] {
 }
 
 /** The code without its comments (a `//` inside a string such as a URL keeps the line). */
-const code = (text: string) => text
-  .replace(/\/\*[\s\S]*?\*\//g, '')
-  .replace(/^\s*\/\/.*$/gm, '')
-  .replace(/\s\/\/ .*$/gm, '');
+const code = (text: string) =>
+  text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .replace(/\s\/\/ .*$/gm, '');
 
 it('no engine code outside engine/steps/ names a step kind', () => {
   const steps = join(ROOT, 'engine', 'steps');

@@ -42,11 +42,18 @@ describe('the URL a to-http step calls', () => {
     });
     engine = await startEngine({ routes: ['routes'], root, port: 0, logger: createLogger('silent'), processEnv: {} });
   });
-  afterAll(async () => { await engine?.close(); vendor?.close(); });
+  afterAll(async () => {
+    await engine?.close();
+    vendor?.close();
+  });
 
   const call = async (path: string, q: string): Promise<{ url: string; host: string }> => {
     seen.length = 0;
-    const res = await fetch(`${engine.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
+    const res = await fetch(`${engine.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q }),
+    });
     expect(res.status).toBe(200);
     expect(seen).toHaveLength(1);
     return seen[0];

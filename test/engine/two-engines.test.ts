@@ -51,22 +51,47 @@ const FILES = {
   'values/demo.values.yaml': 'vendor:\n  api-key: ${demo-api-key}\ngreeting: ${demo-greeting}\n',
   // a: a memory store and the default body limit; b: Redis and the smallest body limit
   'values/environments/a.yaml': environment('hello-from-a', '    bodyLimit: 4000\n'),
-  'values/environments/b.yaml': environment('hello-from-b', `    bodyLimit: 100\n  store:\n    redis: { url: '${REDIS_URL}', prefix: '${prefix}' }\n`),
+  'values/environments/b.yaml': environment(
+    'hello-from-b',
+    `    bodyLimit: 100\n  store:\n    redis: { url: '${REDIS_URL}', prefix: '${prefix}' }\n`,
+  ),
 };
 
-interface Started { engine: RunningEngine; exporter: InMemorySpanExporter }
+interface Started {
+  engine: RunningEngine;
+  exporter: InMemorySpanExporter;
+}
 
 /** `secret`: the demo-api-key, given as `--set` gives it (an environment file may not hold a secret). */
 async function start(root: string, env: string, secret: string): Promise<Started> {
   const exporter = new InMemorySpanExporter();
   const list: EngineExtension[] = [];
   list.push(consoleExtension(() => list));
-  const engine = await startEngine({ routes: ['routes'], root, env, set: { 'demo-api-key': secret }, port: 0, logger: createLogger('silent'), extensions: list, processEnv: {}, tracing: { exporter } });
+  const engine = await startEngine({
+    routes: ['routes'],
+    root,
+    env,
+    set: { 'demo-api-key': secret },
+    port: 0,
+    logger: createLogger('silent'),
+    extensions: list,
+    processEnv: {},
+    tracing: { exporter },
+  });
   return { engine, exporter };
 }
 
-async function post(e: RunningEngine, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const r = await fetch(`${e.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  e: RunningEngine,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${e.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: await r.json() };
 }
 

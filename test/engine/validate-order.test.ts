@@ -62,7 +62,11 @@ describe('validate rules', () => {
   });
 
   it('report their errors in the order of the rules', async () => {
-    const res = await fetch(`${engine.url}/ordered`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${engine.url}/ordered`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { field: string }[] };
     expect(body.errors.map((e) => e.field)).toEqual(['/a', '/b', '/c', '/d', '/e']);
@@ -70,7 +74,11 @@ describe('validate rules', () => {
 
   it('keep the errors found before the event loop ran between rules, in order', async () => {
     expect(compileExpression(HEAVY).fast).toBe(true);
-    const res = await fetch(`${engine.url}/sliced`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${engine.url}/sliced`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { field: string }[] };
     expect(body.errors.map((e) => e.field)).toEqual(['/a', '/c', '/b', '/e']);

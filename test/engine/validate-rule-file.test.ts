@@ -37,7 +37,9 @@ let engine: RunningEngine;
 beforeAll(async () => {
   engine = await startProject(FILES);
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 const post = (body: unknown) => postJson(engine, '/orders', body);
 
@@ -53,19 +55,43 @@ describe('validate: a rule in a .jsonata file', () => {
     ]);
   });
 
-  it('lint: a missing file, a syntax error at the file\'s line and column, and a rule that is two kinds', async () => {
+  it("lint: a missing file, a syntax error at the file's line and column, and a rule that is two kinds", async () => {
     expect(await lintFiles(FILES)).toEqual([]);
-    expect(await lintFiles({ ...FILES, 'routes/shop/orders.yaml': ROUTE.replace('order-rules.jsonata', 'order-rule.jsonata') })).toEqual([
+    expect(
+      await lintFiles({
+        ...FILES,
+        'routes/shop/orders.yaml': ROUTE.replace('order-rules.jsonata', 'order-rule.jsonata'),
+      }),
+    ).toEqual([
       'routes/shop/orders.yaml:11:17 file not found: transforms/shop/order-rule.jsonata (at steps[0].validate.rules[1].file)',
     ]);
-    expect(await lintFiles({ ...FILES, 'transforms/shop/order-rules.jsonata': RULES.replace("'index': $i,", "'index': $i,,") })).toEqual([
-      expect.stringMatching(/^routes\/shop\/orders\.yaml:11:17 transforms\/shop\/order-rules\.jsonata:3:\d+: JSONata: .* \(at steps\[0\]\.validate\.rules\[1\]\.file\)$/),
+    expect(
+      await lintFiles({
+        ...FILES,
+        'transforms/shop/order-rules.jsonata': RULES.replace("'index': $i,", "'index': $i,,"),
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /^routes\/shop\/orders\.yaml:11:17 transforms\/shop\/order-rules\.jsonata:3:\d+: JSONata: .* \(at steps\[0\]\.validate\.rules\[1\]\.file\)$/,
+      ),
     ]);
-    expect(await lintFiles({ ...FILES, 'routes/shop/orders.yaml': ROUTE.replace('        - file:', '          errors: "[]"\n        - file:') })).toEqual([
+    expect(
+      await lintFiles({
+        ...FILES,
+        'routes/shop/orders.yaml': ROUTE.replace('        - file:', '          errors: "[]"\n        - file:'),
+      }),
+    ).toEqual([
       'routes/shop/orders.yaml:11:19 a rule is one of `assert`, `errors` or `file`, not `assert` and `errors`: make them two rules (at steps[0].validate.rules[0].errors)',
     ]);
-    expect(await lintFiles({ ...FILES, 'routes/shop/orders.yaml': ROUTE.replace('transforms/shop/order-rules.jsonata', '"body.a > 1"') })).toEqual([
-      expect.stringContaining("file not found: body.a > 1 (a rule's file is a .jsonata file; an inline rule goes in `errors` or `assert`)"),
+    expect(
+      await lintFiles({
+        ...FILES,
+        'routes/shop/orders.yaml': ROUTE.replace('transforms/shop/order-rules.jsonata', '"body.a > 1"'),
+      }),
+    ).toEqual([
+      expect.stringContaining(
+        "file not found: body.a > 1 (a rule's file is a .jsonata file; an inline rule goes in `errors` or `assert`)",
+      ),
     ]);
   });
 });
@@ -86,16 +112,26 @@ $count(body.lines) > {{max.lines}} ? { 'field': '/lines', 'message': 'at most {{
     const send = (n: number) => postJson(e, '/orders', { id: 1, lines: Array(n).fill({}) });
     try {
       expect((await send(2)).status).toBe(200);
-      expect(await send(3)).toMatchObject({ status: 400, body: { errors: [{ field: '/lines', message: 'at most 2 lines' }] } });
+      expect(await send(3)).toMatchObject({
+        status: 400,
+        body: { errors: [{ field: '/lines', message: 'at most 2 lines' }] },
+      });
       writeFileSync(join(root, 'values/shop.values.yaml'), 'max.lines: 3\n');
       expect(await e.reload('test')).toMatchObject({ ok: true, changed: ['orders'] });
       expect((await send(3)).status).toBe(200);
-    } finally { await e.close(); }
+    } finally {
+      await e.close();
+    }
   });
 
   it('lint: an unknown property is said at its line and column in the file, naming the route', async () => {
     expect(await lintFiles(files)).toEqual([]);
-    expect(await lintFiles({ ...files, 'transforms/shop/order-rules.jsonata': LIMIT.replace('> {{max.lines}}', '> {{max.line}}') })).toEqual([
+    expect(
+      await lintFiles({
+        ...files,
+        'transforms/shop/order-rules.jsonata': LIMIT.replace('> {{max.lines}}', '> {{max.line}}'),
+      }),
+    ).toEqual([
       "transforms/shop/order-rules.jsonata:2:22 unknown property 'max.line' in values 'shop'; did you mean 'max.lines'? (the values of route orders, which names this file at steps[0].validate.rules[1].file)",
     ]);
   });

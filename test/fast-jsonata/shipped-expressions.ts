@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 
-export const ROOT = join(import.meta.dirname, '../..');
+const ROOT = join(import.meta.dirname, '../..');
 
 export interface Shipped {
   /** file and YAML path, or file alone for a .jsonata file */
@@ -24,7 +24,16 @@ const STEP_FIELDS: Record<string, string[]> = {
   validate: [],
   choice: [],
   set: ['values.*', 'response-headers.*'],
-  'to-http': ['path-params.*', 'query.*', 'headers.*', 'body', 'idempotency-key', 'error-code', 'already-done.when', 'already-done.answer'],
+  'to-http': [
+    'path-params.*',
+    'query.*',
+    'headers.*',
+    'body',
+    'idempotency-key',
+    'error-code',
+    'already-done.when',
+    'already-done.answer',
+  ],
   'to-direct': ['body'],
   'to-eventhub': ['id', 'subject', 'data'],
   fail: ['when', 'detail'],
@@ -49,10 +58,12 @@ function files(dir: string, ext: string): string[] {
 function valueTable(): Map<string, unknown> {
   const table = new Map<string, unknown>();
   const flatten = (v: unknown, prefix: string) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k);
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k);
     if (prefix && !table.has(prefix)) table.set(prefix, v);
   };
-  for (const f of files('values', '.yaml').filter((f) => !f.includes('environments'))) flatten(parse(readFileSync(join(ROOT, f), 'utf8')), '');
+  for (const f of files('values', '.yaml').filter((f) => !f.includes('environments')))
+    flatten(parse(readFileSync(join(ROOT, f), 'utf8')), '');
   return table;
 }
 
@@ -62,7 +73,7 @@ const VALUES = valueTable();
  * `{{key}}` to the values files' value as text (innermost first: `{{a_{{direction}}_b}}`); an
  * environmental `${...}` value or an unknown key gets a plausible stand-in.
  */
-export function substitute(text: string, instance: Record<string, unknown> = {}): string {
+function substitute(text: string, instance: Record<string, unknown> = {}): string {
   const innermost = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
   let out = text;
   for (let i = 0; i < 5 && innermost.test(out); i++) {
@@ -93,7 +104,12 @@ function at(obj: unknown, dotted: string): [string, unknown][] {
 }
 
 /** The expressions of a list of steps, nested lists too; an unknown step kind throws (add its fields above). */
-function stepExpressions(list: unknown, path: string, add: (path: string, source: unknown) => void, file: (path: string, name: unknown) => void): void {
+function stepExpressions(
+  list: unknown,
+  path: string,
+  add: (path: string, source: unknown) => void,
+  file: (path: string, name: unknown) => void,
+): void {
   if (!Array.isArray(list)) return;
   list.forEach((step, i) => {
     const here = `${path}[${i}]`;
@@ -102,14 +118,16 @@ function stepExpressions(list: unknown, path: string, add: (path: string, source
     if ('if' in s) add(`${here}.if`, s.if);
     const kinds = Object.keys(s).filter((k) => k !== 'if');
     for (const kind of kinds) {
-      if (!(kind in STEP_FIELDS)) throw new Error(`${here}: step kind '${kind}' is not in STEP_FIELDS: name its JSONata fields there`);
+      if (!(kind in STEP_FIELDS))
+        throw new Error(`${here}: step kind '${kind}' is not in STEP_FIELDS: name its JSONata fields there`);
       const cfg = s[kind];
       if (kind === 'transform' && typeof cfg === 'string') file(`${here}.transform`, cfg);
       if (kind === 'transform' && cfg?.file) file(`${here}.transform.file`, cfg.file);
       for (const field of STEP_FIELDS[kind]) for (const [p, v] of at(cfg, field)) add(`${here}.${kind}${p}`, v);
       if (kind === 'validate') {
         (cfg?.rules ?? []).forEach((r: any, j: number) => {
-          for (const f of ['assert', 'errors']) if (r?.[f] !== undefined) add(`${here}.validate.rules[${j}].${f}`, r[f]);
+          for (const f of ['assert', 'errors'])
+            if (r?.[f] !== undefined) add(`${here}.validate.rules[${j}].${f}`, r[f]);
           if (r?.file) file(`${here}.validate.rules[${j}].file`, r.file);
         });
       }
@@ -137,7 +155,8 @@ export function shippedExpressions(): Shipped[] {
     for (const instance of instances) {
       const tag = Object.keys(instance).length ? ` (${JSON.stringify(instance)})` : '';
       const add = (path: string, source: unknown) => {
-        if (typeof source === 'string') out.push({ where: `${f}${tag}: ${path}`, source: substitute(source, instance), folder });
+        if (typeof source === 'string')
+          out.push({ where: `${f}${tag}: ${path}`, source: substitute(source, instance), folder });
       };
       const file = (_path: string, name: unknown) => {
         if (typeof name === 'string' && name.endsWith('.jsonata')) {
@@ -146,22 +165,30 @@ export function shippedExpressions(): Shipped[] {
         }
       };
       stepExpressions(doc.steps, 'steps', add, file);
-      (doc['on-exception'] ?? []).forEach((h: any, i: number) => stepExpressions(h?.steps, `on-exception[${i}].steps`, add, file));
+      (doc['on-exception'] ?? []).forEach((h: any, i: number) =>
+        stepExpressions(h?.steps, `on-exception[${i}].steps`, add, file),
+      );
       // a connector document's client profiles: header values are expressions
-      for (const [name, client] of Object.entries(doc.clients ?? {})) for (const [p, v] of at(client, 'headers.*')) add(`clients.${name}${p}`, v);
+      for (const [name, client] of Object.entries(doc.clients ?? {}))
+        for (const [p, v] of at(client, 'headers.*')) add(`clients.${name}${p}`, v);
     }
   }
   for (const f of [...files('transforms', '.jsonata'), ...files('routes', '.jsonata')]) {
     const text = readFileSync(join(ROOT, f), 'utf8');
     const folders = byFile.get(f) ?? new Set([undefined as unknown as string]);
-    const directions: { direction?: string }[] = text.includes('{{direction}}') ? [{ direction: 'credit' }, { direction: 'debit' }] : [{}];
-    for (const folder of folders) for (const d of directions) out.push({ where: f + (d.direction ? ` (${d.direction})` : ''), source: substitute(text, d), folder });
+    const directions: { direction?: string }[] = text.includes('{{direction}}')
+      ? [{ direction: 'credit' }, { direction: 'debit' }]
+      : [{}];
+    for (const folder of folders)
+      for (const d of directions)
+        out.push({ where: f + (d.direction ? ` (${d.direction})` : ''), source: substitute(text, d), folder });
   }
   return out;
 }
 
 /** Lower-cased header names, as the engine gives them to expressions. */
-const lower = (h: unknown) => Object.fromEntries(Object.entries((h ?? {}) as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
+const lower = (h: unknown) =>
+  Object.fromEntries(Object.entries((h ?? {}) as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
 
 /** The exchanges the route tests of each folder record: requests, and stub answers as a vendor's body. */
 export function recordedInputs(): Map<string, unknown[]> {
@@ -174,13 +201,25 @@ export function recordedInputs(): Map<string, unknown[]> {
     for (const t of doc?.tests ?? []) {
       const req = t?.request ?? {};
       const url = new URL(String(req.path ?? '/'), 'http://x');
-      const base = { body: req.body ?? {}, headers: lower(req.headers), query: Object.fromEntries(url.searchParams), params: {}, vars: {}, status: 200, responseHeaders: {} };
+      const base = {
+        body: req.body ?? {},
+        headers: lower(req.headers),
+        query: Object.fromEntries(url.searchParams),
+        params: {},
+        vars: {},
+        status: 200,
+        responseHeaders: {},
+      };
       list.push(base);
       for (const stub of Object.values(t?.stubs ?? {})) {
         for (const answer of Array.isArray(stub) ? stub : [stub]) {
           const vendor = (answer as any)?.body;
           if (vendor === undefined) continue;
-          list.push({ ...base, body: vendor, vars: { vendor, order: req.body, lastStatus: (answer as any)?.status ?? 200 } });
+          list.push({
+            ...base,
+            body: vendor,
+            vars: { vendor, order: req.body, lastStatus: (answer as any)?.status ?? 200 },
+          });
           list.push({ ...base, vars: { vendor, lastStatus: (answer as any)?.status ?? 200 } });
         }
       }
@@ -188,4 +227,3 @@ export function recordedInputs(): Map<string, unknown[]> {
   }
   return out;
 }
-

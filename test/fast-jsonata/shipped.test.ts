@@ -17,7 +17,11 @@ const FUNCTIONS: CustomFunctions = { ...TEST_FUNCTIONS, uuid: { fn: () => '00000
 
 const SHIPPED = shippedExpressions();
 const RECORDED = recordedInputs();
-const GENERIC: unknown[] = [{}, { body: null, headers: {}, query: {}, params: {}, vars: {} }, { body: [], headers: {}, query: {}, params: {}, vars: { vendor: {} } }];
+const GENERIC: unknown[] = [
+  {},
+  { body: null, headers: {}, query: {}, params: {}, vars: {} },
+  { body: [], headers: {}, query: {}, params: {}, vars: { vendor: {} } },
+];
 
 /** mulberry32: the same variants on every run */
 function random(seed: number): () => number {
@@ -43,7 +47,21 @@ function variant(input: unknown, rnd: () => number): unknown {
   walk({ body: copy.body, vars: copy.vars, query: copy.query, headers: copy.headers }, 0);
   if (!holders.length) return copy;
   const [holder, key] = holders[Math.floor(rnd() * holders.length)];
-  const replacements = [undefined, null, '', 0, -1.5, 'x', [], {}, true, ['a', 'b'], '2099-01-01', 'DE89370400440532013000', '100.255'];
+  const replacements = [
+    undefined,
+    null,
+    '',
+    0,
+    -1.5,
+    'x',
+    [],
+    {},
+    true,
+    ['a', 'b'],
+    '2099-01-01',
+    'DE89370400440532013000',
+    '100.255',
+  ];
   const r = replacements[Math.floor(rnd() * replacements.length)];
   if (r === undefined) delete holder[key];
   else holder[key] = r;
@@ -51,11 +69,15 @@ function variant(input: unknown, rnd: () => number): unknown {
 }
 
 function inputsFor(folder: string | undefined, rnd: () => number): unknown[] {
-  const recorded = folder ? RECORDED.get(folder) ?? [] : [...RECORDED.values()].flat();
+  const recorded = folder ? (RECORDED.get(folder) ?? []) : [...RECORDED.values()].flat();
   // at most 40 recorded ones (the longer lists sampled), each with two variants
-  const picked = recorded.length <= 40 ? recorded : Array.from({ length: 40 }, () => recorded[Math.floor(rnd() * recorded.length)]);
+  const picked =
+    recorded.length <= 40 ? recorded : Array.from({ length: 40 }, () => recorded[Math.floor(rnd() * recorded.length)]);
   const user = { id: 'user-1', authenticated: true };
-  return [...GENERIC, ...picked.flatMap((x, i) => [i % 2 ? { ...(x as object), user } : x, variant(x, rnd), variant(x, rnd)])];
+  return [
+    ...GENERIC,
+    ...picked.flatMap((x, i) => [i % 2 ? { ...(x as object), user } : x, variant(x, rnd), variant(x, rnd)]),
+  ];
 }
 
 const NOW = new Date('2026-05-06T07:08:09.123Z');
@@ -73,9 +95,17 @@ const fallbacks: string[] = [];
 describe('the expressions the project ships give the same results on fast-jsonata as on jsonata', () => {
   it('finds them: .jsonata files and the JSONata fields of the route YAML, every folder with recorded inputs', () => {
     expect(SHIPPED.filter((s) => s.where.endsWith('.jsonata')).length).toBeGreaterThanOrEqual(30);
-    expect(SHIPPED.filter((s) => s.where.endsWith('.yaml') || s.where.includes('.yaml')).length).toBeGreaterThanOrEqual(100);
+    expect(SHIPPED.filter((s) => s.where.endsWith('.yaml') || s.where.includes('.yaml')).length).toBeGreaterThanOrEqual(
+      100,
+    );
     for (const s of SHIPPED) expect(s.source, `${s.where}: a placeholder left`).not.toMatch(/\{\{/);
-    for (const folder of ['hubvendor-payment', 'hubvendor-foreign-exchange', 'achvendor-batch-payment', 'screenvendor-screening']) expect(RECORDED.get(folder)?.length, folder).toBeGreaterThan(5);
+    for (const folder of [
+      'hubvendor-payment',
+      'hubvendor-foreign-exchange',
+      'achvendor-batch-payment',
+      'screenvendor-screening',
+    ])
+      expect(RECORDED.get(folder)?.length, folder).toBeGreaterThan(5);
   });
 
   it.each(SHIPPED.map((s, i) => [s.where, i] as const))('%s', async (_where, i) => {
@@ -100,7 +130,11 @@ describe('the expressions the project ships give the same results on fast-jsonat
   });
 
   it('most of them run on the fast path, and every expression of payment initiation does', () => {
-    const payment = SHIPPED.filter((s) => /initiate-payment-order\.yaml|payment-order-(request|response|rules)\.jsonata|payment-validation-response|standing-order-response|hubvendor-payment\/connector/.test(s.where));
+    const payment = SHIPPED.filter((s) =>
+      /initiate-payment-order\.yaml|payment-order-(request|response|rules)\.jsonata|payment-validation-response|standing-order-response|hubvendor-payment\/connector/.test(
+        s.where,
+      ),
+    );
     expect(payment.length).toBeGreaterThan(10);
     expect(fallbacks.filter((w) => payment.some((p) => p.where === w))).toEqual([]);
     expect(fallbacks.length / SHIPPED.length, `fallbacks:\n${fallbacks.join('\n')}`).toBeLessThan(0.2);

@@ -10,16 +10,27 @@ let base = '';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    if (req.url === '/jwks') { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ keys: [{ kid: 'a', accept: req.headers.accept }] })); }
-    else if (req.url === '/missing') { res.statusCode = 404; res.end('no'); }
-    else if (req.url === '/text') res.end('<html>');
-    else if (req.url === '/huge') { res.write('['); const chunk = '1,'.repeat(64 * 1024); for (let i = 0; i < 20; i++) res.write(chunk); res.end('1]'); }
-    else if (req.url === '/slow') setTimeout(() => res.end('{}'), 2000);
+    if (req.url === '/jwks') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [{ kid: 'a', accept: req.headers.accept }] }));
+    } else if (req.url === '/missing') {
+      res.statusCode = 404;
+      res.end('no');
+    } else if (req.url === '/text') res.end('<html>');
+    else if (req.url === '/huge') {
+      res.write('[');
+      const chunk = '1,'.repeat(64 * 1024);
+      for (let i = 0; i < 20; i++) res.write(chunk);
+      res.end('1]');
+    } else if (req.url === '/slow') setTimeout(() => res.end('{}'), 2000);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
 
 describe('getJson', () => {
   it('reads a JSON document, asking for JSON', async () => {

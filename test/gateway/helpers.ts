@@ -17,21 +17,39 @@ export interface GatewayTestEngine extends TestEngine {
   platform: PlatformBackend;
   /** POST /mcp with the demo key (unless headers say otherwise) */
   mcp(body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
-  rpc(method: string, params?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  rpc(
+    method: string,
+    params?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   token(sub: string, ttl?: number): Promise<string>;
 }
 
-export async function startGateway(set: Record<string, string> = {}, extra: Parameters<typeof startTestEngine>[0] = {}): Promise<GatewayTestEngine> {
+export async function startGateway(
+  set: Record<string, string> = {},
+  extra: Parameters<typeof startTestEngine>[0] = {},
+): Promise<GatewayTestEngine> {
   const gateway = gatewayExtension();
   const engine = await startTestEngine({ routes: ROUTES, extensions: [gateway], set, ...extra });
   const idp = engine.sandbox.services.idp as Idp;
   const platform = engine.sandbox.services.platform as PlatformBackend;
   let n = 0;
-  const mcp: GatewayTestEngine['mcp'] = (body, headers = {}) => engine.request('POST', '/mcp', body, {
-    'ocp-gateway-subscription-key': KEY, accept: 'application/json, text/event-stream', ...headers,
+  const mcp: GatewayTestEngine['mcp'] = (body, headers = {}) =>
+    engine.request('POST', '/mcp', body, {
+      'ocp-gateway-subscription-key': KEY,
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    });
+  const rpc: GatewayTestEngine['rpc'] = (method, params, headers) =>
+    mcp({ jsonrpc: '2.0', id: ++n, method, ...(params === undefined ? {} : { params }) }, headers);
+  return Object.assign(engine, {
+    gateway,
+    idp,
+    platform,
+    mcp,
+    rpc,
+    token: (sub: string, ttl?: number) => idp.sign({ sub, ttl }),
   });
-  const rpc: GatewayTestEngine['rpc'] = (method, params, headers) => mcp({ jsonrpc: '2.0', id: ++n, method, ...(params === undefined ? {} : { params }) }, headers);
-  return Object.assign(engine, { gateway, idp, platform, mcp, rpc, token: (sub: string, ttl?: number) => idp.sign({ sub, ttl }) });
 }
 
 export function bearer(token: string): Record<string, string> {

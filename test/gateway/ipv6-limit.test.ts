@@ -14,12 +14,15 @@ describe('the anonymous limit of IPv6 clients (3 per window, /64)', () => {
   beforeAll(async () => {
     e = await startGateway({ 'gateway.rateLimits.anonymous': '3', 'gateway.trustedProxies': '127.0.0.1' });
   });
-  afterAll(async () => { await e?.close(); });
+  afterAll(async () => {
+    await e?.close();
+  });
 
   const ping = (ip: string) => e.rpc('ping', undefined, { 'x-forwarded-for': ip });
 
   it('addresses of one /64 share a budget; another /64 has its own', async () => {
-    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:aaaa:bbbb:cccc:dddd']) expect((await ping(ip)).status, ip).toBe(200);
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:aaaa:bbbb:cccc:dddd'])
+      expect((await ping(ip)).status, ip).toBe(200);
     const over = await ping('2001:db8:1:2:ffff:ffff:ffff:ffff');
     expect(over.status).toBe(429);
     expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -40,7 +43,8 @@ describe('the anonymous limit of IPv6 clients (3 per window, /64)', () => {
     expect((await ping('198.51.100.20:6000')).status).toBe(429);
     expect((await ping('198.51.100.21:5555')).status).toBe(200);
     // IPv6 in brackets, with or without a port; the proxy's own hop after the client's
-    for (const hop of ['[2001:db8:5::1]:5555', '[2001:db8:5::2]', '[2001:db8:5::3]:4711, 127.0.0.1:443']) expect((await ping(hop)).status, hop).toBe(200);
+    for (const hop of ['[2001:db8:5::1]:5555', '[2001:db8:5::2]', '[2001:db8:5::3]:4711, 127.0.0.1:443'])
+      expect((await ping(hop)).status, hop).toBe(200);
     expect((await ping('[2001:db8:5::4]:1')).status).toBe(429);
     expect((await ping('[2001:db8:6::1]:5555')).status).toBe(200);
     // an anonymous entry the port does not make an address: the proxy's peer address counts
@@ -62,7 +66,9 @@ describe('the network of an address', () => {
   it('the limit key: IPv6 by the configured prefix, IPv4 and IPv4-mapped by address', () => {
     expect(new ClientIp([]).limitKey('2001:db8::5', undefined)).toBe('2001:db8:0:0::/64');
     expect(new ClientIp([], 48).limitKey('2001:db8:7:8::5', undefined)).toBe('2001:db8:7::/48');
-    expect(new ClientIp([], 128).limitKey('2001:db8::5', undefined)).not.toBe(new ClientIp([], 128).limitKey('2001:db8::6', undefined));
+    expect(new ClientIp([], 128).limitKey('2001:db8::5', undefined)).not.toBe(
+      new ClientIp([], 128).limitKey('2001:db8::6', undefined),
+    );
     expect(new ClientIp([]).limitKey('::ffff:192.0.2.7', undefined)).toBe('192.0.2.7');
     // through a trusted proxy the forwarded client counts
     expect(new ClientIp(['10.0.0.0/8']).limitKey('10.1.1.1', '2001:db8:9:9::abcd')).toBe('2001:db8:9:9::/64');

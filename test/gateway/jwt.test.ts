@@ -21,7 +21,9 @@ beforeAll(async () => {
   e = await startGateway(LIMITS);
   sandboxKey = (await importJWK({ ...SANDBOX_PRIVATE_JWK }, 'RS256')) as CryptoKey;
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -29,13 +31,23 @@ function claims(over: Record<string, unknown> = {}) {
   return { sub: 'alice', iss: SANDBOX_ISSUER, aud: SANDBOX_AUDIENCE, iat: now(), exp: now() + 600, ...over };
 }
 
-async function signed(payload: Record<string, unknown>, header: Record<string, unknown> = {}, key: CryptoKey | Uint8Array = sandboxKey): Promise<string> {
+async function signed(
+  payload: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+  key: CryptoKey | Uint8Array = sandboxKey,
+): Promise<string> {
   const clean = Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== undefined));
-  return new SignJWT(clean).setProtectedHeader({ alg: 'RS256', kid: SANDBOX_KID, typ: 'JWT', ...header } as any).sign(key);
+  return new SignJWT(clean)
+    .setProtectedHeader({ alg: 'RS256', kid: SANDBOX_KID, typ: 'JWT', ...header } as any)
+    .sign(key);
 }
 
 async function callFx(token?: string) {
-  return e.rpc('tools/call', { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'GBP' } }, token === undefined ? {} : bearer(token));
+  return e.rpc(
+    'tools/call',
+    { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'GBP' } },
+    token === undefined ? {} : bearer(token),
+  );
 }
 
 function expectInvalidToken(r: { status: number; headers: Headers; body: any }) {
@@ -63,12 +75,19 @@ describe('attacks: each answered 401 invalid_token, also on a public tool', () =
     // and a none header grafted onto a real signature
     const real = await signed(claims());
     const [, p, s] = real.split('.');
-    expectInvalidToken(await callFx(`${base64url.encode(JSON.stringify({ alg: 'none', kid: SANDBOX_KID }))}.${p}.${s}`));
+    expectInvalidToken(
+      await callFx(`${base64url.encode(JSON.stringify({ alg: 'none', kid: SANDBOX_KID }))}.${p}.${s}`),
+    );
   });
 
   it('HS256 signed with the RSA public key as the secret', async () => {
     const { d, p, q, dp, dq, qi, ...pub } = SANDBOX_PRIVATE_JWK;
-    void d; void p; void q; void dp; void dq; void qi;
+    void d;
+    void p;
+    void q;
+    void dp;
+    void dq;
+    void qi;
     const pem = createPublicKey({ key: { ...pub }, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
     const token = await signed(claims(), { alg: 'HS256' }, new TextEncoder().encode(pem));
     expectInvalidToken(await callFx(token));
@@ -123,14 +142,23 @@ describe('attacks: each answered 401 invalid_token, also on a public tool', () =
       expectInvalidToken(await callFx(await signed(claims({ sub }))));
     }
     // ids of common providers pass: UUIDs, emails, auth0-style and base64 subjects
-    for (const sub of ['3f0c6a8e-1b7d-4c1e-9d2a-6f5e4b3c2a10', 'alice@example.com', 'auth0|5f7c8ec7c33c6c004bbafe82', 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ']) {
+    for (const sub of [
+      '3f0c6a8e-1b7d-4c1e-9d2a-6f5e4b3c2a10',
+      'alice@example.com',
+      'auth0|5f7c8ec7c33c6c004bbafe82',
+      'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ',
+    ]) {
       expect((await callFx(await signed(claims({ sub })))).status).toBe(200);
     }
   });
 
   it('a user-scoped tool with a bad token is 401 and the backend is never called', async () => {
     e.platform.server.clearRequests();
-    const r = await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(await signed(claims({ aud: 'x' }))));
+    const r = await e.rpc(
+      'tools/call',
+      { name: 'getMyAccountBalance', arguments: {} },
+      bearer(await signed(claims({ aud: 'x' }))),
+    );
     expectInvalidToken(r);
     expect(e.platform.server.requests()).toHaveLength(0);
   });
@@ -141,9 +169,18 @@ describe('key discovery, rotation and the verified-token cache', () => {
   // is long (30 s) and the test steps over it with the verifier's clock, so no sleep and no race
   // with a slow machine: the five calls below only have to fit in 30 s.
   let e: GatewayTestEngine;
-  beforeAll(async () => { e = await startGateway({ ...LIMITS, 'gateway.jwt.jwksCooldownSeconds': '30' }); });
-  afterAll(async () => { await e?.close(); });
-  const callFx = (token?: string) => e.rpc('tools/call', { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'GBP' } }, token === undefined ? {} : bearer(token));
+  beforeAll(async () => {
+    e = await startGateway({ ...LIMITS, 'gateway.jwt.jwksCooldownSeconds': '30' });
+  });
+  afterAll(async () => {
+    await e?.close();
+  });
+  const callFx = (token?: string) =>
+    e.rpc(
+      'tools/call',
+      { name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'GBP' } },
+      token === undefined ? {} : bearer(token),
+    );
 
   it('caches a verified token by its string and drops the cache when the keys change', async () => {
     const v = e.gateway.running!.verifier;
@@ -172,7 +209,9 @@ describe('key discovery, rotation and the verified-token cache', () => {
     let skew = 0;
     v.now = () => Date.now() + skew;
     const { privateKey } = await generateKeyPair('RS256');
-    const tokens = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => signed(claims(), { kid: `rogue-${i}` }, privateKey)));
+    const tokens = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => signed(claims(), { kid: `rogue-${i}` }, privateKey)),
+    );
     // the rotation above refetched less than 30 s ago: an unknown kid now does not refetch
     let fetches = e.idp.jwksFetches();
     expectInvalidToken(await callFx(tokens[0]));
@@ -188,8 +227,12 @@ describe('key discovery, rotation and the verified-token cache', () => {
 
 describe('requireToken', () => {
   let strict: GatewayTestEngine;
-  beforeAll(async () => { strict = await startGateway({ ...LIMITS, 'gateway.requireToken': 'true' }); });
-  afterAll(async () => { await strict?.close(); });
+  beforeAll(async () => {
+    strict = await startGateway({ ...LIMITS, 'gateway.requireToken': 'true' });
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
 
   it('refuses requests without a token, also for public tools', async () => {
     const r = await strict.rpc('tools/list');
@@ -202,15 +245,36 @@ describe('requireToken', () => {
 
 describe('static keys', () => {
   const log = createLogger('silent');
-  const base = { issuer: 'https://issuer.test', audience: ['api'], algorithms: ['ES256', 'RS256'], clockToleranceSeconds: 5, jwksCooldownSeconds: 30, jwksMaxAgeSeconds: 600, tokenCacheSize: 10 };
+  const base = {
+    issuer: 'https://issuer.test',
+    audience: ['api'],
+    algorithms: ['ES256', 'RS256'],
+    clockToleranceSeconds: 5,
+    jwksCooldownSeconds: 30,
+    jwksMaxAgeSeconds: 600,
+    tokenCacheSize: 10,
+  };
 
   it('a PEM public key', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const v = new TokenVerifier({ ...base, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string }, log);
-    const t = await new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'ES256' }).setIssuer(base.issuer).setAudience('api').setExpirationTime('5m').sign(privateKey);
+    const v = new TokenVerifier(
+      { ...base, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string },
+      log,
+    );
+    const t = await new SignJWT({ sub: 'u1' })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(base.issuer)
+      .setAudience('api')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     expect((await v.verify(t)).sub).toBe('u1');
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const bad = await new SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'ES256' }).setIssuer(base.issuer).setAudience('api').setExpirationTime('5m').sign(other);
+    const bad = await new SignJWT({ sub: 'u1' })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(base.issuer)
+      .setAudience('api')
+      .setExpirationTime('5m')
+      .sign(other);
     await expect(v.verify(bad)).rejects.toThrow(/signature/);
   });
 
@@ -220,9 +284,19 @@ describe('static keys', () => {
     const file = join(dir, 'jwks.json');
     writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256' }] }));
     const v = new TokenVerifier({ ...base, jwksFile: file }, log);
-    const t = await new SignJWT({ sub: 'u2' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(base.issuer).setAudience('api').setExpirationTime('5m').sign(privateKey);
+    const t = await new SignJWT({ sub: 'u2' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(base.issuer)
+      .setAudience('api')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     expect((await v.verify(t)).sub).toBe('u2');
-    const wrongAud = await new SignJWT({ sub: 'u2' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(base.issuer).setAudience('nope').setExpirationTime('5m').sign(privateKey);
+    const wrongAud = await new SignJWT({ sub: 'u2' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(base.issuer)
+      .setAudience('nope')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     await expect(v.verify(wrongAud)).rejects.toThrow(/audience/);
   });
 });

@@ -6,8 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 let e: GatewayTestEngine;
-beforeAll(async () => { e = await startGateway({ 'gateway.rateLimits.anonymous': '100000', 'gateway.rateLimits.subscriptionPublic': '100000' }); });
-afterAll(async () => { await e?.close(); });
+beforeAll(async () => {
+  e = await startGateway({
+    'gateway.rateLimits.anonymous': '100000',
+    'gateway.rateLimits.subscriptionPublic': '100000',
+  });
+});
+afterAll(async () => {
+  await e?.close();
+});
 
 const V = '2026-07-28';
 const META = {
@@ -23,17 +30,23 @@ let n = 0;
 function m26(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const id = ++n;
-  return e.mcp({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
-    { 'mcp-protocol-version': V, 'mcp-method': method, ...name, ...headers }).then((r) => ({ ...r, id }));
+  return e
+    .mcp(
+      { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
+      { 'mcp-protocol-version': V, 'mcp-method': method, ...name, ...headers },
+    )
+    .then((r) => ({ ...r, id }));
 }
-const call = (args: Record<string, unknown>, headers: Record<string, string> = FX_HEADERS) => m26('tools/call', { name: 'getExchangeRate', arguments: args }, headers);
+const call = (args: Record<string, unknown>, headers: Record<string, string> = FX_HEADERS) =>
+  m26('tools/call', { name: 'getExchangeRate', arguments: args }, headers);
 
 describe('server/discover and results', () => {
   it('server/discover answers the supported versions, capabilities, serverInfo and caching hints', async () => {
     const r = await m26('server/discover');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      jsonrpc: '2.0', id: r.id,
+      jsonrpc: '2.0',
+      id: r.id,
       result: {
         resultType: 'complete',
         supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
@@ -41,7 +54,13 @@ describe('server/discover and results', () => {
         instructions: expect.any(String),
         ttlMs: 300_000,
         cacheScope: 'public',
-        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bank-integration-platform', version: '1.0.0', title: expect.any(String) } },
+        _meta: {
+          'io.modelcontextprotocol/serverInfo': {
+            name: 'bank-integration-platform',
+            version: '1.0.0',
+            title: expect.any(String),
+          },
+        },
       },
     });
   });
@@ -49,7 +68,12 @@ describe('server/discover and results', () => {
   it('tools/list: resultType, private caching hints, serverInfo, and x-mcp-header on the currency pair', async () => {
     const r = await m26('tools/list');
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'private', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bank-integration-platform' } } });
+    expect(r.body.result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 300_000,
+      cacheScope: 'private',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bank-integration-platform' } },
+    });
     const fx = r.body.result.tools.find((t: any) => t.name === 'getExchangeRate');
     expect(fx.inputSchema.properties.buyCurrency['x-mcp-header']).toBe('BuyCurrency');
     expect(fx.inputSchema.properties.sellCurrency['x-mcp-header']).toBe('SellCurrency');
@@ -65,31 +89,55 @@ describe('server/discover and results', () => {
   it('ttlMs follows gateway.listTtlSeconds', async () => {
     const g = await startGateway({ 'gateway.listTtlSeconds': '5' });
     try {
-      const r = await g.mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }, { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' });
+      const r = await g.mcp(
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } },
+        { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' },
+      );
       expect(r.body.result.ttlMs).toBe(5000);
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 
   it('tools/call with the headers and _meta answers a complete result', async () => {
     const r = await call(FX);
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ resultType: 'complete', isError: false, structuredContent: FX, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bank-integration-platform' } } });
+    expect(r.body.result).toMatchObject({
+      resultType: 'complete',
+      isError: false,
+      structuredContent: FX,
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bank-integration-platform' } },
+    });
   });
 
   it('a failed tool call is isError with the problem as structuredContent and as text', async () => {
-    const r = await call({ buyCurrency: 'XXX1', sellCurrency: 'USD' }, { 'mcp-param-buycurrency': 'XXX1', 'mcp-param-sellcurrency': 'USD' });
+    const r = await call(
+      { buyCurrency: 'XXX1', sellCurrency: 'USD' },
+      { 'mcp-param-buycurrency': 'XXX1', 'mcp-param-sellcurrency': 'USD' },
+    );
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ resultType: 'complete', isError: true, structuredContent: { status: 400, code: 'GC025', errors: expect.any(Array) } });
+    expect(r.body.result).toMatchObject({
+      resultType: 'complete',
+      isError: true,
+      structuredContent: { status: 400, code: 'GC025', errors: expect.any(Array) },
+    });
     expect(JSON.parse(r.body.result.content[0].text)).toEqual(r.body.result.structuredContent);
     // 2025-11-25: the tool has an output schema the problem does not match, so text only
-    const legacy = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: { buyCurrency: 'XXX1', sellCurrency: 'USD' } }, { 'mcp-protocol-version': '2025-11-25' });
+    const legacy = await e.rpc(
+      'tools/call',
+      { name: 'getExchangeRate', arguments: { buyCurrency: 'XXX1', sellCurrency: 'USD' } },
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(legacy.body.result.isError).toBe(true);
     expect(legacy.body.result.structuredContent).toBeUndefined();
     expect(JSON.parse(legacy.body.result.content[0].text)).toMatchObject({ status: 400, code: 'GC025' });
   });
 
   it('a notification is 202 without a body', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }, { 'mcp-protocol-version': V, 'mcp-method': 'notifications/cancelled' });
+    const r = await e.mcp(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} },
+      { 'mcp-protocol-version': V, 'mcp-method': 'notifications/cancelled' },
+    );
     expect(r.status).toBe(202);
     expect(r.body).toBeUndefined();
   });
@@ -103,30 +151,62 @@ describe('server/discover and results', () => {
 
 describe('versions and methods', () => {
   it('an unsupported version is 400 -32022 with the supported list and the request id', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'u-1', method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } },
-      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+    const r = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'u-1',
+        method: 'tools/list',
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
+      { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+    );
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ jsonrpc: '2.0', id: 'u-1', error: { code: -32022, message: expect.any(String), data: { supported: expect.arrayContaining([V, '2025-11-25']), requested: '2099-01-01' } } });
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'u-1',
+      error: {
+        code: -32022,
+        message: expect.any(String),
+        data: { supported: expect.arrayContaining([V, '2025-11-25']), requested: '2099-01-01' },
+      },
+    });
   });
 
   it('a method this server does not implement is 404 -32601, also initialize and ping of earlier revisions', async () => {
     for (const method of ['resources/list', 'initialize', 'ping', 'subscriptions/listen']) {
       const r = await m26(method);
       expect(r.status, method).toBe(404);
-      expect(r.body, method).toEqual({ jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Method not found: ${method}` } });
+      expect(r.body, method).toEqual({
+        jsonrpc: '2.0',
+        id: r.id,
+        error: { code: -32601, message: `Method not found: ${method}` },
+      });
     }
   });
 
   it('the method is refused on the header alone: a body that is not JSON still gets 404 with its id', async () => {
-    const r = await e.mcp('{"jsonrpc":"2.0","id":41,"method":"resources/list","params":{', { 'mcp-protocol-version': V, 'mcp-method': 'resources/list' });
+    const r = await e.mcp('{"jsonrpc":"2.0","id":41,"method":"resources/list","params":{', {
+      'mcp-protocol-version': V,
+      'mcp-method': 'resources/list',
+    });
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ jsonrpc: '2.0', id: 41, error: { code: -32601, message: 'Method not found: resources/list' } });
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 41,
+      error: { code: -32601, message: 'Method not found: resources/list' },
+    });
   });
 
   it('2026-07-28 _meta without the MCP-Protocol-Version header is a HeaderMismatch, not a 2025-03-26 request', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'h-1', method: 'server/discover', params: { _meta: META } }, { 'mcp-method': 'server/discover' });
+    const r = await e.mcp(
+      { jsonrpc: '2.0', id: 'h-1', method: 'server/discover', params: { _meta: META } },
+      { 'mcp-method': 'server/discover' },
+    );
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ id: 'h-1', error: { code: -32020, message: expect.stringContaining('MCP-Protocol-Version') } });
+    expect(r.body).toMatchObject({
+      id: 'h-1',
+      error: { code: -32020, message: expect.stringContaining('MCP-Protocol-Version') },
+    });
   });
 
   it('a request with an id under a notifications/ method is 404 -32601', async () => {
@@ -136,11 +216,19 @@ describe('versions and methods', () => {
   });
 
   it('without the header the request is 2025-03-26: initialize works as before', async () => {
-    const r = await e.rpc('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const r = await e.rpc('initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.result.protocolVersion).toBe('2025-03-26');
     // initialize negotiates earlier revisions only: 2026-07-28 has no handshake
-    const modern = await e.rpc('initialize', { protocolVersion: V, capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const modern = await e.rpc('initialize', {
+      protocolVersion: V,
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(modern.body.result.protocolVersion).toBe('2025-11-25');
   });
 });
@@ -148,36 +236,66 @@ describe('versions and methods', () => {
 describe('request headers against the body (HeaderMismatch -32020, 400)', () => {
   const mismatch = (r: { status: number; body: any }, id: unknown) => {
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32020, message: expect.stringMatching(/^Header mismatch/) } });
+    expect(r.body).toMatchObject({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32020, message: expect.stringMatching(/^Header mismatch/) },
+    });
   };
 
   it('Mcp-Method is required', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'm-1', method: 'tools/list', params: { _meta: META } }, { 'mcp-protocol-version': V });
+    const r = await e.mcp(
+      { jsonrpc: '2.0', id: 'm-1', method: 'tools/list', params: { _meta: META } },
+      { 'mcp-protocol-version': V },
+    );
     mismatch(r, 'm-1');
   });
 
   it('Mcp-Name is required for tools/call', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'm-2', method: 'tools/call', params: { name: 'getExchangeRate', arguments: FX, _meta: META } },
-      { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', ...FX_HEADERS });
+    const r = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'm-2',
+        method: 'tools/call',
+        params: { name: 'getExchangeRate', arguments: FX, _meta: META },
+      },
+      { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', ...FX_HEADERS },
+    );
     mismatch(r, 'm-2');
   });
 
   it('Mcp-Method must match the body', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'm-3', method: 'tools/list', params: { _meta: META } }, { 'mcp-protocol-version': V, 'mcp-method': 'server/discover' });
+    const r = await e.mcp(
+      { jsonrpc: '2.0', id: 'm-3', method: 'tools/list', params: { _meta: META } },
+      { 'mcp-protocol-version': V, 'mcp-method': 'server/discover' },
+    );
     mismatch(r, 'm-3');
   });
 
   it('Mcp-Name must match the body', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'm-4', method: 'tools/call', params: { name: 'getExchangeRate', arguments: FX, _meta: META } },
-      { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'listProducts' });
+    const r = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'm-4',
+        method: 'tools/call',
+        params: { name: 'getExchangeRate', arguments: FX, _meta: META },
+      },
+      { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'listProducts' },
+    );
     mismatch(r, 'm-4');
   });
 
   it('Mcp-Name in the Base64 sentinel form is decoded before the comparison; a broken one is refused', async () => {
-    const ok = await call(FX, { ...FX_HEADERS, 'mcp-name': `=?base64?${Buffer.from('getExchangeRate').toString('base64')}?=` });
+    const ok = await call(FX, {
+      ...FX_HEADERS,
+      'mcp-name': `=?base64?${Buffer.from('getExchangeRate').toString('base64')}?=`,
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.result.isError).toBe(false);
-    const wrong = await call(FX, { ...FX_HEADERS, 'mcp-name': `=?base64?${Buffer.from('listProducts').toString('base64')}?=` });
+    const wrong = await call(FX, {
+      ...FX_HEADERS,
+      'mcp-name': `=?base64?${Buffer.from('listProducts').toString('base64')}?=`,
+    });
     mismatch(wrong, wrong.id);
     // not Base64 (a lenient decoder would skip the dot and read the right name)
     const broken = await call(FX, { ...FX_HEADERS, 'mcp-name': '=?base64?Z2V0RXhj.aGFuZ2VSYXRl?=' });
@@ -185,21 +303,51 @@ describe('request headers against the body (HeaderMismatch -32020, 400)', () => 
   });
 
   it('MCP-Protocol-Version must match _meta', async () => {
-    const r = await e.mcp({ jsonrpc: '2.0', id: 'm-5', method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } },
-      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' });
+    const r = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'm-5',
+        method: 'tools/list',
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+      },
+      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' },
+    );
     mismatch(r, 'm-5');
   });
 
   it('a request without the required _meta fields is 400 -32602 naming the field', async () => {
-    const noVersion = await e.mcp({ jsonrpc: '2.0', id: 'p-1', method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } } },
-      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' });
+    const noVersion = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'p-1',
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } },
+      },
+      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' },
+    );
     expect(noVersion.status).toBe(400);
-    expect(noVersion.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('io.modelcontextprotocol/protocolVersion') });
-    const noCaps = await e.mcp({ jsonrpc: '2.0', id: 'p-2', method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': V } } },
-      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' });
+    expect(noVersion.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('io.modelcontextprotocol/protocolVersion'),
+    });
+    const noCaps = await e.mcp(
+      {
+        jsonrpc: '2.0',
+        id: 'p-2',
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': V } },
+      },
+      { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' },
+    );
     expect(noCaps.status).toBe(400);
-    expect(noCaps.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('io.modelcontextprotocol/clientCapabilities') });
-    const noParams = await e.mcp({ jsonrpc: '2.0', id: 'p-3', method: 'server/discover' }, { 'mcp-protocol-version': V, 'mcp-method': 'server/discover' });
+    expect(noCaps.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('io.modelcontextprotocol/clientCapabilities'),
+    });
+    const noParams = await e.mcp(
+      { jsonrpc: '2.0', id: 'p-3', method: 'server/discover' },
+      { 'mcp-protocol-version': V, 'mcp-method': 'server/discover' },
+    );
     expect(noParams.status).toBe(400);
     expect(noParams.body.error.code).toBe(-32602);
   });
@@ -215,7 +363,10 @@ describe('request headers against the body (HeaderMismatch -32020, 400)', () => 
   });
 
   it('Mcp-Param-* without its argument is refused; an absent argument needs no header', async () => {
-    const extra = await call({ sellCurrency: 'USD' }, { 'mcp-param-buycurrency': 'EUR', 'mcp-param-sellcurrency': 'USD' });
+    const extra = await call(
+      { sellCurrency: 'USD' },
+      { 'mcp-param-buycurrency': 'EUR', 'mcp-param-sellcurrency': 'USD' },
+    );
     expect(extra.status).toBe(400);
     expect(extra.body.error.code).toBe(-32020);
     // no buyCurrency, no header: the headers match, and the route answers the missing field
@@ -237,7 +388,11 @@ describe('request headers against the body (HeaderMismatch -32020, 400)', () => 
 
 describe('refusals decided on the headers, without a JSON parse', () => {
   it('an unknown tool named by Mcp-Name is -32602 even when the body is not JSON', async () => {
-    const r = await e.mcp('{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"nope"', { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'nope' });
+    const r = await e.mcp('{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"nope"', {
+      'mcp-protocol-version': V,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'nope',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ jsonrpc: '2.0', id: 77, error: { code: -32602, message: 'Unknown tool: nope' } });
     const metrics = await (await fetch(`${e.url}/metrics`)).text();
@@ -246,21 +401,38 @@ describe('refusals decided on the headers, without a JSON parse', () => {
   });
 
   it('a bearer tool without a token is 401 on the headers alone', async () => {
-    const r = await e.mcp('not json at all', { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'getMyAccountBalance' });
+    const r = await e.mcp('not json at all', {
+      'mcp-protocol-version': V,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'getMyAccountBalance',
+    });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe('token_required');
   });
 
   it('over the limit is 429 before the body is parsed', async () => {
-    const g = await startGateway({ 'gateway.rateLimits.subscriptionPublic': '1', 'gateway.rateLimits.anonymous': '100000' });
+    const g = await startGateway({
+      'gateway.rateLimits.subscriptionPublic': '1',
+      'gateway.rateLimits.anonymous': '100000',
+    });
     try {
       const h = { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'getExchangeRate', ...FX_HEADERS };
-      const first = await g.mcp({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getExchangeRate', arguments: FX, _meta: META } }, h);
+      const first = await g.mcp(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'getExchangeRate', arguments: FX, _meta: META },
+        },
+        h,
+      );
       expect(first.status).toBe(200);
       const second = await g.mcp('{"jsonrpc":"2.0","id":2,', h);
       expect(second.status).toBe(429);
       expect(second.body.error).toBe('rate_limited');
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 });
 
@@ -269,20 +441,32 @@ describe('a 2026-07-28 client written from the specification', () => {
   class Client2026 {
     private id = 0;
     private tools = new Map<string, any>();
-    constructor(private url: string, private headers: Record<string, string>) {}
+    constructor(
+      private url: string,
+      private headers: Record<string, string>,
+    ) {}
 
-    async request(method: string, params: Record<string, unknown> = {}, extra: Record<string, string> = {}): Promise<any> {
+    async request(
+      method: string,
+      params: Record<string, unknown> = {},
+      extra: Record<string, string> = {},
+    ): Promise<any> {
       const body = { jsonrpc: '2.0', id: ++this.id, method, params: { ...params, _meta: META } };
       const name = typeof params.name === 'string' ? params.name : undefined;
       const res = await fetch(this.url, {
         method: 'POST',
         headers: {
-          'content-type': 'application/json', accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': V, 'mcp-method': method, ...(name ? { 'mcp-name': encode(name) } : {}), ...this.headers, ...extra,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': V,
+          'mcp-method': method,
+          ...(name ? { 'mcp-name': encode(name) } : {}),
+          ...this.headers,
+          ...extra,
         },
         body: JSON.stringify(body),
       });
-      const json = await res.json() as any;
+      const json = (await res.json()) as any;
       if (json.error) throw Object.assign(new Error(json.error.message), { code: json.error.code, status: res.status });
       if (json.result.resultType !== 'complete') throw new Error(`unexpected resultType ${json.result.resultType}`);
       return json.result;
@@ -294,7 +478,11 @@ describe('a 2026-07-28 client written from the specification', () => {
       do {
         const r = await this.request('tools/list', cursor ? { cursor } : {});
         // "Clients ... MUST reject tool definitions where any x-mcp-header value violates these constraints"
-        for (const t of r.tools) if (validTool(t)) { out.push(t); this.tools.set(t.name, t); }
+        for (const t of r.tools)
+          if (validTool(t)) {
+            out.push(t);
+            this.tools.set(t.name, t);
+          }
         cursor = r.nextCursor;
       } while (cursor);
       return out;
@@ -343,13 +531,25 @@ describe('a 2026-07-28 client written from the specification', () => {
     expect(d.supportedVersions).toContain(V);
     expect(d.capabilities.tools).toBeDefined();
     const tools = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['getExchangeRate', 'getMyAccountBalance', 'getMyTransactionHistory', 'listProducts']);
-    const rate = await client.callTool('getExchangeRate', { buyCurrency: 'EUR', sellCurrency: 'JPY', transactionAmount: '250.00' });
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'getExchangeRate',
+      'getMyAccountBalance',
+      'getMyTransactionHistory',
+      'listProducts',
+    ]);
+    const rate = await client.callTool('getExchangeRate', {
+      buyCurrency: 'EUR',
+      sellCurrency: 'JPY',
+      transactionAmount: '250.00',
+    });
     expect(rate).toMatchObject({ isError: false, structuredContent: { buyCurrency: 'EUR', sellCurrency: 'JPY' } });
     const products = await client.callTool('listProducts', {});
     expect(products.isError).toBe(false);
     // with a bearer token, a user-scoped tool
-    const user = new Client2026(`${e.url}/mcp`, { 'Ocp-Gateway-Subscription-Key': KEY, Authorization: `Bearer ${await e.token('alice')}` });
+    const user = new Client2026(`${e.url}/mcp`, {
+      'Ocp-Gateway-Subscription-Key': KEY,
+      Authorization: `Bearer ${await e.token('alice')}`,
+    });
     await user.listTools();
     const history = await user.callTool('getMyTransactionHistory', { limit: 2 });
     expect(history.structuredContent).toMatchObject({ userId: 'alice' });

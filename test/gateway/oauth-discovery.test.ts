@@ -8,8 +8,15 @@ import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/idp/inde
 import { bearer, KEY, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 let e: GatewayTestEngine;
-beforeAll(async () => { e = await startGateway({ 'gateway.rateLimits.anonymous': '100000', 'gateway.rateLimits.subscriptionPublic': '100000' }); });
-afterAll(async () => { await e?.close(); });
+beforeAll(async () => {
+  e = await startGateway({
+    'gateway.rateLimits.anonymous': '100000',
+    'gateway.rateLimits.subscriptionPublic': '100000',
+  });
+});
+afterAll(async () => {
+  await e?.close();
+});
 
 const V = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -46,9 +53,14 @@ describe('protected resource metadata (RFC 9728)', () => {
     expect(direct.body.resource).toBe(`${e.url}/mcp`);
     const g = await startGateway({ 'gateway.trustedProxies': '127.0.0.1' });
     try {
-      const proxied = await g.request('GET', '/.well-known/oauth-protected-resource/mcp', undefined, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.bank.example' });
+      const proxied = await g.request('GET', '/.well-known/oauth-protected-resource/mcp', undefined, {
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'api.bank.example',
+      });
       expect(proxied.body.resource).toBe('https://api.bank.example/mcp');
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 
   it('a configured resource, issuer and scopes are what it says; 401s name them', async () => {
@@ -58,7 +70,9 @@ describe('protected resource metadata (RFC 9728)', () => {
       'gateway.oauth.scopes': 'accounts:read,payments:write',
     });
     try {
-      const r = await g.request('GET', '/.well-known/oauth-protected-resource/mcp', undefined, { 'x-forwarded-host': 'evil.example' });
+      const r = await g.request('GET', '/.well-known/oauth-protected-resource/mcp', undefined, {
+        'x-forwarded-host': 'evil.example',
+      });
       expect(r.body).toEqual({
         resource: 'https://api.bank.example/mcp',
         authorization_servers: ['https://login.bank.example'],
@@ -73,12 +87,16 @@ describe('protected resource metadata (RFC 9728)', () => {
         resource_metadata: 'https://api.bank.example/.well-known/oauth-protected-resource/mcp',
         scope: 'accounts:read payments:write',
       });
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 
   it('a resource that is not an absolute URL without fragment is refused at start', async () => {
     await expect(startGateway({ 'gateway.oauth.resource': 'api.bank.example/mcp' })).rejects.toThrow(/oauth.resource/);
-    await expect(startGateway({ 'gateway.oauth.resource': 'https://api.bank.example/mcp#x' })).rejects.toThrow(/oauth.resource/);
+    await expect(startGateway({ 'gateway.oauth.resource': 'https://api.bank.example/mcp#x' })).rejects.toThrow(
+      /oauth.resource/,
+    );
   });
 });
 
@@ -94,13 +112,20 @@ describe('WWW-Authenticate on every 401 from /mcp', () => {
   it('a refused token: error="invalid_token" with a description', async () => {
     const r = await e.mcp(BALANCE, bearer(await e.idp.sign({ sub: 'alice', audience: 'someone-else' })));
     expect(r.status).toBe(401);
-    expect(challenge(r.headers.get('www-authenticate'))).toEqual({ resource_metadata: metadataUrl(), error: 'invalid_token', error_description: expect.stringContaining('audience') });
+    expect(challenge(r.headers.get('www-authenticate'))).toEqual({
+      resource_metadata: metadataUrl(),
+      error: 'invalid_token',
+      error_description: expect.stringContaining('audience'),
+    });
   });
 
   it('credentials that are no bearer token: error="invalid_request"', async () => {
     const r = await e.mcp(BALANCE, { authorization: 'Basic YWxpY2U6c2VjcmV0' });
     expect(r.status).toBe(401);
-    expect(challenge(r.headers.get('www-authenticate'))).toMatchObject({ resource_metadata: metadataUrl(), error: 'invalid_request' });
+    expect(challenge(r.headers.get('www-authenticate'))).toMatchObject({
+      resource_metadata: metadataUrl(),
+      error: 'invalid_request',
+    });
   });
 
   it('a missing or unknown subscription key, and requireToken, carry the challenge too', async () => {
@@ -113,30 +138,48 @@ describe('WWW-Authenticate on every 401 from /mcp', () => {
     try {
       const r = await g.rpc('tools/list');
       expect(r.status).toBe(401);
-      expect(challenge(r.headers.get('www-authenticate'))).toEqual({ resource_metadata: `${g.url}/.well-known/oauth-protected-resource/mcp` });
-    } finally { await g.close(); }
+      expect(challenge(r.headers.get('www-authenticate'))).toEqual({
+        resource_metadata: `${g.url}/.well-known/oauth-protected-resource/mcp`,
+      });
+    } finally {
+      await g.close();
+    }
   });
 });
 
 describe('the sandbox authorization server', () => {
-  const token = (form: Record<string, string>, headers: Record<string, string> = {}) => fetch(`${e.idp.url}/token`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form),
-  });
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${e.idp.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form),
+    });
 
   it('publishes RFC 8414 metadata whose issuer is the URL it is reached at', async () => {
     const r = await fetch(`${e.idp.url}/.well-known/oauth-authorization-server`);
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ issuer: e.idp.url, token_endpoint: `${e.idp.url}/token`, grant_types_supported: ['client_credentials'] });
+    expect(await r.json()).toMatchObject({
+      issuer: e.idp.url,
+      token_endpoint: `${e.idp.url}/token`,
+      grant_types_supported: ['client_credentials'],
+    });
   });
 
   it('client_credentials: wrong secret 401 invalid_client, wrong grant 400, bad resource 400 invalid_target', async () => {
     const bad = await token({ grant_type: 'client_credentials', client_id: SANDBOX_CLIENT_ID, client_secret: 'wrong' });
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ error: 'invalid_client' });
-    const grant = await token({ grant_type: 'password', client_id: SANDBOX_CLIENT_ID, client_secret: SANDBOX_CLIENT_SECRET });
+    const grant = await token({
+      grant_type: 'password',
+      client_id: SANDBOX_CLIENT_ID,
+      client_secret: SANDBOX_CLIENT_SECRET,
+    });
     expect(grant.status).toBe(400);
     expect(await grant.json()).toMatchObject({ error: 'unsupported_grant_type' });
-    const target = await token({ grant_type: 'client_credentials', resource: 'not a uri' }, { authorization: `Basic ${Buffer.from(`${SANDBOX_CLIENT_ID}:${SANDBOX_CLIENT_SECRET}`).toString('base64')}` });
+    const target = await token(
+      { grant_type: 'client_credentials', resource: 'not a uri' },
+      { authorization: `Basic ${Buffer.from(`${SANDBOX_CLIENT_ID}:${SANDBOX_CLIENT_SECRET}`).toString('base64')}` },
+    );
     expect(target.status).toBe(400);
     expect(await target.json()).toMatchObject({ error: 'invalid_target' });
   });
@@ -144,41 +187,63 @@ describe('the sandbox authorization server', () => {
 
 describe('audience bound to the resource', () => {
   it('with oauth.resource and no jwt.audience, only tokens issued for that resource pass', async () => {
-    const g = await startGateway({ 'gateway.oauth.resource': 'https://api.bank.example/mcp', 'gateway.jwt.audience': '' });
+    const g = await startGateway({
+      'gateway.oauth.resource': 'https://api.bank.example/mcp',
+      'gateway.jwt.audience': '',
+    });
     try {
       const other = await g.mcp(BALANCE, bearer(await g.idp.sign({ sub: 'alice' })));
       expect(other.status).toBe(401);
       expect(challenge(other.headers.get('www-authenticate')).error).toBe('invalid_token');
-      const ok = await g.mcp(BALANCE, bearer(await g.idp.sign({ sub: 'alice', audience: 'https://api.bank.example/mcp' })));
+      const ok = await g.mcp(
+        BALANCE,
+        bearer(await g.idp.sign({ sub: 'alice', audience: 'https://api.bank.example/mcp' })),
+      );
       expect(ok.status).toBe(200);
       expect(ok.body.result.isError).toBe(false);
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 });
 
 describe('an agent that starts with no token', () => {
   it('follows WWW-Authenticate to the metadata, the authorization server and its token endpoint, then calls the tool', async () => {
     const mcpUrl = `${e.url}/mcp`;
-    const call = (auth?: string) => fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'Ocp-Gateway-Subscription-Key': KEY,
-        'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'getMyAccountBalance', ...(auth ? { authorization: auth } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getMyAccountBalance', arguments: {}, _meta: META } }),
-    });
+    const call = (auth?: string) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'Ocp-Gateway-Subscription-Key': KEY,
+          'mcp-protocol-version': V,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'getMyAccountBalance',
+          ...(auth ? { authorization: auth } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'getMyAccountBalance', arguments: {}, _meta: META },
+        }),
+      });
 
     // 1. no token: 401 naming the resource metadata
     const first = await call();
     expect(first.status).toBe(401);
     const { resource_metadata } = challenge(first.headers.get('www-authenticate'));
     // 2. the protected resource metadata; its resource must be the server the agent called (RFC 9728 §3.3)
-    const prm = await (await fetch(resource_metadata)).json() as any;
+    const prm = (await (await fetch(resource_metadata)).json()) as any;
     expect(prm.resource).toBe(mcpUrl);
     // 3. the authorization server metadata, tried as basic/authorization/authorization-server-discovery says
     const issuer: string = prm.authorization_servers[0];
     let as: any;
-    for (const u of [`${issuer}/.well-known/oauth-authorization-server`, `${issuer}/.well-known/openid-configuration`]) {
+    for (const u of [
+      `${issuer}/.well-known/oauth-authorization-server`,
+      `${issuer}/.well-known/openid-configuration`,
+    ]) {
       const r = await fetch(u);
       if (!r.ok) continue;
       as = await r.json();
@@ -191,16 +256,23 @@ describe('an agent that starts with no token', () => {
     // 4. a token for this resource (RFC 8707 resource parameter), without a browser
     const t = await fetch(as.token_endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${SANDBOX_CLIENT_ID}:${SANDBOX_CLIENT_SECRET}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${SANDBOX_CLIENT_ID}:${SANDBOX_CLIENT_SECRET}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: prm.resource }),
     });
     expect(t.status).toBe(200);
-    const { access_token, token_type } = await t.json() as any;
+    const { access_token, token_type } = (await t.json()) as any;
     expect(token_type).toBe('Bearer');
     // 5. the tool call with the token
     const second = await call(`Bearer ${access_token}`);
     expect(second.status).toBe(200);
-    const body = await second.json() as any;
-    expect(body.result).toMatchObject({ resultType: 'complete', isError: false, structuredContent: { userId: SANDBOX_CLIENT_ID } });
+    const body = (await second.json()) as any;
+    expect(body.result).toMatchObject({
+      resultType: 'complete',
+      isError: false,
+      structuredContent: { userId: SANDBOX_CLIENT_ID },
+    });
   });
 });

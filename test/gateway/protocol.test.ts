@@ -4,22 +4,42 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, FX_ONLY_KEY, KEY, KEY2, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 let e: GatewayTestEngine;
-beforeAll(async () => { e = await startGateway({ 'gateway.pageSize': '3', 'gateway.rateLimits.anonymous': '100000', 'gateway.rateLimits.subscriptionPublic': '100000' }); });
-afterAll(async () => { await e?.close(); });
+beforeAll(async () => {
+  e = await startGateway({
+    'gateway.pageSize': '3',
+    'gateway.rateLimits.anonymous': '100000',
+    'gateway.rateLimits.subscriptionPublic': '100000',
+  });
+});
+afterAll(async () => {
+  await e?.close();
+});
 
 const FX = { buyCurrency: 'EUR', sellCurrency: 'USD' };
 
 describe('JSON-RPC and MCP lifecycle', () => {
   it('initialize negotiates the protocol version', async () => {
-    const r = await e.rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const r = await e.rpc('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('mcp-session-id')).toBeNull();
     expect(r.body.result.protocolVersion).toBe('2025-11-25');
     expect(r.body.result.capabilities).toEqual({ tools: { listChanged: false } });
     expect(r.body.result.serverInfo.name).toBe('bank-integration-platform');
-    const old = await e.rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const old = await e.rpc('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(old.body.result.protocolVersion).toBe('2025-06-18');
-    const unknown = await e.rpc('initialize', { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const unknown = await e.rpc('initialize', {
+      protocolVersion: '1999-01-01',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(unknown.body.result.protocolVersion).toBe('2025-11-25');
     const missing = await e.rpc('initialize', {});
     expect(missing.body.error.code).toBe(-32602);
@@ -39,11 +59,18 @@ describe('JSON-RPC and MCP lifecycle', () => {
   it('parse error -32700 with a null id', async () => {
     const r = await e.mcp('{"jsonrpc":"2.0","id":1,"method":');
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringContaining('Parse error') } });
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringContaining('Parse error') },
+    });
   });
 
   it('batches are rejected with -32600', async () => {
-    const r = await e.mcp([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    const r = await e.mcp([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ]);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe(-32600);
     expect(r.body.id).toBeNull();
@@ -64,7 +91,10 @@ describe('JSON-RPC and MCP lifecycle', () => {
     const r = await e.rpc('resources/list');
     expect(r.status).toBe(200);
     expect(r.body.error).toMatchObject({ code: -32601, message: 'Method not found: resources/list' });
-    expect((await e.rpc('tools/call', { name: 'nope', arguments: {} })).body.error).toMatchObject({ code: -32602, message: 'Unknown tool: nope' });
+    expect((await e.rpc('tools/call', { name: 'nope', arguments: {} })).body.error).toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: nope',
+    });
     expect((await e.rpc('tools/call', { arguments: {} })).body.error.code).toBe(-32602);
     expect((await e.rpc('tools/call', { name: 'getExchangeRate', arguments: [1] })).body.error.code).toBe(-32602);
     expect((await e.mcp({ jsonrpc: '2.0', id: 3, method: 'ping', params: 5 })).body.error.code).toBe(-32602);
@@ -81,14 +111,27 @@ describe('JSON-RPC and MCP lifecycle', () => {
   it('an unsupported MCP-Protocol-Version header is 400 with the supported list (-32022); supported ones pass', async () => {
     const bad = await e.mcp({ jsonrpc: '2.0', id: 'v-1', method: 'ping' }, { 'mcp-protocol-version': '2023-01-01' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ jsonrpc: '2.0', id: 'v-1', error: { code: -32022, message: expect.stringContaining('2023-01-01'),
-      data: { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2023-01-01' } } });
+    expect(bad.body).toEqual({
+      jsonrpc: '2.0',
+      id: 'v-1',
+      error: {
+        code: -32022,
+        message: expect.stringContaining('2023-01-01'),
+        data: {
+          supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+          requested: '2023-01-01',
+        },
+      },
+    });
     const ok = await e.rpc('ping', undefined, { 'mcp-protocol-version': '2025-11-25' });
     expect(ok.status).toBe(200);
   });
 
   it('a non-JSON content type is 415, a foreign Origin 403', async () => {
-    const r = await e.request('POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"ping"}', { 'content-type': 'text/plain', 'ocp-gateway-subscription-key': KEY });
+    const r = await e.request('POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"ping"}', {
+      'content-type': 'text/plain',
+      'ocp-gateway-subscription-key': KEY,
+    });
     expect(r.status).toBe(415);
     const o = await e.rpc('ping', undefined, { origin: 'https://evil.example' });
     expect(o.status).toBe(403);
@@ -132,7 +175,12 @@ describe('tools', () => {
     const p2 = await e.rpc('tools/list', { cursor: p1.body.result.nextCursor });
     expect(p2.body.result.nextCursor).toBeUndefined();
     const all = [...p1.body.result.tools, ...p2.body.result.tools];
-    expect(all.map((t: any) => t.name).sort()).toEqual(['getExchangeRate', 'getMyAccountBalance', 'getMyTransactionHistory', 'listProducts']);
+    expect(all.map((t: any) => t.name).sort()).toEqual([
+      'getExchangeRate',
+      'getMyAccountBalance',
+      'getMyTransactionHistory',
+      'listProducts',
+    ]);
     const fx = all.find((t: any) => t.name === 'getExchangeRate');
     expect(fx.inputSchema).toMatchObject({ type: 'object', required: ['buyCurrency', 'sellCurrency'] });
     expect(fx.inputSchema.$schema).toBeUndefined();
@@ -147,14 +195,21 @@ describe('tools', () => {
     expect(r.status).toBe(200);
     const res = r.body.result;
     expect(res.isError).toBe(false);
-    expect(res.structuredContent).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD', middleRate: expect.any(Number) });
+    expect(res.structuredContent).toMatchObject({
+      buyCurrency: 'EUR',
+      sellCurrency: 'USD',
+      middleRate: expect.any(Number),
+    });
     expect(JSON.parse(res.content[0].text)).toEqual(res.structuredContent);
     const products = await e.rpc('tools/call', { name: 'listProducts', arguments: { category: 'SAVINGS' } });
     expect(products.body.result.structuredContent.products.every((p: any) => p.category === 'SAVINGS')).toBe(true);
   });
 
   it('a failing tool is isError with the platform error, not a protocol error', async () => {
-    const r = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: { buyCurrency: 'EURO', sellCurrency: 'USD' } });
+    const r = await e.rpc('tools/call', {
+      name: 'getExchangeRate',
+      arguments: { buyCurrency: 'EURO', sellCurrency: 'USD' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.error).toBeUndefined();
     expect(r.body.result.isError).toBe(true);
@@ -162,7 +217,13 @@ describe('tools', () => {
     expect(p).toMatchObject({ status: 400, code: 'GC025' });
     expect(JSON.stringify(p.errors)).toContain('buyCurrency');
     // a vendor fault mapped by the route's on-exception
-    const fault = e.sandbox.hubvendor.server.addFault({ method: 'GET', path: '^/v1/forex/exchange-rates/', status: 400, times: 1, body: { errorCode: 'FX_INVALID', message: 'bad pair' } });
+    const fault = e.sandbox.hubvendor.server.addFault({
+      method: 'GET',
+      path: '^/v1/forex/exchange-rates/',
+      status: 400,
+      times: 1,
+      body: { errorCode: 'FX_INVALID', message: 'bad pair' },
+    });
     const v = await e.rpc('tools/call', { name: 'getExchangeRate', arguments: FX });
     e.sandbox.hubvendor.server.removeFault(fault.id);
     expect(v.body.result.isError).toBe(true);
@@ -178,7 +239,11 @@ describe('tools', () => {
     const hub = e.sandbox.hubvendor.server.requests();
     expect(hub.length).toBeGreaterThan(0);
     for (const r of hub) expect(r.headers.authorization).toBeUndefined();
-    const bal = await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, { ...bearer(alice), 'x-user-id': 'bob' });
+    const bal = await e.rpc(
+      'tools/call',
+      { name: 'getMyAccountBalance', arguments: {} },
+      { ...bearer(alice), 'x-user-id': 'bob' },
+    );
     expect(bal.body.result.structuredContent.userId).toBe('alice');
     const seen = e.platform.server.requests();
     expect(seen).toHaveLength(1);
@@ -195,10 +260,12 @@ describe('user-scoped tools', () => {
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
   });
 
-  it('never return another user\'s data', async () => {
+  it("never return another user's data", async () => {
     const [alice, bob] = [await e.token('alice'), await e.token('bob')];
-    const a = (await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(alice))).body.result.structuredContent;
-    const b = (await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(bob))).body.result.structuredContent;
+    const a = (await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(alice))).body.result
+      .structuredContent;
+    const b = (await e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(bob))).body.result
+      .structuredContent;
     expect(a.userId).toBe('alice');
     expect(b.userId).toBe('bob');
     const aIds = a.accounts.map((x: any) => x.accountId);
@@ -206,11 +273,17 @@ describe('user-scoped tools', () => {
     expect(aIds.some((id: string) => bIds.includes(id))).toBe(false);
     expect(aIds).toEqual(e.platform.accountsOf('alice').map((x) => x.accountId));
 
-    const txA = (await e.rpc('tools/call', { name: 'getMyTransactionHistory', arguments: { limit: 100 } }, bearer(alice))).body.result.structuredContent;
+    const txA = (
+      await e.rpc('tools/call', { name: 'getMyTransactionHistory', arguments: { limit: 100 } }, bearer(alice))
+    ).body.result.structuredContent;
     expect(txA.transactions.length).toBeGreaterThan(0);
     expect(txA.transactions.every((t: any) => aIds.includes(t.accountId))).toBe(true);
     // bob asking for alice's account gets nothing of hers
-    const steal = await e.rpc('tools/call', { name: 'getMyTransactionHistory', arguments: { accountId: aIds[0] } }, bearer(bob));
+    const steal = await e.rpc(
+      'tools/call',
+      { name: 'getMyTransactionHistory', arguments: { accountId: aIds[0] } },
+      bearer(bob),
+    );
     expect(steal.body.result.isError).toBe(true);
     expect(steal.body.result.structuredContent).toBeUndefined();
     expect(steal.body.result.content[0].text).not.toContain('Alice');

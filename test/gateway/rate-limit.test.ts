@@ -29,20 +29,23 @@ function expect429(r: { status: number; headers: Headers; body: any }, limit: nu
   expect(r.body).toMatchObject({ status: 429, error: 'rate_limited' });
 }
 
-
 describe('per-subscription quotas from values', () => {
   let e: GatewayTestEngine;
   beforeAll(async () => {
     // the defaults are generous; each subscription's own quota values win over them
     e = await startGateway({
-      'gateway.rateLimits.anonymous': '1000', 'gateway.rateLimits.user': '1000',
-      'gateway.rateLimits.subscriptionPublic': '50', 'gateway.rateLimits.subscriptionUser': '50',
+      'gateway.rateLimits.anonymous': '1000',
+      'gateway.rateLimits.user': '1000',
+      'gateway.rateLimits.subscriptionPublic': '50',
+      'gateway.rateLimits.subscriptionUser': '50',
       // properties the values file does not have yet: scoped to it with 'file:property'
       'gateway:gateway.subscriptions.sandbox.fx-only.quota.public': '2',
       'gateway:gateway.subscriptions.sandbox.demo-agent.quota.user': '3',
     });
   });
-  afterAll(async () => { await e?.close(); });
+  afterAll(async () => {
+    await e?.close();
+  });
 
   it('public tools: the fx-only subscription gets exactly its own 2, demo-agent the default 50', async () => {
     const fxOnly = { 'ocp-gateway-subscription-key': FX_ONLY_KEY };
@@ -53,7 +56,7 @@ describe('per-subscription quotas from values', () => {
     expect(r.headers.get('ratelimit-limit')).toBe('50');
   });
 
-  it('user-scoped tools: the demo-agent subscription\'s own quota of 3 per user', async () => {
+  it("user-scoped tools: the demo-agent subscription's own quota of 3 per user", async () => {
     const call = (t: string) => e.rpc('tools/call', { name: 'getMyAccountBalance', arguments: {} }, bearer(t));
     const carol = await e.token('carol');
     for (let i = 1; i <= 3; i++) {
@@ -70,12 +73,16 @@ describe('in memory', () => {
   let e: GatewayTestEngine;
   beforeAll(async () => {
     e = await startGateway({
-      'gateway.rateLimits.anonymous': '5', 'gateway.rateLimits.user': '7',
-      'gateway.rateLimits.subscriptionPublic': '3', 'gateway.rateLimits.subscriptionUser': '2',
+      'gateway.rateLimits.anonymous': '5',
+      'gateway.rateLimits.user': '7',
+      'gateway.rateLimits.subscriptionPublic': '3',
+      'gateway.rateLimits.subscriptionUser': '2',
       'gateway.trustedProxies': '127.0.0.1',
     });
   });
-  afterAll(async () => { await e?.close(); });
+  afterAll(async () => {
+    await e?.close();
+  });
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
   it('anonymous: exactly 5 per client IP, then 429 with Retry-After; another IP has its own budget', async () => {
@@ -94,16 +101,20 @@ describe('in memory', () => {
 
   it('with a token: exactly 7 per user id, whatever the IP', async () => {
     const t = await e.token('limit-user');
-    for (let i = 1; i <= 7; i++) expect((await e.rpc('ping', undefined, { ...bearer(t), ...from(`192.0.2.${i}`) })).status).toBe(200);
+    for (let i = 1; i <= 7; i++)
+      expect((await e.rpc('ping', undefined, { ...bearer(t), ...from(`192.0.2.${i}`) })).status).toBe(200);
     expect429(await e.rpc('ping', undefined, { ...bearer(t), ...from('192.0.2.99') }), 7);
     expect((await e.rpc('ping', undefined, bearer(await e.token('other-user')))).status).toBe(200);
   });
 
   it('subscription quota for public tools: exactly 3 calls, other methods and subscriptions unaffected', async () => {
-    for (let i = 0; i < 3; i++) expect((await e.rpc('tools/call', FX, from('198.51.100.10'))).body.result.isError).toBe(false);
+    for (let i = 0; i < 3; i++)
+      expect((await e.rpc('tools/call', FX, from('198.51.100.10'))).body.result.isError).toBe(false);
     expect429(await e.rpc('tools/call', FX, from('198.51.100.11')), 3);
     expect((await e.rpc('ping', undefined, from('198.51.100.10'))).status).toBe(200);
-    expect((await e.rpc('tools/call', FX, { ...from('198.51.100.12'), 'ocp-gateway-subscription-key': FX_ONLY_KEY })).status).toBe(200);
+    expect(
+      (await e.rpc('tools/call', FX, { ...from('198.51.100.12'), 'ocp-gateway-subscription-key': FX_ONLY_KEY })).status,
+    ).toBe(200);
   });
 
   it('subscription quota for user-scoped tools: exactly 2 per user', async () => {
@@ -117,7 +128,10 @@ describe('in memory', () => {
 
   it('a refused request moves no counter', () => {
     const l = new MemoryLimiter();
-    const checks = [{ key: 'a', limit: 2 }, { key: 'b', limit: 1 }];
+    const checks = [
+      { key: 'a', limit: 2 },
+      { key: 'b', limit: 1 },
+    ];
     expect(l.hit(checks, 60_000).allowed).toBe(true);
     expect(l.hit(checks, 60_000).allowed).toBe(false); // b is full
     expect(l.hit([{ key: 'a', limit: 2 }], 60_000)).toMatchObject({ allowed: true, remaining: 0 });
@@ -153,7 +167,7 @@ describe('sliding window (memory, with a clock of the test)', () => {
     const N = 10;
     const W = 1000;
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 5000; i++) {
       t += Math.floor(rnd() ** 3 * 400); // bursts and gaps
       const r = l.hit([{ key: 'k', limit: N }], W);
@@ -186,12 +200,21 @@ type Sent = { status: number; sent: number; recv: number; retryAfter: number };
  * can only make more units free, and those are accounted for), and every N + 1 accepted calls must
  * span a full window by the client's own clock.
  */
-async function doubleBurst(send: () => Promise<{ status: number; headers: Headers }>, n: number, windowMs: number): Promise<void> {
+async function doubleBurst(
+  send: () => Promise<{ status: number; headers: Headers }>,
+  n: number,
+  windowMs: number,
+): Promise<void> {
   const accepted: Sent[] = [];
   const one = async (): Promise<Sent> => {
     const sent = performance.now();
     const r = await send();
-    const out = { status: r.status, sent, recv: performance.now(), retryAfter: Number(r.headers.get('retry-after') ?? 0) };
+    const out = {
+      status: r.status,
+      sent,
+      recv: performance.now(),
+      retryAfter: Number(r.headers.get('retry-after') ?? 0),
+    };
     if (r.status === 200) accepted.push(out);
     else expect(r.status).toBe(429);
     return out;
@@ -211,7 +234,8 @@ async function doubleBurst(send: () => Promise<{ status: number; headers: Header
   const mayHaveLeft = a.filter((x) => x.sent + windowMs <= lastB).length;
   expect(okB).toBeGreaterThanOrEqual(1); // the first call's unit is free again
   expect(okB).toBeLessThanOrEqual(1 + mayHaveLeft); // a fixed window would accept all n
-  for (let k = 0; k + n < accepted.length; k++) expect(accepted[k + n].recv - accepted[k].sent).toBeGreaterThanOrEqual(windowMs);
+  for (let k = 0; k + n < accepted.length; k++)
+    expect(accepted[k + n].recv - accepted[k].sent).toBeGreaterThanOrEqual(windowMs);
   // Retry-After is honest: waiting that long is enough
   const refused = b.find((x) => x.status === 429)!;
   expect(refused.retryAfter).toBeGreaterThanOrEqual(1);
@@ -222,13 +246,20 @@ async function doubleBurst(send: () => Promise<{ status: number; headers: Header
 
 describe('sliding window through HTTP (2 s window)', () => {
   const prefix = `gateway-test:${randomUUID()}:`;
-  const short = { 'gateway.rateLimits.windowSeconds': '2', 'gateway.rateLimits.anonymous': '5', 'gateway.trustedProxies': '127.0.0.1' };
+  const short = {
+    'gateway.rateLimits.windowSeconds': '2',
+    'gateway.rateLimits.anonymous': '5',
+    'gateway.trustedProxies': '127.0.0.1',
+  };
   let mem: GatewayTestEngine;
   let red: GatewayTestEngine;
   const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
   beforeAll(async () => {
     await redis.connect();
-    [mem, red] = await Promise.all([startGateway(short), startGateway({ ...short, 'gateway.redis.url': 'redis://127.0.0.1:6379', 'gateway.redis.prefix': prefix })]);
+    [mem, red] = await Promise.all([
+      startGateway(short),
+      startGateway({ ...short, 'gateway.redis.url': 'redis://127.0.0.1:6379', 'gateway.redis.prefix': prefix }),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await mem?.close();
@@ -258,9 +289,14 @@ describe('bad bearer tokens pay from the client IP budget', () => {
     e = await startGateway({ 'gateway.rateLimits.anonymous': '3', 'gateway.trustedProxies': '127.0.0.1' });
     const v = e.gateway.running!.verifier;
     const verify = v.verify.bind(v);
-    v.verify = (t: string) => { verifications++; return verify(t); }; // counts signature checks
+    v.verify = (t: string) => {
+      verifications++;
+      return verify(t);
+    }; // counts signature checks
   });
-  afterAll(async () => { await e?.close(); });
+  afterAll(async () => {
+    await e?.close();
+  });
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
   const forged = (i: number) => `eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4${i}In0.${'A'.repeat(342)}`;
 
@@ -272,7 +308,8 @@ describe('bad bearer tokens pay from the client IP budget', () => {
       expect(r.headers.get('ratelimit-remaining')).toBe(String(2 - i));
     }
     expect(verifications).toBe(3);
-    for (let i = 3; i < 10; i++) expect429(await e.rpc('ping', undefined, { ...bearer(forged(i)), ...from('203.0.113.50') }), 3);
+    for (let i = 3; i < 10; i++)
+      expect429(await e.rpc('ping', undefined, { ...bearer(forged(i)), ...from('203.0.113.50') }), 3);
     expect429(await e.rpc('ping', undefined, { authorization: 'Basic eDp5', ...from('203.0.113.50') }), 3);
     expect(verifications).toBe(3);
     // the same budget as anonymous calls from that IP; other IPs are unaffected
@@ -312,8 +349,16 @@ describe('Redis unreachable: gateway.redis.onError', () => {
 
   const start = async (onError?: string) => {
     const lines: any[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l)); cb(); } });
-    const e = await startGateway({ 'gateway.redis.url': `redis://127.0.0.1:${port}`, ...(onError ? { 'gateway.redis.onError': onError } : {}) }, { logger: createLogger('info', sink) });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+        cb();
+      },
+    });
+    const e = await startGateway(
+      { 'gateway.redis.url': `redis://127.0.0.1:${port}`, ...(onError ? { 'gateway.redis.onError': onError } : {}) },
+      { logger: createLogger('info', sink) },
+    );
     const outageWarnings = () => lines.filter((l) => l.level === 'warn' && /rate limit store unavailable/.test(l.msg));
     return { e, outageWarnings };
   };
@@ -346,7 +391,9 @@ describe('Redis unreachable: gateway.redis.onError', () => {
   });
 
   it('a value other than allow or deny is refused at start', async () => {
-    await expect(startGateway({ 'gateway.redis.url': `redis://127.0.0.1:${port}`, 'gateway.redis.onError': 'maybe' })).rejects.toThrow(/redis.onError must be 'allow' or 'deny'/);
+    await expect(
+      startGateway({ 'gateway.redis.url': `redis://127.0.0.1:${port}`, 'gateway.redis.onError': 'maybe' }),
+    ).rejects.toThrow(/redis.onError must be 'allow' or 'deny'/);
   });
 });
 
@@ -364,8 +411,11 @@ describe('client IP', () => {
 describe('shared through Redis by two engine processes', () => {
   const prefix = `gateway-test:${randomUUID()}:`;
   const set = {
-    'gateway.redis.url': 'redis://127.0.0.1:6379', 'gateway.redis.prefix': prefix,
-    'gateway.rateLimits.anonymous': '6', 'gateway.rateLimits.user': '4', 'gateway.rateLimits.subscriptionPublic': '1000',
+    'gateway.redis.url': 'redis://127.0.0.1:6379',
+    'gateway.redis.prefix': prefix,
+    'gateway.rateLimits.anonymous': '6',
+    'gateway.rateLimits.user': '4',
+    'gateway.rateLimits.subscriptionPublic': '1000',
     'gateway.trustedProxies': '127.0.0.1',
   };
   let a: GatewayTestEngine;
@@ -376,19 +426,42 @@ describe('shared through Redis by two engine processes', () => {
   beforeAll(async () => {
     await redis.connect();
     a = await startGateway(set);
-    const args = ['bin/engine.js', 'run', 'routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', '0',
-      ...Object.entries(set).flatMap(([k, v]) => ['--set', `${k}=${v}`])];
-    child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } });
+    const args = [
+      'bin/engine.js',
+      'run',
+      'routes/gateway',
+      'routes/platform-backend',
+      'routes/hubvendor-foreign-exchange',
+      '--env',
+      'sandbox',
+      '--port',
+      '0',
+      ...Object.entries(set).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
+    ];
+    child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'info' },
+    });
     bUrl = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`second engine did not start: ${out}`)), 30_000);
       child.stdout!.on('data', (d) => {
         out += d;
-        const m = /"msg":"engine started"/.test(out) && /"url":"(http:\/\/[^"]+)"/.exec(out.split('\n').find((l) => l.includes('engine started')) ?? '');
-        if (m) { clearTimeout(timer); resolve(m[1]); }
+        const m =
+          /"msg":"engine started"/.test(out) &&
+          /"url":"(http:\/\/[^"]+)"/.exec(out.split('\n').find((l) => l.includes('engine started')) ?? '');
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
       });
-      child.stderr!.on('data', (d) => { out += d; });
-      child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`second engine exited ${code}: ${out}`)); });
+      child.stderr!.on('data', (d) => {
+        out += d;
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`second engine exited ${code}: ${out}`));
+      });
     });
   }, 60_000);
 
@@ -405,7 +478,11 @@ describe('shared through Redis by two engine processes', () => {
   });
 
   const post = async (base: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': KEY, ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'ocp-gateway-subscription-key': KEY, ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, body: await res.json().catch(() => undefined) };
   };
 

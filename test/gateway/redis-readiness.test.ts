@@ -27,11 +27,16 @@ async function freePort(): Promise<number> {
 async function startRedis(): Promise<void> {
   // never two: a second would fail on the port and leave the first running unowned
   await stopRedis();
-  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   redis = p;
   let out = '';
   await new Promise<void>((resolve, reject) => {
-    p.stdout!.on('data', (d) => { out += d; if (out.includes('Ready to accept connections')) resolve(); });
+    p.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
     p.on('exit', (c) => reject(new Error(`redis-server exited ${c}: ${out}`)));
     p.on('error', reject);
   });
@@ -52,7 +57,11 @@ async function ready(e: GatewayTestEngine): Promise<{ status: number; body: any 
 }
 
 /** Polls readiness until it answers `status` (or the time is up); the last answer. */
-async function readyBecomes(e: GatewayTestEngine, status: number, withinMs: number): Promise<{ status: number; body: any }> {
+async function readyBecomes(
+  e: GatewayTestEngine,
+  status: number,
+  withinMs: number,
+): Promise<{ status: number; body: any }> {
   const end = Date.now() + withinMs;
   let r = await ready(e);
   while (r.status !== status && Date.now() < end) {
@@ -62,14 +71,22 @@ async function readyBecomes(e: GatewayTestEngine, status: number, withinMs: numb
   return r;
 }
 
-beforeAll(async () => { port = await freePort(); });
-afterAll(async () => { await stopRedis(); });
+beforeAll(async () => {
+  port = await freePort();
+});
+afterAll(async () => {
+  await stopRedis();
+});
 
 describe('gateway.redis.onError: deny', () => {
   let e: GatewayTestEngine;
   beforeAll(async () => {
     await startRedis();
-    e = await startGateway({ 'gateway.redis.url': `redis://127.0.0.1:${port}`, 'gateway.redis.prefix': `ready-${process.pid}:`, 'gateway.redis.onError': 'deny' });
+    e = await startGateway({
+      'gateway.redis.url': `redis://127.0.0.1:${port}`,
+      'gateway.redis.prefix': `ready-${process.pid}:`,
+      'gateway.redis.onError': 'deny',
+    });
   });
   afterAll(async () => {
     await e?.close();
@@ -77,7 +94,10 @@ describe('gateway.redis.onError: deny', () => {
   });
 
   it('Redis up: ready 200 with the gateway.redis check, /mcp serves', async () => {
-    expect(await ready(e)).toEqual({ status: 200, body: { status: 'UP', checks: { started: true, 'gateway.redis': true } } });
+    expect(await ready(e)).toEqual({
+      status: 200,
+      body: { status: 'UP', checks: { started: true, 'gateway.redis': true } },
+    });
     expect((await e.rpc('tools/call', FX)).status).toBe(200);
   });
 
@@ -112,7 +132,11 @@ describe('gateway.redis.onError: deny', () => {
 describe('gateway.redis.onError: allow', () => {
   it('Redis killed: the gateway serves unlimited and readiness stays 200 (no gateway.redis check)', async () => {
     await startRedis();
-    const e = await startGateway({ 'gateway.redis.url': `redis://127.0.0.1:${port}`, 'gateway.redis.prefix': `ready-${process.pid}:`, 'gateway.redis.onError': 'allow' });
+    const e = await startGateway({
+      'gateway.redis.url': `redis://127.0.0.1:${port}`,
+      'gateway.redis.prefix': `ready-${process.pid}:`,
+      'gateway.redis.onError': 'allow',
+    });
     try {
       await stopRedis('SIGKILL');
       expect((await e.rpc('tools/call', FX)).status).toBe(200);

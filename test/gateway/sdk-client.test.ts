@@ -7,8 +7,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { KEY, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 let e: GatewayTestEngine;
-beforeAll(async () => { e = await startGateway({ 'gateway.rateLimits.anonymous': '100000', 'gateway.rateLimits.subscriptionPublic': '100000' }); });
-afterAll(async () => { await e?.close(); });
+beforeAll(async () => {
+  e = await startGateway({
+    'gateway.rateLimits.anonymous': '100000',
+    'gateway.rateLimits.subscriptionPublic': '100000',
+  });
+});
+afterAll(async () => {
+  await e?.close();
+});
 
 async function connect(headers: Record<string, string>): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${e.url}/mcp`), { requestInit: { headers } });
@@ -24,11 +31,26 @@ describe('official MCP SDK client', () => {
       expect(client.getServerVersion()?.name).toBe('bank-integration-platform');
       expect(client.getServerCapabilities()?.tools).toBeDefined();
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['getExchangeRate', 'getMyAccountBalance', 'getMyTransactionHistory', 'listProducts']);
-      const r = await client.callTool({ name: 'getExchangeRate', arguments: { buyCurrency: 'EUR', sellCurrency: 'JPY', transactionAmount: '250.00' } });
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'getExchangeRate',
+        'getMyAccountBalance',
+        'getMyTransactionHistory',
+        'listProducts',
+      ]);
+      const r = await client.callTool({
+        name: 'getExchangeRate',
+        arguments: { buyCurrency: 'EUR', sellCurrency: 'JPY', transactionAmount: '250.00' },
+      });
       expect(r.isError).toBe(false);
-      expect(r.structuredContent).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'JPY', transactionAmount: '250.00' });
-      const bad = await client.callTool({ name: 'getExchangeRate', arguments: { buyCurrency: 'XXX1', sellCurrency: 'JPY' } });
+      expect(r.structuredContent).toMatchObject({
+        buyCurrency: 'EUR',
+        sellCurrency: 'JPY',
+        transactionAmount: '250.00',
+      });
+      const bad = await client.callTool({
+        name: 'getExchangeRate',
+        arguments: { buyCurrency: 'XXX1', sellCurrency: 'JPY' },
+      });
       expect(bad.isError).toBe(true);
       await client.ping();
     } finally {
@@ -51,6 +73,8 @@ describe('official MCP SDK client', () => {
   });
 
   it('fails to connect without a valid key', async () => {
-    await expect(connect({ 'Ocp-Gateway-Subscription-Key': 'wrong' })).rejects.toThrow(/401|invalid_subscription_key|Unauthorized/);
+    await expect(connect({ 'Ocp-Gateway-Subscription-Key': 'wrong' })).rejects.toThrow(
+      /401|invalid_subscription_key|Unauthorized/,
+    );
   });
 });

@@ -22,7 +22,8 @@ let root: string;
 let original: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'engine-gw-settings-'));
-  for (const dir of ['values', 'schemas', 'transforms', 'routes']) cpSync(dir, join(root, dir), { recursive: true, filter: (src) => !/[/\\]tests$/.test(src) });
+  for (const dir of ['values', 'schemas', 'transforms', 'routes'])
+    cpSync(dir, join(root, dir), { recursive: true, filter: (src) => !/[/\\]tests$/.test(src) });
   original = readFileSync(join(root, VALUES), 'utf8');
 });
 
@@ -43,12 +44,23 @@ function at(text: string, needle: string, after = 0): string {
 }
 
 async function lint(): Promise<string[]> {
-  const diags = await lintProject({ routes: ROUTES, root, env: 'sandbox', logger: createLogger('silent'), processEnv: {}, extensions: [gatewayExtension()] });
+  const diags = await lintProject({
+    routes: ROUTES,
+    root,
+    env: 'sandbox',
+    logger: createLogger('silent'),
+    processEnv: {},
+    extensions: [gatewayExtension()],
+  });
   const prefix = relative(process.cwd(), root) + '/';
-  return diags.map((d) => formatDiagnostic(d).replaceAll(prefix, '').replaceAll(root + '/', ''));
+  return diags.map((d) =>
+    formatDiagnostic(d)
+      .replaceAll(prefix, '')
+      .replaceAll(root + '/', ''),
+  );
 }
 
-const NOT_ADDRESS = "is not an IPv4 or IPv6 address or CIDR (such as 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)";
+const NOT_ADDRESS = 'is not an IPv4 or IPv6 address or CIDR (such as 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)';
 /** each wrong entry with what lint says of it; 10.0.0.5 and 2001:db8::/32 are right */
 const BAD_PROXIES: [string, string][] = [
   ['10.0.0.300', `'10.0.0.300' ${NOT_ADDRESS}`],
@@ -68,12 +80,23 @@ describe('lint', () => {
   it('says every trusted proxy that is no address or CIDR, at its item', async () => {
     const text = edit('  trustedProxies: []\n', PROXY_LIST);
     const list = text.indexOf('  trustedProxies:');
-    expect(await lint()).toEqual(BAD_PROXIES.map(([p, message]) => `${at(text, `    - ${p}\n`, list).replace(/:\d+$/, ':7')} gateway: trustedProxies: ${message}`));
+    expect(await lint()).toEqual(
+      BAD_PROXIES.map(
+        ([p, message]) =>
+          `${at(text, `    - ${p}\n`, list).replace(/:\d+$/, ':7')} gateway: trustedProxies: ${message}`,
+      ),
+    );
   });
 
   it('says a comma-separated list at its value', async () => {
     const text = edit('  trustedProxies: []\n', '  trustedProxies: "10.0.0.5, 10.0.0.300"\n');
-    expect(await lint()).toEqual([expect.stringMatching(new RegExp(`^${at(text, '"10.0.0.5, 10.0.0.300"')} gateway: trustedProxies: '10\\.0\\.0\\.300' is not an IPv4 or IPv6 address or CIDR`))]);
+    expect(await lint()).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${at(text, '"10.0.0.5, 10.0.0.300"')} gateway: trustedProxies: '10\\.0\\.0\\.300' is not an IPv4 or IPv6 address or CIDR`,
+        ),
+      ),
+    ]);
   });
 
   it('says a count that is no whole number, a requireToken that is no boolean and an unknown onError at their values', async () => {
@@ -84,14 +107,19 @@ describe('lint', () => {
       ['    anonymous: 50\n', "    anonymous: ''\n"],
       ['    onError: allow\n', '    onError: maybe\n'],
     ];
-    for (const [from, to] of swaps) { expect(text).toContain(from); text = text.replace(from, to); }
+    for (const [from, to] of swaps) {
+      expect(text).toContain(from);
+      text = text.replace(from, to);
+    }
     writeFileSync(join(root, VALUES), text);
-    expect((await lint()).sort()).toEqual([
-      `${at(text, '2.5')} gateway: 'pageSize' must be a whole number >= 1, got 2.5`,
-      `${at(text, 'yes')} gateway: 'requireToken' must be true or false, got "yes"`,
-      `${at(text, "''", text.indexOf('anonymous:'))} gateway: 'rateLimits.anonymous' must be a whole number >= 0, got ""`,
-      `${at(text, 'maybe')} gateway: redis.onError must be 'allow' or 'deny', got 'maybe'`,
-    ].sort());
+    expect((await lint()).sort()).toEqual(
+      [
+        `${at(text, '2.5')} gateway: 'pageSize' must be a whole number >= 1, got 2.5`,
+        `${at(text, 'yes')} gateway: 'requireToken' must be true or false, got "yes"`,
+        `${at(text, "''", text.indexOf('anonymous:'))} gateway: 'rateLimits.anonymous' must be a whole number >= 0, got ""`,
+        `${at(text, 'maybe')} gateway: redis.onError must be 'allow' or 'deny', got 'maybe'`,
+      ].sort(),
+    );
   });
 
   it('says a wrong engine.server.trustProxy of the environment at its item', async () => {
@@ -99,11 +127,16 @@ describe('lint', () => {
     const envFile = join(root, 'values/environments/sandbox.yaml');
     const env = readFileSync(envFile, 'utf8');
     expect(env).toMatch(/^engine:\n {2}server:\n/m);
-    writeFileSync(envFile, env.replace(/^engine:\n {2}server:\n/m, "engine:\n  server:\n    trustProxy: ['127.0.0.1', '10.0.0.0/33']\n"));
+    writeFileSync(
+      envFile,
+      env.replace(/^engine:\n {2}server:\n/m, "engine:\n  server:\n    trustProxy: ['127.0.0.1', '10.0.0.0/33']\n"),
+    );
     try {
       const out = await lint();
       const line = env.split('\n').indexOf('engine:') + 3;
-      expect(out).toEqual([`values/environments/sandbox.yaml:${line}:31 engine.server.trustProxy: '10.0.0.0/33': the prefix length of an IPv4 CIDR is a whole number from 0 to 32 (at engine.server.trustProxy[1])`]);
+      expect(out).toEqual([
+        `values/environments/sandbox.yaml:${line}:31 engine.server.trustProxy: '10.0.0.0/33': the prefix length of an IPv4 CIDR is a whole number from 0 to 32 (at engine.server.trustProxy[1])`,
+      ]);
     } finally {
       writeFileSync(envFile, env);
     }
@@ -113,14 +146,24 @@ describe('lint', () => {
 describe('engine run', () => {
   it('refuses to start with the lint line, exit 1 and no stack trace', async () => {
     const text = edit('  trustedProxies: []\n', '  trustedProxies: [10.0.0.0/99]\n');
-    const child = spawn(process.execPath, [BIN, 'run', ...ROUTES, '--env', 'sandbox', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const child = spawn(process.execPath, [BIN, 'run', ...ROUTES, '--env', 'sandbox', '--port', '0'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
     let err = '';
     let out = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { err += c; });
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c; });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+    });
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     expect(code).toBe(1);
-    expect(err).toContain(`${at(text, '10.0.0.0/99')} gateway: trustedProxies: '10.0.0.0/99': the prefix length of an IPv4 CIDR is a whole number from 0 to 32\n`);
+    expect(err).toContain(
+      `${at(text, '10.0.0.0/99')} gateway: trustedProxies: '10.0.0.0/99': the prefix length of an IPv4 CIDR is a whole number from 0 to 32\n`,
+    );
     expect(err).toContain('engine: 1 problem(s); not starting');
     expect(err + out).not.toMatch(/\n\s+at /);
     expect(out).not.toContain('engine started');
@@ -129,7 +172,9 @@ describe('engine run', () => {
 
 describe('a reload', () => {
   let e: GatewayTestEngine | undefined;
-  afterAll(async () => { await e?.close(); });
+  afterAll(async () => {
+    await e?.close();
+  });
 
   it('is refused with the diagnostic; the previous routes and gateway keep serving', async () => {
     writeFileSync(join(root, VALUES), original.replace('  trustedProxies: []\n', '  trustedProxies: [127.0.0.1]\n'));

@@ -21,7 +21,10 @@ describe('x-mcp-header constraints', () => {
     const r = resolveParamHeaders({ region: 'Region', count: 'Count', flag: 'Flag', 'nested.pair': 'Pair' }, schema);
     expect(r.problems).toEqual([]);
     expect(r.params.map((p) => [p.path.join('.'), p.header, p.type])).toEqual([
-      ['region', 'mcp-param-region', 'string'], ['count', 'mcp-param-count', 'integer'], ['flag', 'mcp-param-flag', 'boolean'], ['nested.pair', 'mcp-param-pair', 'string'],
+      ['region', 'mcp-param-region', 'string'],
+      ['count', 'mcp-param-count', 'integer'],
+      ['flag', 'mcp-param-flag', 'boolean'],
+      ['nested.pair', 'mcp-param-pair', 'string'],
     ]);
     expect((r.schema as any).properties.nested.properties.pair['x-mcp-header']).toBe('Pair');
     expect(JSON.stringify(schema)).not.toContain('x-mcp-header');
@@ -29,7 +32,9 @@ describe('x-mcp-header constraints', () => {
 
   it('refuses a name that is no HTTP token, a duplicate (case-insensitive), a number or array, an unknown property', () => {
     expect(resolveParamHeaders({ region: 'Re gion' }, schema).problems[0]).toContain('not an HTTP field-name token');
-    expect(resolveParamHeaders({ region: 'Region', count: 'REGION' }, schema).problems[0]).toContain('case-insensitively');
+    expect(resolveParamHeaders({ region: 'Region', count: 'REGION' }, schema).problems[0]).toContain(
+      'case-insensitively',
+    );
     expect(resolveParamHeaders({ ratio: 'Ratio' }, schema).problems[0]).toContain('string, integer or boolean');
     expect(resolveParamHeaders({ list: 'List' }, schema).problems[0]).toContain('string, integer or boolean');
     expect(resolveParamHeaders({ 'list.items': 'Item' }, schema).problems[0]).toContain('no such property');

@@ -10,7 +10,8 @@ import { createLogger } from '../../engine/observability/logger.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 const DEPTH = 200_000;
-const deepJson = (kind: 'array' | 'object') => (kind === 'array' ? '['.repeat(DEPTH) + '1' + ']'.repeat(DEPTH) : '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH));
+const deepJson = (kind: 'array' | 'object') =>
+  kind === 'array' ? '['.repeat(DEPTH) + '1' + ']'.repeat(DEPTH) : '{"a":'.repeat(DEPTH) + '1' + '}'.repeat(DEPTH);
 
 let vendor: Server;
 let engine: RunningEngine;
@@ -44,11 +45,18 @@ beforeAll(async () => {
     'values/deep.values.yaml': 'vendor.url: http://127.0.0.1:1\n',
     'routes/stringify.yaml': route('stringify', '{"text": $string(body)}'),
     'routes/descend.yaml': route('descend', '{"n": $count(**)}'),
-    'routes/ok.yaml': 'id: ok\nfrom:\n  http:\n    method: POST\n    path: /ok\nsteps:\n  - transform:\n      expression: \'{"ok": true}\'\n',
+    'routes/ok.yaml':
+      'id: ok\nfrom:\n  http:\n    method: POST\n    path: /ok\nsteps:\n  - transform:\n      expression: \'{"ok": true}\'\n',
   });
   const url = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
   const destination = { write: (line: string) => void logs.push(line) };
-  engine = await startEngine({ routes: ['routes'], root, port: 0, set: { 'vendor.url': url }, logger: createLogger('warn', destination as any) });
+  engine = await startEngine({
+    routes: ['routes'],
+    root,
+    port: 0,
+    set: { 'vendor.url': url },
+    logger: createLogger('warn', destination as any),
+  });
 });
 afterAll(async () => {
   await engine?.close();
@@ -56,7 +64,11 @@ afterAll(async () => {
 });
 
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(engine.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 };
 

@@ -53,7 +53,11 @@ steps:
 `;
 
 /** POSTs JSON to the engine; a frozen engine never answers, so the call gives up after 10 s. */
-async function postJson(engine: EngineProcess, path: string, body: unknown = {}): Promise<{ status: number; body: any; ms: number }> {
+async function postJson(
+  engine: EngineProcess,
+  path: string,
+  body: unknown = {},
+): Promise<{ status: number; body: any; ms: number }> {
   const started = Date.now();
   const res = await fetch(engine.url + path, {
     method: 'POST',
@@ -75,7 +79,8 @@ async function waitForLog(engine: EngineProcess, needle: string): Promise<string
 }
 
 /** An environment whose expression limits are tight enough for a runaway to hit them in a test. */
-export const TIGHT_EXPRESSIONS_ENV = 'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n';
+export const TIGHT_EXPRESSIONS_ENV =
+  'keys: {}\nproperties: {}\nengine:\n  expressions:\n    timeout: 300\n    maxDepth: 200\n';
 
 /**
  * An engine process for the tests of one file, started before them and stopped after: `post` and
@@ -83,8 +88,12 @@ export const TIGHT_EXPRESSIONS_ENV = 'keys: {}\nproperties: {}\nengine:\n  expre
  */
 export function engineProcessFor(root: string, env = 'test') {
   let engine: EngineProcess;
-  beforeAll(async () => { engine = await startEngineProcess(root, env); });
-  afterAll(async () => { await engine?.close(); });
+  beforeAll(async () => {
+    engine = await startEngineProcess(root, env);
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
   return {
     post: (path: string, body: unknown = {}) => postJson(engine, path, body),
     logLine: (needle: string) => waitForLog(engine, needle),

@@ -9,13 +9,23 @@ import { PlatformError } from '../../engine/core/errors.ts';
 
 // fast-path work that grows with the vendor's body: minutes without a limit
 const RUNAWAY = '$string($count([1..vendorBody.n].([1..$$.vendorBody.n][$ < 0])))';
-const OPTIONS = { timeout: 150, maxDepth: 100, where: 'route pay, on-exception[0].template transforms/acme/errors.json' };
+const OPTIONS = {
+  timeout: 150,
+  maxDepth: 100,
+  where: 'route pay, on-exception[0].template transforms/acme/errors.json',
+};
 
-const vendorError = (body: unknown) => new PlatformError({ kind: 'vendor', status: 502, vendorStatus: 400, vendorBody: body });
+const vendorError = (body: unknown) =>
+  new PlatformError({ kind: 'vendor', status: 502, vendorStatus: 400, vendorBody: body });
 
 describe('error template expressions are limited and named', () => {
   it('a runaway rule detail fails at the timeout, naming the template file and the rule', async () => {
-    const t: TemplateFile = { rules: [{ when: { vendorStatus: [404] }, title: 'Not found' }, { when: { vendorStatus: [400] }, code: 'GC001', detail: RUNAWAY }] };
+    const t: TemplateFile = {
+      rules: [
+        { when: { vendorStatus: [404] }, title: 'Not found' },
+        { when: { vendorStatus: [400] }, code: 'GC001', detail: RUNAWAY },
+      ],
+    };
     const template = compileTemplate(t, OPTIONS);
     const started = Date.now();
     const err: any = await template.map(vendorError({ n: 100_000 })).catch((e) => e);
@@ -42,9 +52,14 @@ describe('error template expressions are limited and named', () => {
   });
 
   it("an inline problem's expression names the route's YAML path", async () => {
-    const problem = compileProblem({ status: 502, detail: RUNAWAY }, ['on-exception', 2, 'problem'], { timeout: 150, where: 'route pay' });
+    const problem = compileProblem({ status: 502, detail: RUNAWAY }, ['on-exception', 2, 'problem'], {
+      timeout: 150,
+      where: 'route pay',
+    });
     const err: any = await problem.apply(vendorError({ n: 100_000 })).catch((e) => e);
     expect(err).toBeInstanceOf(ExpressionLimitError);
-    expect(err.message).toMatch(/^expression at route pay, on-exception\[2\]\.problem\.detail: evaluation ran longer than 150 ms/);
+    expect(err.message).toMatch(
+      /^expression at route pay, on-exception\[2\]\.problem\.detail: evaluation ran longer than 150 ms/,
+    );
   });
 });

@@ -24,16 +24,19 @@ const root = tmpProject({
 const { post, logLine, logs, url } = engineProcessFor(root);
 
 describe('expressions with built-in callbacks keep the limits', () => {
-  it.each(['reported-map', 'reported-filter', 'reported-join'])('/%s: the range over engine.expressions.maxRange is refused with a 500 at once', async (id) => {
-    const r = await whileProbing(url(), `/${id}`);
-    expect(r.status).toBe(500);
-    // the caller gets a generic problem: no expression text, no limit, no internals
-    expect(JSON.stringify(r.answer)).not.toMatch(/expression|range|maxRange|\$string/i);
-    expect(r.requestMs).toBeLessThan(3_000);
-    expect(r.worstProbeMs).toBeLessThan(1_500);
-    const line = await logLine(`route ${id}, steps[0].transform.expression`);
-    expect(line, logs().join('\n')).toMatch(/a range has more than 100000 items \(engine\.expressions\.maxRange\)/);
-  });
+  it.each(['reported-map', 'reported-filter', 'reported-join'])(
+    '/%s: the range over engine.expressions.maxRange is refused with a 500 at once',
+    async (id) => {
+      const r = await whileProbing(url(), `/${id}`);
+      expect(r.status).toBe(500);
+      // the caller gets a generic problem: no expression text, no limit, no internals
+      expect(JSON.stringify(r.answer)).not.toMatch(/expression|range|maxRange|\$string/i);
+      expect(r.requestMs).toBeLessThan(3_000);
+      expect(r.worstProbeMs).toBeLessThan(1_500);
+      const line = await logLine(`route ${id}, steps[0].transform.expression`);
+      expect(line, logs().join('\n')).toMatch(/a range has more than 100000 items \(engine\.expressions\.maxRange\)/);
+    },
+  );
 
   it('a body array folded with $append stops at the time limit; the event loop keeps turning', async () => {
     const items = Array.from({ length: 100_000 }, () => 0);

@@ -21,7 +21,10 @@ const { post, logLine, logs } = engineProcessFor(root);
 
 describe('runaway expressions', () => {
   it('an endless tail recursion fails its exchange at the time limit; the next request is served', async () => {
-    const [runaway, next] = await Promise.all([post('/spin'), new Promise((r) => setTimeout(r, 50)).then(() => post('/ok', { items: [1, 2] }))]);
+    const [runaway, next] = await Promise.all([
+      post('/spin'),
+      new Promise((r) => setTimeout(r, 50)).then(() => post('/ok', { items: [1, 2] })),
+    ]);
     expect(runaway.status).toBe(500);
     expect(runaway.ms).toBeLessThan(5_000);
     // the caller gets a generic problem: no expression text, no limit, no internals

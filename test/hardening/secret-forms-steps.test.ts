@@ -27,24 +27,45 @@ const lines: string[] = [];
 beforeAll(async () => {
   const root = tmpProject({
     'values/demo.values.yaml': 'connector: demo\ndemo:\n  key: ${demo-client-key}\n',
-    'routes/fail.yaml': route('fail', `  - fail:
+    'routes/fail.yaml': route(
+      'fail',
+      `  - fail:
       kind: vendor
       detail: "'vendor said: ' & body.msg"
-`),
-    'routes/log.yaml': route('log', `  - log:
+`,
+    ),
+    'routes/log.yaml': route(
+      'log',
+      `  - log:
       level: warn
       message: "vendor answer for key {{demo.key}}"
       fields: "{ 'vendorMessage': body.msg }"
-`),
+`,
+    ),
   });
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), simulated: false, port: 0, processEnv: { DEMO_CLIENT_KEY: KEY } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  engine = await startEngine({
+    routes: ['routes'],
+    root,
+    logger: createLogger('info', sink),
+    simulated: false,
+    port: 0,
+    processEnv: { DEMO_CLIENT_KEY: KEY },
+  });
 });
 afterAll(() => engine?.close());
 
 describe.each(leakedForms(KEY))('%s', (_name, form) => {
   it('fail: the problem detail holds only the masked form', async () => {
-    const e = await engine.call('fail', { body: { msg: `key ${form} refused` } }).then(() => undefined, (err) => err);
+    const e = await engine.call('fail', { body: { msg: `key ${form} refused` } }).then(
+      () => undefined,
+      (err) => err,
+    );
     expect(e.detail).toMatch(/^vendor said: key .{0,20}\*{4}\S* refused$/);
     expect(e.detail).not.toContain(middleOf(form));
   });
@@ -65,14 +86,30 @@ describe('a reload with a new secret value', () => {
     const root = tmpProject({
       'values/demo.values.yaml': 'connector: demo\ndemo:\n  key: ${demo-client-key}\n',
       'secrets/demo-client-key': 'First Key/value-1\n',
-      'routes/log.yaml': route('log', `  - log:
+      'routes/log.yaml': route(
+        'log',
+        `  - log:
       message: "vendor answer"
       fields: "{ 'vendorMessage': body.msg }"
-`),
+`,
+      ),
     });
     const out: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { out.push(String(chunk)); done(); } });
-    const e = await startEngine({ routes: ['routes'], root, secretsDir: join(root, 'secrets'), logger: createLogger('info', sink), simulated: false, port: 0, processEnv: {} });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        out.push(String(chunk));
+        done();
+      },
+    });
+    const e = await startEngine({
+      routes: ['routes'],
+      root,
+      secretsDir: join(root, 'secrets'),
+      logger: createLogger('info', sink),
+      simulated: false,
+      port: 0,
+      processEnv: {},
+    });
     try {
       const next = 'Second Key/value-2';
       writeFileSync(join(root, 'secrets/demo-client-key'), `${next}\n`);

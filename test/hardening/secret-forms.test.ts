@@ -23,7 +23,12 @@ let con: ConsoleExtension;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
   con = consoleExtension(() => []);
   engine = await startTestEngine({
     routes: ['routes/achvendor-batch-payment'],
@@ -35,7 +40,9 @@ beforeAll(async () => {
   ach.setStepDelay(null);
   ach.setWebhookBaseUrl(null);
 }, 60_000);
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 afterEach(() => {
   ach.server.clearFaults();
   lines.length = 0;
@@ -44,7 +51,9 @@ afterEach(() => {
 describe('the ACH vendor echoing the client key in an error body', () => {
   it.each(leakedForms(KEY))('%s: not in the answer, the log or the recorded exchange', async (_name, form) => {
     ach.server.addFault({
-      path: 'submitcreditbatch$', status: 401, times: 1,
+      path: 'submitcreditbatch$',
+      status: 401,
+      times: 1,
       body: { code: 'RSK-10-1002', message: `Invalid header client key ${form}`, target: `header.client_key=${form}` },
     });
     const id = `forms-${randomUUID()}`;

@@ -21,10 +21,15 @@ const received: { key?: string; body: string }[] = [];
 beforeAll(async () => {
   vendor = createServer((req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
-      received.push({ key: req.headers['idempotency-key'] as string | undefined, body });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => {
+        body += c;
+      })
+      .on('end', () => {
+        received.push({ key: req.headers['idempotency-key'] as string | undefined, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
+      });
   });
   await new Promise<void>((r) => vendor.listen(0, '127.0.0.1', r));
   const port = (vendor.address() as AddressInfo).port;

@@ -15,11 +15,18 @@ import { whileProbing } from '../helpers/probe.ts';
 const HEAVY = '$count([1..100000][$ % 7 = 0]) + $count([1..100000][$ % 7 = 0]) + $count([1..100000][$ % 7 = 0])';
 const RULES = 6;
 
-const route = (id: string, steps: string) => `id: ${id}\nfrom:\n  http:\n    method: POST\n    path: /${id}\nsteps:\n${steps}`;
+const route = (id: string, steps: string) =>
+  `id: ${id}\nfrom:\n  http:\n    method: POST\n    path: /${id}\nsteps:\n${steps}`;
 const root = tmpProject({
   'values/environments/test.yaml': 'keys: {}\nproperties: {}\n',
-  'routes/rules.yaml': route('rules', `  - validate:\n      rules:\n${Array.from({ length: RULES }, () => `        - errors: "${HEAVY} < 0 ? {'field': '/', 'message': 'never'}"\n`).join('')}  - transform:\n      expression: "{'ok': true}"\n`),
-  'routes/mappings.yaml': route('mappings', `${Array.from({ length: RULES }, (_, i) => `  - transform:\n      expression: "${HEAVY}"\n      into: vars.n${i}\n`).join('')}  - transform:\n      expression: "{'ok': true, 'n': vars.n0}"\n`),
+  'routes/rules.yaml': route(
+    'rules',
+    `  - validate:\n      rules:\n${Array.from({ length: RULES }, () => `        - errors: "${HEAVY} < 0 ? {'field': '/', 'message': 'never'}"\n`).join('')}  - transform:\n      expression: "{'ok': true}"\n`,
+  ),
+  'routes/mappings.yaml': route(
+    'mappings',
+    `${Array.from({ length: RULES }, (_, i) => `  - transform:\n      expression: "${HEAVY}"\n      into: vars.n${i}\n`).join('')}  - transform:\n      expression: "{'ok': true, 'n': vars.n0}"\n`,
+  ),
 });
 
 let engine: EngineProcess;
@@ -43,7 +50,10 @@ describe('steps that run long let other requests through', () => {
     expect(r.status, JSON.stringify(r.answer)).toBe(200);
     expect(r.answer.ok).toBe(true);
     // six equal slices: without yielding, the probe waits for (nearly) the whole request
-    expect(r.worstProbeMs, `worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms, ${r.probes} probes`).toBeLessThan(r.requestMs / 2);
+    expect(
+      r.worstProbeMs,
+      `worst probe ${r.worstProbeMs.toFixed(1)} ms, request ${r.requestMs.toFixed(1)} ms, ${r.probes} probes`,
+    ).toBeLessThan(r.requestMs / 2);
     expect(r.probes).toBeGreaterThan(2);
   });
 });

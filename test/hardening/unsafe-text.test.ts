@@ -15,7 +15,9 @@ let ach: Achvendor;
 let sv: Screenvendor;
 
 beforeAll(async () => {
-  engine = await startTestEngine({ routes: ['routes/hubvendor-payment', 'routes/screenvendor-screening', 'routes/achvendor-batch-payment'] });
+  engine = await startTestEngine({
+    routes: ['routes/hubvendor-payment', 'routes/screenvendor-screening', 'routes/achvendor-batch-payment'],
+  });
   ach = engine.sandbox.services.achvendor as Achvendor;
   sv = engine.sandbox.services.screenvendor as Screenvendor;
   ach.setStepDelay(null);
@@ -29,7 +31,11 @@ afterEach(() => {
 });
 
 /** every request any of the three simulators received */
-const vendorCalls = () => [...ach.server.requests(), ...sv.server.requests(), ...engine.sandbox.hubvendor.server.requests()];
+const vendorCalls = () => [
+  ...ach.server.requests(),
+  ...sv.server.requests(),
+  ...engine.sandbox.hubvendor.server.requests(),
+];
 const fieldsOf = (r: { body: any }) => (r.body?.errors ?? []).map((e: any) => e.field);
 
 const person = (firstName: string, lastName = 'Petrov') => ({
@@ -39,14 +45,22 @@ const person = (firstName: string, lastName = 'Petrov') => ({
 
 describe('refused text', () => {
   it('an ACH individual_name with NUL and CR/LF: 400 naming the entry field, nothing sent', async () => {
-    const r = await engine.request('POST', '/batch-payments/credit-batches', batch({}, [entry({ individual_name: 'JANE\u0000DOE\r\n6' })]));
+    const r = await engine.request(
+      'POST',
+      '/batch-payments/credit-batches',
+      batch({}, [entry({ individual_name: 'JANE\u0000DOE\r\n6' })]),
+    );
     expect(r.status).toBe(400);
     expect(fieldsOf(r)).toContain('/entries/0/individual_name');
     expect(vendorCalls()).toHaveLength(0);
   });
 
   it('an ACH text field outside the NACHA character set (accents) is refused', async () => {
-    const r = await engine.request('POST', '/batch-payments/credit-batches', batch({ company_name: 'ACMÉ PAYROLL' }, [entry({ individual_name: 'JOSÉ NUÑEZ' })]));
+    const r = await engine.request(
+      'POST',
+      '/batch-payments/credit-batches',
+      batch({ company_name: 'ACMÉ PAYROLL' }, [entry({ individual_name: 'JOSÉ NUÑEZ' })]),
+    );
     expect(r.status).toBe(400);
     expect(fieldsOf(r)).toEqual(expect.arrayContaining(['/company_name', '/entries/0/individual_name']));
     expect(r.body.errors.find((e: any) => e.field === '/company_name').message).toMatch(/NACHA/);
@@ -59,7 +73,11 @@ describe('refused text', () => {
     ['U+2066 (left-to-right isolate)', 'Jane \u2066Doe'],
     ['C1 control U+0085', 'Jane\u0085Doe'],
   ])('a payment beneficiary name with %s: 400 naming the field, nothing sent', async (_what, name) => {
-    const r = await engine.request('POST', '/payments/payment-orders', withField(sepaOrder(), 'transferTransactionInformation.counterparty.name', name));
+    const r = await engine.request(
+      'POST',
+      '/payments/payment-orders',
+      withField(sepaOrder(), 'transferTransactionInformation.counterparty.name', name),
+    );
     expect(r.status).toBe(400);
     expect(fieldsOf(r)).toEqual(['/transferTransactionInformation/counterparty/name']);
     expect(r.body.errors[0].message).toMatch(/control, invisible or bidirectional formatting characters/);
@@ -70,9 +88,15 @@ describe('refused text', () => {
 
   // the characters the attack run got past validation (issue 24, finding 3), and their kin
   const invisible: [string, string][] = [
-    ['U+200B zero width space', '\u200b'], ['U+200E left-to-right mark', '\u200e'], ['U+200F right-to-left mark', '\u200f'],
-    ['U+061C Arabic letter mark', '\u061c'], ['U+FEFF byte order mark', '\ufeff'], ['U+2028 line separator', '\u2028'],
-    ['U+2029 paragraph separator', '\u2029'], ['U+00AD soft hyphen', '\u00ad'], ['U+200D zero width joiner', '\u200d'],
+    ['U+200B zero width space', '\u200b'],
+    ['U+200E left-to-right mark', '\u200e'],
+    ['U+200F right-to-left mark', '\u200f'],
+    ['U+061C Arabic letter mark', '\u061c'],
+    ['U+FEFF byte order mark', '\ufeff'],
+    ['U+2028 line separator', '\u2028'],
+    ['U+2029 paragraph separator', '\u2029'],
+    ['U+00AD soft hyphen', '\u00ad'],
+    ['U+200D zero width joiner', '\u200d'],
   ];
 
   it('Viktor "Pet\\u200brov" does not screen as a clean name: Petrov is a hit, the split name a 400 naming /person/lastName', async () => {
@@ -94,7 +118,11 @@ describe('refused text', () => {
   });
 
   it.each(invisible)('a payment remittance text with %s: 400 naming the field, nothing sent', async (_what, ch) => {
-    const r = await engine.request('POST', '/payments/payment-orders', withField(sepaOrder(), 'transferTransactionInformation.remittanceInformation', `Invoice${ch} 42`));
+    const r = await engine.request(
+      'POST',
+      '/payments/payment-orders',
+      withField(sepaOrder(), 'transferTransactionInformation.remittanceInformation', `Invoice${ch} 42`),
+    );
     expect(r.status).toBe(400);
     expect(fieldsOf(r)).toEqual(['/transferTransactionInformation/remittanceInformation']);
     expect(vendorCalls()).toHaveLength(0);

@@ -11,7 +11,12 @@ export interface TestEngine extends RunningEngine {
   /** the embedded simulators (undefined when the environment does not run the sandbox) */
   sandbox: Sandbox;
   /** POST/PUT/GET JSON to the engine; returns status, headers and parsed body */
-  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; body: any }>;
 }
 
 export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promise<TestEngine> {
@@ -35,7 +40,11 @@ export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promis
     });
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
     return { status: res.status, headers: res.headers, body: parsed };
   };
   return Object.assign(engine, { sandbox: sandbox.sandbox as Sandbox, request });

@@ -27,4 +27,5 @@ export function leakedForms(secret: string): [name: string, text: string][] {
  * A piece from the middle of a leaked form: what must not survive masking (a masked form keeps its first 4
  * characters).
  */
-export const middleOf = (text: string): string => text.slice(Math.floor(text.length / 2) - 5, Math.floor(text.length / 2) + 5);
+export const middleOf = (text: string): string =>
+  text.slice(Math.floor(text.length / 2) - 5, Math.floor(text.length / 2) + 5);

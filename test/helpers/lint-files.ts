@@ -10,5 +10,9 @@ import { tmpProject } from './tmp-project.ts';
 export async function lintFiles(files: Record<string, string>): Promise<string[]> {
   const root = tmpProject(files);
   const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
-  return diags.map((d) => formatDiagnostic(d).replaceAll(relative(process.cwd(), root) + '/', '').replaceAll(root + '/', ''));
+  return diags.map((d) =>
+    formatDiagnostic(d)
+      .replaceAll(relative(process.cwd(), root) + '/', '')
+      .replaceAll(root + '/', ''),
+  );
 }

@@ -25,7 +25,12 @@ export async function whileProbing(baseUrl: string, path: string, body = '{}'): 
   })();
   await new Promise((r) => setTimeout(r, 20)); // the probe's connection is open
   const t = performance.now();
-  const res = await fetch(baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(baseUrl + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(30_000),
+  });
   const answer = await res.json();
   const requestMs = performance.now() - t;
   running = false;

@@ -10,7 +10,15 @@ export function startProject(files: Record<string, string> | string, routes = ['
   return startEngine({ routes, root, port: 0, logger: createLogger('silent'), processEnv: {} });
 }
 
-export async function postJson(engine: RunningEngine, path: string, body: unknown = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${engine.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export async function postJson(
+  engine: RunningEngine,
+  path: string,
+  body: unknown = {},
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${engine.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }

@@ -7,8 +7,12 @@ import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 
 const FX = '/foreign-exchange/exchange-rates';
 let e: TestEngine;
-beforeAll(async () => { e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] }); });
-afterAll(async () => { await e?.close(); });
+beforeAll(async () => {
+  e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] });
+});
+afterAll(async () => {
+  await e?.close();
+});
 
 /** Sends raw bytes and reads until the server closes the connection. */
 function raw(text: string): Promise<string> {
@@ -16,20 +20,32 @@ function raw(text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const s = connect(Number(port), '127.0.0.1', () => s.write(text));
     let out = '';
-    s.on('data', (d) => { out += d; });
+    s.on('data', (d) => {
+      out += d;
+    });
     s.on('end', () => resolve(out));
     s.on('error', reject);
-    s.setTimeout(5000, () => { s.destroy(); reject(new Error(`no close; got ${out}`)); });
+    s.setTimeout(5000, () => {
+      s.destroy();
+      reject(new Error(`no close; got ${out}`));
+    });
   });
 }
 
 /** A request whose path is sent exactly as given (fetch would normalise it). */
-function exact(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+function exact(
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(e.url + '/', { method, path }, (res) => {
       let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on('data', (d) => {
+        text += d;
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -38,13 +54,22 @@ function exact(method: string, path: string): Promise<{ status: number; headers:
 
 describe('the front door', () => {
   it('an unknown path is a 404 problem naming the method and the path, with length and correlation id', async () => {
-    const res = await fetch(e.url + '/nowhere/at-all?x=1', { method: 'DELETE', headers: { 'x-correlation-id': 'corr-404' } });
+    const res = await fetch(e.url + '/nowhere/at-all?x=1', {
+      method: 'DELETE',
+      headers: { 'x-correlation-id': 'corr-404' },
+    });
     const text = await res.text();
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
     expect(res.headers.get('x-correlation-id')).toBe('corr-404');
-    expect(JSON.parse(text)).toMatchObject({ status: 404, title: 'Not found', detail: 'no route for DELETE /nowhere/at-all', instance: '/nowhere/at-all', correlationId: 'corr-404' });
+    expect(JSON.parse(text)).toMatchObject({
+      status: 404,
+      title: 'Not found',
+      detail: 'no route for DELETE /nowhere/at-all',
+      instance: '/nowhere/at-all',
+      correlationId: 'corr-404',
+    });
   });
 
   it('a known path with another method is a 405 with Allow', async () => {
@@ -52,7 +77,11 @@ describe('the front door', () => {
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('POST');
     expect(r.headers.get('content-type')).toBe('application/problem+json');
-    expect(r.body).toMatchObject({ status: 405, title: 'Method not allowed', detail: `GET is not allowed on ${FX}; allowed: POST` });
+    expect(r.body).toMatchObject({
+      status: 405,
+      title: 'Method not allowed',
+      detail: `GET is not allowed on ${FX}; allowed: POST`,
+    });
     const ops = await e.request('POST', '/health/live', {});
     expect(ops.status).toBe(405);
     expect(ops.headers.get('allow')).toBe('GET, HEAD');
@@ -77,7 +106,10 @@ describe('the front door', () => {
     expect(out).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(out).toContain('content-type: application/problem+json');
     expect(out).toContain('connection: close');
-    expect(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, detail: 'the request is not well-formed HTTP' });
+    expect(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      status: 400,
+      detail: 'the request is not well-formed HTTP',
+    });
     expect((await e.request('GET', '/health/live')).status).toBe(200);
   });
 

@@ -7,19 +7,22 @@ import { startTestEngine } from '../helpers/engine.ts';
 
 const FX = '/foreign-exchange/exchange-rates';
 const BODY = JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' });
-const post = (path: string) => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\n\r\n${BODY}`;
+const post = (path: string) =>
+  `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\n\r\n${BODY}`;
 
 function open(port: number): Promise<{ s: Socket; data: () => string; closed: Promise<void> }> {
   return new Promise((resolve) => {
     let buf = '';
     const s = connect(port, '127.0.0.1', () => resolve({ s, data: () => buf, closed }));
     const closed = new Promise<void>((r) => s.on('close', () => r()));
-    s.on('data', (d) => { buf += d; });
+    s.on('data', (d) => {
+      buf += d;
+    });
     s.on('error', () => {});
   });
 }
 const until = async (fn: () => boolean, ms = 5000) => {
-  for (const end = Date.now() + ms; !fn(); ) {
+  for (const end = Date.now() + ms; !fn();) {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -11,9 +11,19 @@ const nested = (levels: number, inner = '1') => '['.repeat(levels) + inner + ']'
 
 let e: TestEngine;
 beforeAll(async () => {
-  e = await startTestEngine({ routes: ['routes/hubvendor-payment', 'routes/screenvendor-screening', 'routes/hubvendor-foreign-exchange', 'routes/gateway', 'routes/platform-backend'] });
+  e = await startTestEngine({
+    routes: [
+      'routes/hubvendor-payment',
+      'routes/screenvendor-screening',
+      'routes/hubvendor-foreign-exchange',
+      'routes/gateway',
+      'routes/platform-backend',
+    ],
+  });
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
 describe('JSON depth limit on engine routes', () => {
   it('10,000 levels is a 400 naming the limit, on cancel and on customer screening', async () => {
@@ -21,20 +31,36 @@ describe('JSON depth limit on engine routes', () => {
       const r = await e.request('POST', path, nested(10_000));
       expect(r.status, path).toBe(400);
       expect(r.headers.get('content-type')).toBe('application/problem+json');
-      expect(r.body).toMatchObject({ status: 400, code: 'GC025', detail: `the body nests arrays and objects deeper than the limit of ${LIMIT} levels` });
+      expect(r.body).toMatchObject({
+        status: 400,
+        code: 'GC025',
+        detail: `the body nests arrays and objects deeper than the limit of ${LIMIT} levels`,
+      });
     }
     // also inside an object, where a route would read it
-    const r = await e.request('POST', '/customer-screening', `{"customerReference":"C1","person":${nested(10_000, '{}')}}`);
+    const r = await e.request(
+      'POST',
+      '/customer-screening',
+      `{"customerReference":"C1","person":${nested(10_000, '{}')}}`,
+    );
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('GC025');
   });
 
   it('one level over the limit is refused; exactly the limit passes the depth check', async () => {
     // the outer object is level 1
-    const over = await e.request('POST', '/foreign-exchange/exchange-rates', `{"buyCurrency":${nested(LIMIT)},"sellCurrency":"USD"}`);
+    const over = await e.request(
+      'POST',
+      '/foreign-exchange/exchange-rates',
+      `{"buyCurrency":${nested(LIMIT)},"sellCurrency":"USD"}`,
+    );
     expect(over.status).toBe(400);
     expect(over.body.detail).toContain(`limit of ${LIMIT} levels`);
-    const at = await e.request('POST', '/foreign-exchange/exchange-rates', `{"buyCurrency":${nested(LIMIT - 1)},"sellCurrency":"USD"}`);
+    const at = await e.request(
+      'POST',
+      '/foreign-exchange/exchange-rates',
+      `{"buyCurrency":${nested(LIMIT - 1)},"sellCurrency":"USD"}`,
+    );
     expect(at.status).toBe(400);
     expect(at.body.detail).not.toContain('levels');
     expect(JSON.stringify(at.body.errors)).toContain('buyCurrency');
@@ -43,9 +69,15 @@ describe('JSON depth limit on engine routes', () => {
 
 describe('JSON depth limit on /mcp', () => {
   it('10,000 levels is a JSON-RPC invalid request, not a 500', async () => {
-    const r = await e.request('POST', '/mcp', `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getExchangeRate","arguments":${nested(10_000, '{}')}}}`, {
-      'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key', accept: 'application/json, text/event-stream',
-    });
+    const r = await e.request(
+      'POST',
+      '/mcp',
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getExchangeRate","arguments":${nested(10_000, '{}')}}}`,
+      {
+        'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key',
+        accept: 'application/json, text/event-stream',
+      },
+    );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     expect(r.body.error.message).toContain(`limit of ${LIMIT} levels`);

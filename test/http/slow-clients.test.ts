@@ -28,16 +28,32 @@ const logs: any[] = [];
 beforeAll(async () => {
   const values = join(mkdtempSync(join(tmpdir(), 'engine-values-')), 'values');
   cpSync('values', values, { recursive: true });
-  const env = envFile = join(values, 'environments', 'sandbox.yaml');
+  const env = (envFile = join(values, 'environments', 'sandbox.yaml'));
   const limits = `engine:\n  server:\n    requestTimeout: ${REQUEST_MS}\n    headersTimeout: ${HEADERS_MS}\n    maxConnections: ${MAX_CONNECTIONS}\n`;
   writeFileSync(env, readFileSync(env, 'utf8').replace(/^engine:\n  server:\n/m, limits));
   expect(readFileSync(env, 'utf8')).toContain(`maxConnections: ${MAX_CONNECTIONS}`);
-  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n')) if (l) logs.push(JSON.parse(l)); cb(); } });
-  e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], valuesDir: values, logger: createLogger('info', sink), extensions: [] });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) logs.push(JSON.parse(l));
+      cb();
+    },
+  });
+  e = await startTestEngine({
+    routes: ['routes/hubvendor-foreign-exchange'],
+    valuesDir: values,
+    logger: createLogger('info', sink),
+    extensions: [],
+  });
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
-interface Conn { socket: Socket; text: () => string; closed: Promise<number> }
+interface Conn {
+  socket: Socket;
+  text: () => string;
+  closed: Promise<number>;
+}
 
 /** A raw connection: what it received so far, and when it was closed (ms after opening). */
 function open(): Promise<Conn> {
@@ -47,8 +63,12 @@ function open(): Promise<Conn> {
     let text = '';
     const socket = connect(Number(port), '127.0.0.1');
     const closed = new Promise<number>((r) => socket.on('close', () => r(Date.now() - started)));
-    socket.on('data', (d) => { text += d; });
-    socket.on('error', () => { /* a reset is a close too */ });
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.on('error', () => {
+      /* a reset is a close too */
+    });
     socket.once('connect', () => resolve({ socket, text: () => text, closed }));
     socket.once('error', reject);
   });
@@ -62,7 +82,8 @@ async function dribble(c: Conn, text: string, everyMs: number, bytes = 2): Promi
   }
 }
 
-const head = (contentLength: number) => `POST ${FX} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`;
+const head = (contentLength: number) =>
+  `POST ${FX} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`;
 
 /** Sends a keep-alive GET /health/live and waits for its answer; the connection stays open, idle. */
 async function served(c: Conn): Promise<void> {
@@ -135,7 +156,12 @@ describe('connection cap', () => {
     expect(extra.text()).toBe('');
     // the kept connections still serve
     await served(held[0]);
-    expect(logs.some((l) => l.level === 'warn' && /engine\.server\.maxConnections/.test(l.msg) && l.maxConnections === MAX_CONNECTIONS)).toBe(true);
+    expect(
+      logs.some(
+        (l) =>
+          l.level === 'warn' && /engine\.server\.maxConnections/.test(l.msg) && l.maxConnections === MAX_CONNECTIONS,
+      ),
+    ).toBe(true);
 
     held.pop()!.socket.destroy();
     await sleep(100);
@@ -147,7 +173,12 @@ describe('connection cap', () => {
 
 describe('reload', () => {
   it('an edit of the deadlines and the cap applies at a reload', async () => {
-    writeFileSync(envFile, readFileSync(envFile, 'utf8').replace(`maxConnections: ${MAX_CONNECTIONS}`, 'maxConnections: 7').replace(`requestTimeout: ${REQUEST_MS}`, 'requestTimeout: 2500'));
+    writeFileSync(
+      envFile,
+      readFileSync(envFile, 'utf8')
+        .replace(`maxConnections: ${MAX_CONNECTIONS}`, 'maxConnections: 7')
+        .replace(`requestTimeout: ${REQUEST_MS}`, 'requestTimeout: 2500'),
+    );
     expect((await e.reload('limits edited')).ok).toBe(true);
     expect(e.http.server).toMatchObject({ requestTimeout: 2500, headersTimeout: HEADERS_MS, maxConnections: 7 });
   });
@@ -155,10 +186,18 @@ describe('reload', () => {
 
 describe('shipped defaults', () => {
   it('requestTimeout 30 s, headersTimeout 10 s, maxConnections 1024: in the settings and on the listener', async () => {
-    expect(ENGINE_DEFAULTS.server).toMatchObject({ requestTimeout: 30_000, headersTimeout: 10_000, maxConnections: 1024 });
+    expect(ENGINE_DEFAULTS.server).toMatchObject({
+      requestTimeout: 30_000,
+      headersTimeout: 10_000,
+      maxConnections: 1024,
+    });
     const shipped = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], extensions: [] });
     try {
-      expect(shipped.http.server).toMatchObject({ requestTimeout: 30_000, headersTimeout: 10_000, maxConnections: 1024 });
+      expect(shipped.http.server).toMatchObject({
+        requestTimeout: 30_000,
+        headersTimeout: 10_000,
+        maxConnections: 1024,
+      });
     } finally {
       await shipped.close();
     }

@@ -7,13 +7,18 @@ import { join } from 'node:path';
 import { startGateway, type GatewayTestEngine } from '../gateway/helpers.ts';
 
 let e: GatewayTestEngine | undefined;
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
 it('a client behind a proxy listed in engine.server.trustProxy is limited by its own address', async () => {
   const values = join(mkdtempSync(join(tmpdir(), 'engine-values-')), 'values');
   cpSync('values', values, { recursive: true });
   const env = join(values, 'environments', 'sandbox.yaml');
-  writeFileSync(env, readFileSync(env, 'utf8').replace(/^engine:\n  server:\n/m, "engine:\n  server:\n    trustProxy: ['127.0.0.1']\n"));
+  writeFileSync(
+    env,
+    readFileSync(env, 'utf8').replace(/^engine:\n  server:\n/m, "engine:\n  server:\n    trustProxy: ['127.0.0.1']\n"),
+  );
   expect(readFileSync(env, 'utf8')).toContain("trustProxy: ['127.0.0.1']");
   e = await startGateway({ 'gateway.rateLimits.anonymous': '2' }, { valuesDir: values });
   const from = (ip: string) => ({ 'x-forwarded-for': ip });

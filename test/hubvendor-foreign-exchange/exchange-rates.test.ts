@@ -13,14 +13,25 @@ beforeAll(async () => {
     set: { 'foreign-exchange-v1:redeliveryDelay': '5', 'foreign-exchange-v1:backOffMultiplier': '2' },
   });
 });
-afterAll(async () => { await e?.close(); });
-beforeEach(() => { e.sandbox.hubvendor.server.clearFaults(); e.sandbox.hubvendor.server.clearRequests(); });
+afterAll(async () => {
+  await e?.close();
+});
+beforeEach(() => {
+  e.sandbox.hubvendor.server.clearFaults();
+  e.sandbox.hubvendor.server.clearRequests();
+});
 
 describe('POST /foreign-exchange/exchange-rates', () => {
   it('answers a rate, filling the defaults for amount, type and currency market', async () => {
     const r = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD', currencyMarket: '1', transactionAmount: '1', transactionAmountType: 'BUY' });
+    expect(r.body).toMatchObject({
+      buyCurrency: 'EUR',
+      sellCurrency: 'USD',
+      currencyMarket: '1',
+      transactionAmount: '1',
+      transactionAmountType: 'BUY',
+    });
     expect(typeof r.body.middleRate).toBe('number');
     expect(r.body.middleRate).toBeGreaterThan(0);
     const calls = forexCalls();
@@ -33,7 +44,12 @@ describe('POST /foreign-exchange/exchange-rates', () => {
   });
 
   it('uses the amount and type of the request when given', async () => {
-    const r = await e.request('POST', PATH, { buyCurrency: 'GBP', sellCurrency: 'JPY', transactionAmount: '2500', transactionAmountType: 'SELL' });
+    const r = await e.request('POST', PATH, {
+      buyCurrency: 'GBP',
+      sellCurrency: 'JPY',
+      transactionAmount: '2500',
+      transactionAmountType: 'SELL',
+    });
     expect(r.status).toBe(200);
     expect(r.body.transactionAmount).toBe('2500');
     expect(forexCalls()[0].path).toBe('/v1/forex/exchange-rates/GBP/JPY/2500/SELL');
@@ -41,7 +57,12 @@ describe('POST /foreign-exchange/exchange-rates', () => {
 
   it('echoes the caller correlation id and forwards Authorization unchanged', async () => {
     const auth = 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln';
-    const r = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'CHF' }, { 'x-correlation-id': 'corr-123', authorization: auth });
+    const r = await e.request(
+      'POST',
+      PATH,
+      { buyCurrency: 'EUR', sellCurrency: 'CHF' },
+      { 'x-correlation-id': 'corr-123', authorization: auth },
+    );
     expect(r.headers.get('x-correlation-id')).toBe('corr-123');
     expect(forexCalls()[0].headers.authorization).toBe(auth);
     expect(forexCalls()[0].headers['x-correlation-id']).toBe('corr-123');
@@ -51,14 +72,26 @@ describe('POST /foreign-exchange/exchange-rates', () => {
     ['missing buyCurrency', { sellCurrency: 'USD' }, '/buyCurrency'],
     ['unknown currency', { buyCurrency: 'EUR', sellCurrency: 'XYZ' }, '/sellCurrency'],
     ['lower-case currency', { buyCurrency: 'eur', sellCurrency: 'USD' }, '/buyCurrency'],
-    ['a second pair', { buyCurrency: 'EUR', sellCurrency: 'USD', pairs: [{ buyCurrency: 'GBP', sellCurrency: 'USD' }] }, '/pairs'],
+    [
+      'a second pair',
+      { buyCurrency: 'EUR', sellCurrency: 'USD', pairs: [{ buyCurrency: 'GBP', sellCurrency: 'USD' }] },
+      '/pairs',
+    ],
     ['currencies as an array', { buyCurrency: ['EUR', 'GBP'], sellCurrency: 'USD' }, '/buyCurrency'],
     ['an array of pairs', [{ buyCurrency: 'EUR', sellCurrency: 'USD' }], '/'],
     ['bad rateType', { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'BEST' }, '/rateType'],
     ['negative amount', { buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmount: '-5' }, '/transactionAmount'],
     ['amount as a number', { buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmount: 5 }, '/transactionAmount'],
-    ['bad amount type', { buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmountType: 'MID' }, '/transactionAmountType'],
-    ['more decimals than the currency of the amount allows', { buyCurrency: 'GBP', sellCurrency: 'JPY', transactionAmount: '10.5', transactionAmountType: 'SELL' }, '/transactionAmount'],
+    [
+      'bad amount type',
+      { buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmountType: 'MID' },
+      '/transactionAmountType',
+    ],
+    [
+      'more decimals than the currency of the amount allows',
+      { buyCurrency: 'GBP', sellCurrency: 'JPY', transactionAmount: '10.5', transactionAmountType: 'SELL' },
+      '/transactionAmount',
+    ],
     ['path injection', { buyCurrency: '../x', sellCurrency: 'USD' }, '/buyCurrency'],
   ];
   for (const [name, body, field] of invalid) {
@@ -79,15 +112,26 @@ describe('POST /foreign-exchange/exchange-rates', () => {
     const bad = await e.request('POST', PATH, '{"buyCurrency": ', { 'content-type': 'application/json' });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toContain('not valid JSON');
-    const big = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'x'.repeat(2 * 1024 * 1024) });
+    const big = await e.request('POST', PATH, {
+      buyCurrency: 'EUR',
+      sellCurrency: 'USD',
+      rateType: 'x'.repeat(2 * 1024 * 1024),
+    });
     expect(big.status).toBe(413);
     expect(forexCalls()).toHaveLength(0);
   });
 
   it('maps a vendor 404 (hubvendor error envelope) to GC054', async () => {
     e.sandbox.hubvendor.server.addFault({
-      path: '^/v1/forex/', status: 404,
-      body: { header: { status: 'failed' }, error: { type: 'BUSINESS', errorDetails: [{ fieldName: 'sellCurrency', code: 'HUB-FX-404', message: 'No rate for EUR/ZAR' }] } },
+      path: '^/v1/forex/',
+      status: 404,
+      body: {
+        header: { status: 'failed' },
+        error: {
+          type: 'BUSINESS',
+          errorDetails: [{ fieldName: 'sellCurrency', code: 'HUB-FX-404', message: 'No rate for EUR/ZAR' }],
+        },
+      },
     });
     const r = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'ZAR' });
     expect(r.status).toBe(404);
@@ -96,18 +140,31 @@ describe('POST /foreign-exchange/exchange-rates', () => {
 
   it('maps a vendor 400 to GC025 with the vendor field errors', async () => {
     e.sandbox.hubvendor.server.addFault({
-      path: '^/v1/forex/', status: 400,
-      body: { header: { status: 'failed' }, error: { type: 'BUSINESS', errorDetails: [{ fieldName: 'transactionAmount', code: 'HUB-FX-400', message: 'amount too large' }] } },
+      path: '^/v1/forex/',
+      status: 400,
+      body: {
+        header: { status: 'failed' },
+        error: {
+          type: 'BUSINESS',
+          errorDetails: [{ fieldName: 'transactionAmount', code: 'HUB-FX-400', message: 'amount too large' }],
+        },
+      },
     });
     const r = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'USD' });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('GC025');
     expect(r.body.detail).toBe('transactionAmount: amount too large');
-    expect(r.body.vendorErrors).toEqual([{ field: 'transactionAmount', code: 'HUB-FX-400', message: 'amount too large' }]);
+    expect(r.body.vendorErrors).toEqual([
+      { field: 'transactionAmount', code: 'HUB-FX-400', message: 'amount too large' },
+    ]);
   });
 
   it('retries a 503 exactly maximumRedeliveries times, then answers GC027', async () => {
-    e.sandbox.hubvendor.server.addFault({ path: '^/v1/forex/', status: 503, body: { error: { type: 'TECHNICAL', errorDetails: [] } } });
+    e.sandbox.hubvendor.server.addFault({
+      path: '^/v1/forex/',
+      status: 503,
+      body: { error: { type: 'TECHNICAL', errorDetails: [] } },
+    });
     const r = await e.request('POST', PATH, { buyCurrency: 'EUR', sellCurrency: 'USD' });
     expect(r.status).toBe(502);
     expect(r.body.code).toBe('GC027');
@@ -143,10 +200,16 @@ describe('timeouts', () => {
   beforeAll(async () => {
     t = await startTestEngine({
       routes: ['routes/hubvendor-foreign-exchange'],
-      set: { 'foreign-exchange-v1:http.client.response.timeout': '150', 'foreign-exchange-v1:maximumRedeliveries': '1', 'foreign-exchange-v1:redeliveryDelay': '5' },
+      set: {
+        'foreign-exchange-v1:http.client.response.timeout': '150',
+        'foreign-exchange-v1:maximumRedeliveries': '1',
+        'foreign-exchange-v1:redeliveryDelay': '5',
+      },
     });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('a vendor slower than the response timeout is a 504 GC027 after the configured retries', async () => {
     t.sandbox.hubvendor.server.addFault({ path: '^/v1/forex/', delayMs: 600 });

@@ -3,14 +3,21 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from 'rhea';
-import { startAmqpEndpoint, type AmqpEndpoint, SANDBOX_AMQP_USERNAME, SANDBOX_AMQP_PASSWORD } from '../../sandbox/amqp/index.ts';
+import {
+  startAmqpEndpoint,
+  type AmqpEndpoint,
+  SANDBOX_AMQP_USERNAME,
+  SANDBOX_AMQP_PASSWORD,
+} from '../../sandbox/amqp/index.ts';
 import { openConnection, publish, until } from './helpers.ts';
 import { settle } from '../../engine/amqp/rhea-util.ts';
 
 let ep: AmqpEndpoint;
 const creds = () => ({ url: ep.url, username: SANDBOX_AMQP_USERNAME, password: SANDBOX_AMQP_PASSWORD });
 
-beforeAll(async () => { ep = await startAmqpEndpoint(); });
+beforeAll(async () => {
+  ep = await startAmqpEndpoint();
+});
 afterAll(() => ep.close());
 
 describe('embedded AMQP 1.0 endpoint', () => {
@@ -19,14 +26,21 @@ describe('embedded AMQP 1.0 endpoint', () => {
   });
 
   it('delivers no more than the credit, and redelivers released messages', async () => {
-    await publish('/queue/e1', [1, 2, 3, 4].map((i) => ({ message_id: `m${i}`, body: JSON.stringify({ i }) })), creds());
+    await publish(
+      '/queue/e1',
+      [1, 2, 3, 4].map((i) => ({ message_id: `m${i}`, body: JSON.stringify({ i }) })),
+      creds(),
+    );
     expect(ep.stats('e1').ready).toBe(4);
     const conn = await openConnection(creds());
     const got: { id: string; first: boolean | undefined }[] = [];
     const deliveries: any[] = [];
     const r = conn.open_receiver({ source: { address: 'e1' }, credit_window: 0, autoaccept: false });
     r.on('receiver_open', () => r.add_credit(2));
-    r.on('message', (ctx) => { got.push({ id: String(ctx.message.message_id), first: ctx.message.first_acquirer }); deliveries.push(ctx.delivery); });
+    r.on('message', (ctx) => {
+      got.push({ id: String(ctx.message.message_id), first: ctx.message.first_acquirer });
+      deliveries.push(ctx.delivery);
+    });
     await until(() => got.length === 2, 3000, 'two deliveries');
     await new Promise((res) => setTimeout(res, 150));
     expect(got.length).toBe(2); // credit 2: no third message

@@ -8,7 +8,18 @@ import rhea from 'rhea';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { stableId } from '../../engine/core/functions.ts';
 import {
-  BROKER_PASSWORD, BROKER_URL, BROKER_USER, bodyOf, captureLogs, drain, openConnection, publish, startCountingSink, statusMessage, uniqueQueue, until,
+  BROKER_PASSWORD,
+  BROKER_URL,
+  BROKER_USER,
+  bodyOf,
+  captureLogs,
+  drain,
+  openConnection,
+  publish,
+  startCountingSink,
+  statusMessage,
+  uniqueQueue,
+  until,
 } from './helpers.ts';
 
 const TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';
@@ -39,7 +50,11 @@ async function start(queue: string, set: Record<string, string> = {}, logger?: a
     },
     ...(logger ? { logger } : {}),
   });
-  await until(async () => (await engine!.request('GET', '/health/ready')).status === 200, 10_000, 'the consumers to attach');
+  await until(
+    async () => (await engine!.request('GET', '/health/ready')).status === 200,
+    10_000,
+    'the consumers to attach',
+  );
   return engine;
 }
 
@@ -60,10 +75,19 @@ describe('payment inbound against RabbitMQ', () => {
       const ev = byRef.get(b.paymentOrderId)!;
       expect(ev, b.paymentOrderId).toBeDefined();
       expect(ev.id).toBe(stableId(TYPE, m.message_id));
-      expect(ev).toMatchObject({ source: 'com.platform.payments', topic: 'payment-status', dataversion: '1.0.0', subject: b.paymentOrderId });
+      expect(ev).toMatchObject({
+        source: 'com.platform.payments',
+        topic: 'payment-status',
+        dataversion: '1.0.0',
+        subject: b.paymentOrderId,
+      });
       expect(ev.data).toEqual({
-        bankReferenceId: b.paymentOrderId, endToEndReference: b.endToEndReference, bankStatus: b.status,
-        reasonCode: b.statusReasonCode, reasonText: b.statusReasonCode === 'AC04' ? 'Closed account number' : null, statusDateTime: b.statusDateTime,
+        bankReferenceId: b.paymentOrderId,
+        endToEndReference: b.endToEndReference,
+        bankStatus: b.status,
+        reasonCode: b.statusReasonCode,
+        reasonText: b.statusReasonCode === 'AC04' ? 'Closed account number' : null,
+        statusDateTime: b.statusDateTime,
       });
     }
     await e.close();
@@ -81,7 +105,11 @@ describe('payment inbound against RabbitMQ', () => {
     const msgs = Array.from({ length: 20 }, () => statusMessage());
     await publish(q, msgs);
     const outage = Date.now();
-    await until(() => lines.filter((l) => l.msg?.startsWith('message released')).length >= 4, 10_000, 'releases during the outage');
+    await until(
+      () => lines.filter((l) => l.msg?.startsWith('message released')).length >= 4,
+      10_000,
+      'releases during the outage',
+    );
     await new Promise((r) => setTimeout(r, Math.max(0, 2500 - (Date.now() - outage))));
     expect(hub.events({ type: TYPE }).length).toBe(0);
     hub.server.clearFaults();
@@ -89,7 +117,12 @@ describe('payment inbound against RabbitMQ', () => {
     const ids = new Set(hub.events({ type: TYPE }).map((ev) => ev.id));
     expect([...ids].sort()).toEqual(msgs.map((m) => stableId(TYPE, m.message_id)).sort());
     const released = lines.find((l) => l.msg?.startsWith('message released'));
-    expect(released).toMatchObject({ level: 'warn', queue: q, messageId: expect.stringMatching(/^msg-/), reason: expect.stringContaining('503') });
+    expect(released).toMatchObject({
+      level: 'warn',
+      queue: q,
+      messageId: expect.stringMatching(/^msg-/),
+      reason: expect.stringContaining('503'),
+    });
     await e.close();
     engine = undefined;
     expect(await drain(q)).toEqual([]);
@@ -111,20 +144,34 @@ describe('payment inbound against RabbitMQ', () => {
     const q = uniqueQueue('bad');
     const { logger, lines, text } = captureLogs();
     const good = Array.from({ length: 6 }, () => statusMessage());
-    const notJson = { message_id: 'bad-not-json', content_type: 'application/json', body: '{"paymentOrderId": "PO1", status:' };
+    const notJson = {
+      message_id: 'bad-not-json',
+      content_type: 'application/json',
+      body: '{"paymentOrderId": "PO1", status:',
+    };
     const wrong = statusMessage({ status: 'SETTLED_MAYBE', paymentOrderId: 'PO-BAD-STATUS' }, 'bad-schema');
     // a data section (binary body, as a JMS BytesMessage) holding no JSON
     const binary = { message_id: 'bad-binary', body: rhea.message.data_section(Buffer.from([0xff, 0xfe, 0x00])) };
     await publish(q, [good[0]!, notJson, good[1]!, good[2]!, wrong, good[3]!, binary, good[4]!, good[5]!]);
     const e = await start(q, {}, logger);
     const hub = e.sandbox.eventhub;
-    await until(() => hub.events({ type: TYPE }).length >= 6 && lines.filter((l) => l.msg?.startsWith('message rejected')).length >= 3, 15_000, '6 events and 3 rejections');
-    expect(new Set(hub.events({ type: TYPE }).map((ev) => (ev.data as any).bankReferenceId))).toEqual(new Set(good.map((g) => bodyOf(g).paymentOrderId)));
+    await until(
+      () =>
+        hub.events({ type: TYPE }).length >= 6 &&
+        lines.filter((l) => l.msg?.startsWith('message rejected')).length >= 3,
+      15_000,
+      '6 events and 3 rejections',
+    );
+    expect(new Set(hub.events({ type: TYPE }).map((ev) => (ev.data as any).bankReferenceId))).toEqual(
+      new Set(good.map((g) => bodyOf(g).paymentOrderId)),
+    );
     const rejected = lines.filter((l) => l.msg?.startsWith('message rejected'));
     expect(rejected.map((l) => l.messageId).sort()).toEqual(['bad-binary', 'bad-not-json', 'bad-schema']);
     for (const l of rejected) expect(l).toMatchObject({ level: 'error', queue: q, route: ROUTE });
     expect(rejected.find((l) => l.messageId === 'bad-not-json')!.reason).toMatch(/^body is not JSON/);
-    expect(rejected.find((l) => l.messageId === 'bad-schema')!.reason).toMatch(/validation: .*\/status: must be one of/);
+    expect(rejected.find((l) => l.messageId === 'bad-schema')!.reason).toMatch(
+      /validation: .*\/status: must be one of/,
+    );
     expect(text()).not.toContain(BROKER_PASSWORD === 'guest' ? 'password":"guest' : BROKER_PASSWORD);
     await e.close();
     engine = undefined;
@@ -135,7 +182,10 @@ describe('payment inbound against RabbitMQ', () => {
     const q = uniqueQueue('conc');
     const sink = await startCountingSink(150);
     closers.push(() => sink.close());
-    await publish(q, Array.from({ length: 18 }, () => statusMessage()));
+    await publish(
+      q,
+      Array.from({ length: 18 }, () => statusMessage()),
+    );
     await start(q, { 'source.concurrent.threads': '3', 'asb.producer.apiUri': sink.url });
     await until(() => sink.events.length === 18, 20_000, '18 events');
     expect(sink.maxInFlight).toBe(3);
@@ -145,10 +195,12 @@ describe('payment inbound against RabbitMQ', () => {
     const q = uniqueQueue('one');
     const sink = await startCountingSink(60);
     closers.push(() => sink.close());
-    await publish(q, Array.from({ length: 8 }, () => statusMessage()));
+    await publish(
+      q,
+      Array.from({ length: 8 }, () => statusMessage()),
+    );
     await start(q, { 'source.concurrent.threads': '1', 'asb.producer.apiUri': sink.url });
     await until(() => sink.events.length === 8, 20_000, '8 events');
     expect(sink.maxInFlight).toBe(1);
   }, 30_000);
 });
-

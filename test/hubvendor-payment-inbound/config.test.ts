@@ -6,10 +6,19 @@ import { lintProject } from '../../engine/engine.ts';
 import { parseMapping } from '../../engine/sources/amqp.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
 
-const lint = (set: Record<string, string>) => lintProject({
-  routes: ['routes/hubvendor-payment-inbound'], env: 'development', logger: createLogger('silent'),
-  set: { 'hubvendor-amqp-url': 'amqp://127.0.0.1:5672', 'hubvendor-amqp-username': 'u', 'hubvendor-amqp-password': 'p', 'hubvendor-amqp-queue-name': 'payment-status', ...set },
-});
+const lint = (set: Record<string, string>) =>
+  lintProject({
+    routes: ['routes/hubvendor-payment-inbound'],
+    env: 'development',
+    logger: createLogger('silent'),
+    set: {
+      'hubvendor-amqp-url': 'amqp://127.0.0.1:5672',
+      'hubvendor-amqp-username': 'u',
+      'hubvendor-amqp-password': 'p',
+      'hubvendor-amqp-queue-name': 'payment-status',
+      ...set,
+    },
+  });
 
 describe('from: amqp configuration', () => {
   it('parses several <queue_name>><route_identifier> entries', () => {
@@ -28,12 +37,16 @@ describe('from: amqp configuration', () => {
   it('a mapping that maps no queue to the route is a lint error naming the property', async () => {
     const d = await lint({ 'source.queue.route.mapping': 'payment-status>another-route' });
     expect(d).toHaveLength(1);
-    expect(d[0]!.message).toMatch(/maps no queue to this route 'payment-status-inbound' \(property 'source.queue.route.mapping'\)/);
+    expect(d[0]!.message).toMatch(
+      /maps no queue to this route 'payment-status-inbound' \(property 'source.queue.route.mapping'\)/,
+    );
     expect(d[0]!.file).toMatch(/payment-status\.yaml$/);
   });
 
   it('the route consumes every queue mapped to it', async () => {
-    expect(await lint({ 'source.queue.route.mapping': 'q1>payment-status-inbound,q2>other,q3>payment-status-inbound' })).toEqual([]);
+    expect(
+      await lint({ 'source.queue.route.mapping': 'q1>payment-status-inbound,q2>other,q3>payment-status-inbound' }),
+    ).toEqual([]);
   });
 
   it('rejects another provider and a URL that is not amqp://', async () => {

@@ -6,13 +6,25 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, captureLogs, openConnection, publish, statusMessage, uniqueQueue, until } from './helpers.ts';
+import {
+  BROKER_PASSWORD,
+  BROKER_URL,
+  BROKER_USER,
+  captureLogs,
+  openConnection,
+  publish,
+  statusMessage,
+  uniqueQueue,
+  until,
+} from './helpers.ts';
 
 const CHECK = 'amqp:payment-status-inbound';
 let engine: TestEngine | undefined;
 const closers: (() => Promise<void> | void)[] = [];
 
-beforeAll(async () => { (await openConnection()).close(); });
+beforeAll(async () => {
+  (await openConnection()).close();
+});
 afterEach(async () => {
   await engine?.close();
   engine = undefined;
@@ -25,7 +37,12 @@ describe('payment inbound: broker access', () => {
     const { logger, lines, text } = captureLogs();
     engine = await startTestEngine({
       routes: ['routes/hubvendor-payment-inbound'],
-      set: { 'hubvendor-amqp-url': BROKER_URL, 'hubvendor-amqp-username': BROKER_USER, 'hubvendor-amqp-password': secret, 'hubvendor-amqp-queue-name': uniqueQueue('creds') },
+      set: {
+        'hubvendor-amqp-url': BROKER_URL,
+        'hubvendor-amqp-username': BROKER_USER,
+        'hubvendor-amqp-password': secret,
+        'hubvendor-amqp-queue-name': uniqueQueue('creds'),
+      },
       logger,
     });
     const ready = await engine.request('GET', '/health/ready');
@@ -53,7 +70,12 @@ describe('payment inbound: broker access', () => {
     const { logger, lines } = captureLogs();
     engine = await startTestEngine({
       routes: ['routes/hubvendor-payment-inbound'],
-      set: { 'hubvendor-amqp-url': `amqp://127.0.0.1:${port}`, 'hubvendor-amqp-username': BROKER_USER, 'hubvendor-amqp-password': BROKER_PASSWORD, 'hubvendor-amqp-queue-name': q },
+      set: {
+        'hubvendor-amqp-url': `amqp://127.0.0.1:${port}`,
+        'hubvendor-amqp-username': BROKER_USER,
+        'hubvendor-amqp-password': BROKER_PASSWORD,
+        'hubvendor-amqp-queue-name': q,
+      },
       logger,
     });
     await until(() => lines.some((l) => l.attempt === 1), 5000, 'a failed attempt');
@@ -61,11 +83,18 @@ describe('payment inbound: broker access', () => {
     expect((await engine.request('GET', '/health/ready')).status).toBe(503);
     const relay = await startRelay(port, new URL(BROKER_URL));
     closers.push(() => relay.close());
-    await until(async () => (await engine!.request('GET', '/health/ready')).status === 200, 15_000, 'readiness after the broker appeared');
+    await until(
+      async () => (await engine!.request('GET', '/health/ready')).status === 200,
+      15_000,
+      'readiness after the broker appeared',
+    );
     expect(lines.some((l) => l.msg === 'AMQP connection re-established')).toBe(true);
     const m = statusMessage();
     await publish(q, [m]);
-    await engine.sandbox.eventhub.waitFor((ev) => (ev.data as any)?.bankReferenceId === JSON.parse(m.body as string).paymentOrderId, 10_000);
+    await engine.sandbox.eventhub.waitFor(
+      (ev) => (ev.data as any)?.bankReferenceId === JSON.parse(m.body as string).paymentOrderId,
+      10_000,
+    );
   }, 30_000);
 });
 
@@ -74,13 +103,24 @@ async function startRelay(port: number, to: URL): Promise<{ close(): Promise<voi
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(to.port || 5672), to.hostname);
-    sockets.add(client); sockets.add(upstream);
+    sockets.add(client);
+    sockets.add(upstream);
     client.pipe(upstream).pipe(client);
-    const end = () => { client.destroy(); upstream.destroy(); };
-    client.on('error', end); upstream.on('error', end); client.on('close', end); upstream.on('close', end);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+    client.on('close', end);
+    upstream.on('close', end);
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

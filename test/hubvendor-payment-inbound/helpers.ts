@@ -20,7 +20,12 @@ export function uniqueQueue(tag: string): string {
   return `/queue/pi-${tag}-${RUN}`;
 }
 
-export interface OpenOptions { url?: string; username?: string; password?: string; timeoutMs?: number }
+export interface OpenOptions {
+  url?: string;
+  username?: string;
+  password?: string;
+  timeoutMs?: number;
+}
 
 /** Opens a connection or rejects with the broker's reason: the suite fails, never skips, without a broker. */
 export function openConnection(o: OpenOptions = {}): Promise<Connection> {
@@ -28,15 +33,31 @@ export function openConnection(o: OpenOptions = {}): Promise<Connection> {
   const container = rhea.create_container({ id: `test-${randomUUID().slice(0, 8)}` });
   return new Promise((resolve, reject) => {
     const conn = container.connect({
-      host: u.hostname, port: Number(u.port || 5672), username: o.username ?? BROKER_USER, password: o.password ?? BROKER_PASSWORD,
+      host: u.hostname,
+      port: Number(u.port || 5672),
+      username: o.username ?? BROKER_USER,
+      password: o.password ?? BROKER_PASSWORD,
       reconnect: false,
     });
-    const t = setTimeout(() => { conn.close(); reject(new Error(`AMQP broker ${u.host} did not open a connection within ${o.timeoutMs ?? 8000} ms`)); }, o.timeoutMs ?? 8000);
-    conn.once('connection_open', () => { clearTimeout(t); resolve(conn); });
-    conn.once('connection_error', (ctx) => { clearTimeout(t); reject(new Error(`AMQP broker ${u.host} refused the connection: ${JSON.stringify(ctx.connection.error)}`)); });
+    const t = setTimeout(() => {
+      conn.close();
+      reject(new Error(`AMQP broker ${u.host} did not open a connection within ${o.timeoutMs ?? 8000} ms`));
+    }, o.timeoutMs ?? 8000);
+    conn.once('connection_open', () => {
+      clearTimeout(t);
+      resolve(conn);
+    });
+    conn.once('connection_error', (ctx) => {
+      clearTimeout(t);
+      reject(new Error(`AMQP broker ${u.host} refused the connection: ${JSON.stringify(ctx.connection.error)}`));
+    });
     conn.once('disconnected', (ctx) => {
       clearTimeout(t);
-      reject(new Error(`AMQP broker ${u.host} unreachable (RabbitMQ with rabbitmq_amqp1_0 is required, see docs/connectors/payment-inbound.md): ${ctx.error?.message ?? 'disconnected'}`));
+      reject(
+        new Error(
+          `AMQP broker ${u.host} unreachable (RabbitMQ with rabbitmq_amqp1_0 is required, see docs/connectors/payment-inbound.md): ${ctx.error?.message ?? 'disconnected'}`,
+        ),
+      );
     });
     container.on('error', () => {});
   });
@@ -54,8 +75,12 @@ export async function publish(address: string, messages: Message[], o: OpenOptio
         while (next < messages.length && sender.sendable()) sender.send(messages[next++]!);
       };
       sender.on('sendable', pump);
-      sender.on('accepted', () => { if (++settled === messages.length) resolve(); });
-      sender.on('rejected', (ctx) => reject(new Error(`broker rejected a message: ${JSON.stringify(ctx.delivery?.remote_state)}`)));
+      sender.on('accepted', () => {
+        if (++settled === messages.length) resolve();
+      });
+      sender.on('rejected', (ctx) =>
+        reject(new Error(`broker rejected a message: ${JSON.stringify(ctx.delivery?.remote_state)}`)),
+      );
       sender.on('sender_error', (ctx) => reject(new Error(`sender failed: ${JSON.stringify(ctx.sender?.error)}`)));
       if (!messages.length) resolve();
     });
@@ -70,7 +95,9 @@ export async function drain(address: string, ms = 500): Promise<Message[]> {
   const got: Message[] = [];
   await new Promise<void>((resolve) => {
     const r = conn.open_receiver({ source: { address }, credit_window: 100, autoaccept: true });
-    r.on('message', (ctx) => { got.push(ctx.message); });
+    r.on('message', (ctx) => {
+      got.push(ctx.message);
+    });
     setTimeout(resolve, ms);
   });
   conn.close();
@@ -104,7 +131,11 @@ export function captureLogs(): { logger: ReturnType<typeof createLogger>; lines:
       for (const l of String(chunk).split('\n')) {
         if (!l) continue;
         raw.push(l);
-        try { lines.push(JSON.parse(l)); } catch { /* not JSON */ }
+        try {
+          lines.push(JSON.parse(l));
+        } catch {
+          /* not JSON */
+        }
       }
       cb();
     },
@@ -134,7 +165,10 @@ export async function startCountingSink(delayMs = 0): Promise<CountingSink> {
     req.on('end', () => {
       setTimeout(() => {
         sink.inFlight--;
-        if (sink.failWith) { res.writeHead(sink.failWith).end(); return; }
+        if (sink.failWith) {
+          res.writeHead(sink.failWith).end();
+          return;
+        }
         sink.events.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
         res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":1}');
       }, sink.delayMs);
@@ -142,11 +176,20 @@ export async function startCountingSink(delayMs = 0): Promise<CountingSink> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
-  sink.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  sink.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return sink;
 }
 
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, stepMs = 50): Promise<void> {
+export async function until(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  stepMs = 50,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await cond()) return;

@@ -34,20 +34,44 @@ describe('payment inbound on the sandbox', () => {
       body: JSON.stringify({
         header: {},
         body: {
-          paymentOrderProductId: 'SEPA', debitAccountId: '100234567', paymentCurrencyId: 'EUR', amount: '310.99',
-          beneficiaryIBAN: 'DE89370400440532013000', beneficiaryBIC: 'COBADEFFXXX', beneficiaryName: 'Erika Mustermann',
-          orderingCustomerName: 'Max Mustermann', endToEndReference: e2e, executionDate: new Date().toISOString().slice(0, 10), chargeBearer: 'SHA',
+          paymentOrderProductId: 'SEPA',
+          debitAccountId: '100234567',
+          paymentCurrencyId: 'EUR',
+          amount: '310.99',
+          beneficiaryIBAN: 'DE89370400440532013000',
+          beneficiaryBIC: 'COBADEFFXXX',
+          beneficiaryName: 'Erika Mustermann',
+          orderingCustomerName: 'Max Mustermann',
+          endToEndReference: e2e,
+          executionDate: new Date().toISOString().slice(0, 10),
+          chargeBearer: 'SHA',
         },
       }),
     });
     expect(res.status).toBe(201);
     const id = (await res.json()).body.paymentInstruction.instructionId as string;
     const hub = engine.sandbox.eventhub;
-    const accepted = await hub.waitFor((e) => (e.data as any)?.bankReferenceId === id && (e.data as any).bankStatus === 'ACCEPTED', 5000);
-    const rejected = await hub.waitFor((e) => (e.data as any)?.bankReferenceId === id && (e.data as any).bankStatus === 'REJECTED', 8000);
-    expect(accepted).toMatchObject({ type: TYPE, source: 'com.platform.payments', topic: 'payment-status', dataversion: '1.0.0', subject: id });
+    const accepted = await hub.waitFor(
+      (e) => (e.data as any)?.bankReferenceId === id && (e.data as any).bankStatus === 'ACCEPTED',
+      5000,
+    );
+    const rejected = await hub.waitFor(
+      (e) => (e.data as any)?.bankReferenceId === id && (e.data as any).bankStatus === 'REJECTED',
+      8000,
+    );
+    expect(accepted).toMatchObject({
+      type: TYPE,
+      source: 'com.platform.payments',
+      topic: 'payment-status',
+      dataversion: '1.0.0',
+      subject: id,
+    });
     expect(rejected.data).toEqual({
-      bankReferenceId: id, endToEndReference: e2e, bankStatus: 'REJECTED', reasonCode: 'AC04', reasonText: 'Closed account number',
+      bankReferenceId: id,
+      endToEndReference: e2e,
+      bankStatus: 'REJECTED',
+      reasonCode: 'AC04',
+      reasonText: 'Closed account number',
       statusDateTime: expect.any(String),
     });
     expect(accepted.id).not.toBe(rejected.id);
@@ -60,10 +84,21 @@ describe('payment inbound on the sandbox', () => {
     const amqp = engine.sandbox.services.amqp as AmqpEndpoint;
     amqp.publish('payment-status', {
       message_id: 'sbx-fixed-id-1',
-      body: JSON.stringify({ paymentOrderId: 'PO-SBX-1', endToEndReference: null, status: 'PROCESSED', statusReasonCode: null, statusDateTime: new Date().toISOString() }),
+      body: JSON.stringify({
+        paymentOrderId: 'PO-SBX-1',
+        endToEndReference: null,
+        status: 'PROCESSED',
+        statusReasonCode: null,
+        statusDateTime: new Date().toISOString(),
+      }),
     });
     const e = await engine.sandbox.eventhub.waitFor((x) => (x.data as any)?.bankReferenceId === 'PO-SBX-1', 5000);
     expect(e.id).toBe(stableId(TYPE, 'sbx-fixed-id-1'));
-    expect(e.data).toMatchObject({ bankStatus: 'PROCESSED', reasonCode: null, reasonText: null, endToEndReference: null });
+    expect(e.data).toMatchObject({
+      bankStatus: 'PROCESSED',
+      reasonCode: null,
+      reasonText: null,
+      endToEndReference: null,
+    });
   });
 });

@@ -14,7 +14,9 @@ beforeAll(async () => {
     startTestEngine({ routes: ROUTES, set: { 'hubvendor.disablePagination': 'true' } }),
   ]);
 });
-afterAll(async () => { await Promise.all([engine?.close(), noPaging?.close()]); });
+afterAll(async () => {
+  await Promise.all([engine?.close(), noPaging?.close()]);
+});
 afterEach(() => {
   for (const e of [engine, noPaging]) {
     e.sandbox.hubvendor.server.clearFaults();
@@ -23,7 +25,8 @@ afterEach(() => {
 });
 
 const vendorCalls = (e = engine) => e.sandbox.hubvendor.server.requests();
-const lookup = (body: unknown, headers?: Record<string, string>, e = engine) => e.request('POST', '/payments/bank-directory', body, headers);
+const lookup = (body: unknown, headers?: Record<string, string>, e = engine) =>
+  e.request('POST', '/payments/bank-directory', body, headers);
 
 describe('directory lookups', () => {
   it('by BIC11 at searchBankDirectoryByBICApiUri, with pagination', async () => {
@@ -31,10 +34,18 @@ describe('directory lookups', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       bankDirectorySource: 'BANK-DIRECTORY',
-      records: [{
-        bic: 'DEUTDEFFXXX', bic8: 'DEUTDEFF', branchCode: '50070010', institutionName: 'Deutsche Bank AG',
-        branchName: 'Frankfurt am Main', city: 'Frankfurt am Main', countryCode: 'DE', nationalIds: [{ type: 'DEBLZ', id: '50070010' }],
-      }],
+      records: [
+        {
+          bic: 'DEUTDEFFXXX',
+          bic8: 'DEUTDEFF',
+          branchCode: '50070010',
+          institutionName: 'Deutsche Bank AG',
+          branchName: 'Frankfurt am Main',
+          city: 'Frankfurt am Main',
+          countryCode: 'DE',
+          nationalIds: [{ type: 'DEBLZ', id: '50070010' }],
+        },
+      ],
       pagination: { pageSize: 25, pageStart: 1, totalSize: 1 },
     });
     const [call] = vendorCalls();
@@ -54,7 +65,11 @@ describe('directory lookups', () => {
   });
 
   it('by IBAN at searchBankDirectoryByIBANApiUri (printed form accepted)', async () => {
-    const r = await lookup({ bankDirectorySource: 'BANK-DIRECTORY', identificationType: 'IBAN', identification: 'GB29 NWBK 6016 1331 9268 19' });
+    const r = await lookup({
+      bankDirectorySource: 'BANK-DIRECTORY',
+      identificationType: 'IBAN',
+      identification: 'GB29 NWBK 6016 1331 9268 19',
+    });
     expect(r.status).toBe(200);
     expect(r.body.records[0]).toMatchObject({ bic: 'NWBKGB2LXXX', branchCode: '601613' });
     const [call] = vendorCalls();
@@ -78,7 +93,11 @@ describe('directory lookups', () => {
   });
 
   it('IBAN-DIRECTORY with a BIC is a normal BIC lookup (rule 1 needs identificationType IBAN)', async () => {
-    const r = await lookup({ bankDirectorySource: 'IBAN-DIRECTORY', identificationType: 'BIC', identification: 'INGBNL2AXXX' });
+    const r = await lookup({
+      bankDirectorySource: 'IBAN-DIRECTORY',
+      identificationType: 'BIC',
+      identification: 'INGBNL2AXXX',
+    });
     expect(r.status).toBe(200);
     expect(r.body.records[0].institutionName).toBe('ING Bank N.V.');
     expect(vendorCalls()[0].path).toBe('/v1/reference/bankDirectory/bics');
@@ -87,13 +106,29 @@ describe('directory lookups', () => {
 
 describe('rule 1: IBAN-DIRECTORY + IBAN validates at ibanValidationApiUri with {IBAN}', () => {
   it('answers the validation of a valid IBAN with its bank', async () => {
-    const r = await lookup({ bankDirectorySource: 'IBAN-DIRECTORY', identificationType: 'IBAN', identification: 'de89 3704 0044 0532 0130 00' }, { authorization: BEARER });
+    const r = await lookup(
+      {
+        bankDirectorySource: 'IBAN-DIRECTORY',
+        identificationType: 'IBAN',
+        identification: 'de89 3704 0044 0532 0130 00',
+      },
+      { authorization: BEARER },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       bankDirectorySource: 'IBAN-DIRECTORY',
       ibanValidation: {
-        iban: 'DE89370400440532013000', isValid: true, countryCode: 'DE', checkDigits: '89', nationalBankCode: '37040044',
-        branchCode: null, accountNumber: '0532013000', bic: 'COBADEFFXXX', institutionName: 'Commerzbank AG', sepaMember: true, validationErrors: [],
+        iban: 'DE89370400440532013000',
+        isValid: true,
+        countryCode: 'DE',
+        checkDigits: '89',
+        nationalBankCode: '37040044',
+        branchCode: null,
+        accountNumber: '0532013000',
+        bic: 'COBADEFFXXX',
+        institutionName: 'Commerzbank AG',
+        sepaMember: true,
+        validationErrors: [],
       },
     });
     const calls = vendorCalls();
@@ -104,13 +139,24 @@ describe('rule 1: IBAN-DIRECTORY + IBAN validates at ibanValidationApiUri with {
   });
 
   it('leaves the mod-97 verdict to the hub: a wrong check digit is isValid false', async () => {
-    const r = await lookup({ bankDirectorySource: 'IBAN-DIRECTORY', identificationType: 'IBAN', identification: 'DE88370400440532013000' });
+    const r = await lookup({
+      bankDirectorySource: 'IBAN-DIRECTORY',
+      identificationType: 'IBAN',
+      identification: 'DE88370400440532013000',
+    });
     expect(r.status).toBe(200);
     expect(r.body.ibanValidation).toMatchObject({ isValid: false, validationErrors: ['WrongIBANChecksum'] });
   });
 
   it('a path injection attempt is refused before any vendor call', async () => {
-    for (const identification of ['DE89/../../order/paymentOrders', 'DE89370400440532013000/../x', '../../v1/forex', 'DE89%2F..%2F', 'DE8937040044?x=1', 'DE89370400440532013000#x']) {
+    for (const identification of [
+      'DE89/../../order/paymentOrders',
+      'DE89370400440532013000/../x',
+      '../../v1/forex',
+      'DE89%2F..%2F',
+      'DE8937040044?x=1',
+      'DE89370400440532013000#x',
+    ]) {
       const r = await lookup({ bankDirectorySource: 'IBAN-DIRECTORY', identificationType: 'IBAN', identification });
       expect(r.status, identification).toBe(400);
       expect(r.body.errors[0].field).toBe('/identification');
@@ -130,11 +176,27 @@ describe('input validation', () => {
   const bad: [string, unknown, string][] = [
     ['no identificationType', { identification: 'DEUTDEFFXXX' }, '/identificationType'],
     ['no identification', { identificationType: 'BIC' }, '/identification'],
-    ['an unknown identificationType', { identificationType: 'SWIFT', identification: 'DEUTDEFFXXX' }, '/identificationType'],
-    ['an unknown source', { bankDirectorySource: 'SWIFT-REF', identificationType: 'BIC', identification: 'DEUTDEFFXXX' }, '/bankDirectorySource'],
+    [
+      'an unknown identificationType',
+      { identificationType: 'SWIFT', identification: 'DEUTDEFFXXX' },
+      '/identificationType',
+    ],
+    [
+      'an unknown source',
+      { bankDirectorySource: 'SWIFT-REF', identificationType: 'BIC', identification: 'DEUTDEFFXXX' },
+      '/bankDirectorySource',
+    ],
     ['a bad BIC', { identificationType: 'BIC', identification: 'DEUT' }, '/identification'],
-    ['an IBAN failing mod-97 for a directory lookup', { identificationType: 'IBAN', identification: 'DE88370400440532013000' }, '/identification'],
-    ['a bad country code', { identificationType: 'BANK_BRANCH_CODE', identification: '50070010', countryCode: 'Germany' }, '/countryCode'],
+    [
+      'an IBAN failing mod-97 for a directory lookup',
+      { identificationType: 'IBAN', identification: 'DE88370400440532013000' },
+      '/identification',
+    ],
+    [
+      'a bad country code',
+      { identificationType: 'BANK_BRANCH_CODE', identification: '50070010', countryCode: 'Germany' },
+      '/countryCode',
+    ],
     ['a page size over 100', { identificationType: 'BIC', identification: 'DEUTDEFF', pageSize: 500 }, '/pageSize'],
   ];
   for (const [name, body, field] of bad) {

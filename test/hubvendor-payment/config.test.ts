@@ -54,7 +54,9 @@ describe('values/v2/payment-v2.values.yaml', () => {
     }
     // the connector id is said once, by the connector document of the route folder
     expect(file.has('connector')).toBe(false);
-    expect(parse(readFileSync('routes/hubvendor-payment/connector.yaml', 'utf8')).connector).toBe('gc-hubvendor-payment-connector');
+    expect(parse(readFileSync('routes/hubvendor-payment/connector.yaml', 'utf8')).connector).toBe(
+      'gc-hubvendor-payment-connector',
+    );
   });
 
   it('takes the base URL from the environmental key hubvendor-base-url', () => {
@@ -94,12 +96,23 @@ describe('a template without its placeholder', () => {
   };
 
   it('fails `engine lint --set` with a message naming the property and the placeholder', async () => {
-    const args = ['bin/engine.js', 'lint', 'routes/hubvendor-payment', '--set', 'hubvendor.ibanValidationApiUri=/v1/reference/ibans/validate'];
-    const err = await run(process.execPath, args, { timeout: 30_000 }).then(() => undefined, (e) => e);
+    const args = [
+      'bin/engine.js',
+      'lint',
+      'routes/hubvendor-payment',
+      '--set',
+      'hubvendor.ibanValidationApiUri=/v1/reference/ibans/validate',
+    ];
+    const err = await run(process.execPath, args, { timeout: 30_000 }).then(
+      () => undefined,
+      (e) => e,
+    );
     expect(err, 'lint must exit non-zero').toBeDefined();
     expect(err.code).toBe(1);
     const out: string = err.stdout;
-    expect(out).toMatch(/^routes\/hubvendor-payment\/bank-directory\.yaml:\d+:\d+ url template '.*\/v1\/reference\/ibans\/validate' \(from 'hubvendor\.baseUrl' \+ 'hubvendor\.ibanValidationApiUri'\) lacks the placeholder \{IBAN\}/m);
+    expect(out).toMatch(
+      /^routes\/hubvendor-payment\/bank-directory\.yaml:\d+:\d+ url template '.*\/v1\/reference\/ibans\/validate' \(from 'hubvendor\.baseUrl' \+ 'hubvendor\.ibanValidationApiUri'\) lacks the placeholder \{IBAN\}/m,
+    );
     expect(out).toContain('1 problem(s)');
   });
 
@@ -116,12 +129,18 @@ describe('a template without its placeholder', () => {
   }
 
   it('a clean project lints clean', async () => {
-    const { stdout } = await run(process.execPath, ['bin/engine.js', 'lint', 'routes/hubvendor-payment'], { timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ['bin/engine.js', 'lint', 'routes/hubvendor-payment'], {
+      timeout: 30_000,
+    });
     expect(stdout.trim()).toBe('no problems');
   });
 
   it('a template with an extra placeholder is refused too', async () => {
-    const diags = await lintProject({ routes: ROUTES, set: { 'hubvendor.paymentOrders.apiUri': '/v1/order/{tenant}/paymentOrders' }, logger: createLogger('silent') });
+    const diags = await lintProject({
+      routes: ROUTES,
+      set: { 'hubvendor.paymentOrders.apiUri': '/v1/order/{tenant}/paymentOrders' },
+      logger: createLogger('silent'),
+    });
     const msgs = diags.map(formatDiagnostic).join('\n');
     expect(msgs).toContain("url template has {tenant} but path-params gives no 'tenant'");
     expect(msgs).toContain("'hubvendor.paymentOrders.apiUri'");
@@ -129,9 +148,15 @@ describe('a template without its placeholder', () => {
 
   it('refuses to start the engine, naming the property', async () => {
     const err = await startEngine({
-      routes: ROUTES, env: 'sandbox', port: 0, logger: createLogger('silent'),
+      routes: ROUTES,
+      env: 'sandbox',
+      port: 0,
+      logger: createLogger('silent'),
       set: { 'hubvendor.ibanValidationApiUri': '/v1/reference/ibans/validate' },
-    }).then((e) => e.close().then(() => undefined), (e) => e);
+    }).then(
+      (e) => e.close().then(() => undefined),
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(DiagnosticError);
     const text = (err as DiagnosticError).diagnostics.map(formatDiagnostic).join('\n');
     expect(text).toContain("'hubvendor.ibanValidationApiUri'");
@@ -144,10 +169,16 @@ describe('values change behaviour', () => {
   beforeAll(async () => {
     engine = await startTestEngine({
       routes: ROUTES,
-      set: { 'hubvendor.standingOrder.suppressFT': 'NONE', retryFlag: 'false', 'hubvendor.paymentOrders.apiUri': '/v1/order/paymentOrders' },
+      set: {
+        'hubvendor.standingOrder.suppressFT': 'NONE',
+        retryFlag: 'false',
+        'hubvendor.paymentOrders.apiUri': '/v1/order/paymentOrders',
+      },
     });
   });
-  afterAll(async () => { await engine?.close(); });
+  afterAll(async () => {
+    await engine?.close();
+  });
 
   it('hubvendor.standingOrder.suppressFT is sent as body.suppressFT', async () => {
     const r = await engine.request('POST', '/payments/payment-orders', recurringOrder());
@@ -158,7 +189,12 @@ describe('values change behaviour', () => {
 
   it('retryFlag=false: a retryable status is not retried', async () => {
     engine.sandbox.hubvendor.server.clearRequests();
-    engine.sandbox.hubvendor.server.addFault({ method: 'POST', path: '^/v1/order/paymentOrders$', status: 503, times: 1 });
+    engine.sandbox.hubvendor.server.addFault({
+      method: 'POST',
+      path: '^/v1/order/paymentOrders$',
+      status: 503,
+      times: 1,
+    });
     const r = await engine.request('POST', '/payments/payment-orders', sepaOrder());
     expect(r.status).toBe(502);
     expect(r.body.code).toBe('GC027');
@@ -167,19 +203,29 @@ describe('values change behaviour', () => {
 
   it('the routes are listed with the connector id and in OpenAPI with their schemas', async () => {
     const ids = engine.routes.map((r) => [r.id, r.connector]);
-    expect(ids).toEqual(expect.arrayContaining([
-      ['initiate-payment-order', 'gc-hubvendor-payment-connector'],
-      ['modify-payment-order', 'gc-hubvendor-payment-connector'],
-      ['cancel-payment', 'gc-hubvendor-payment-connector'],
-      ['bank-directory', 'gc-hubvendor-payment-connector'],
-    ]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        ['initiate-payment-order', 'gc-hubvendor-payment-connector'],
+        ['modify-payment-order', 'gc-hubvendor-payment-connector'],
+        ['cancel-payment', 'gc-hubvendor-payment-connector'],
+        ['bank-directory', 'gc-hubvendor-payment-connector'],
+      ]),
+    );
     const doc = (await engine.request('GET', '/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
-      '/payments/payment-orders', '/payments/{externalReferenceNo}', '/payments/{externalReferenceNo}/cancel', '/payments/bank-directory',
-    ]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/payments/payment-orders',
+        '/payments/{externalReferenceNo}',
+        '/payments/{externalReferenceNo}/cancel',
+        '/payments/bank-directory',
+      ]),
+    );
     const body = doc.paths['/payments/payment-orders'].post.requestBody.content['application/json'].schema;
     expect(doc.components.schemas[body.$ref.split('/').pop()].required).toContain('transferTransactionInformation');
-    expect(doc.paths['/payments/{externalReferenceNo}'].put.parameters[0]).toMatchObject({ name: 'externalReferenceNo', in: 'path' });
+    expect(doc.paths['/payments/{externalReferenceNo}'].put.parameters[0]).toMatchObject({
+      name: 'externalReferenceNo',
+      in: 'path',
+    });
     expect(doc.paths['/payments/payment-orders'].post.responses['201']).toBeDefined();
   });
 });

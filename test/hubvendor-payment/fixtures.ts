@@ -8,7 +8,8 @@ export function day(days: number): string {
 }
 
 /** A bearer token with every character class a JWT can hold, to prove byte-for-byte forwarding. */
-export const BEARER = 'Bearer eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyLTEiLCJhdWQiOiJodWIifQ.c2ln-bmF0_dXJl+/w==';
+export const BEARER =
+  'Bearer eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyLTEiLCJhdWQiOiJodWIifQ.c2ln-bmF0_dXJl+/w==';
 
 let seq = 0;
 /** A unique endToEndIdentification per call, so tests never collide on the hub's deduplication. */
@@ -21,7 +22,10 @@ export function sepaOrder(over: Record<string, unknown> = {}): Record<string, an
   return {
     paymentType: 'SEPA',
     requestedExecutionDate: day(30),
-    originatorAccount: { name: 'Acme GmbH', identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' } },
+    originatorAccount: {
+      name: 'Acme GmbH',
+      identification: { identification: 'DE89370400440532013000', schemeName: 'IBAN' },
+    },
     transferTransactionInformation: {
       endToEndIdentification: e2e(),
       instructedAmount: { amount: '100.25', currencyCode: 'EUR' },

@@ -11,7 +11,9 @@ let engine: TestEngine;
 beforeAll(async () => {
   engine = await startTestEngine({ routes: ROUTES, set: { redeliveryDelay: '20', maximumRedeliveries: '2' } });
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 afterEach(() => {
   engine.sandbox.hubvendor.server.clearFaults();
   engine.sandbox.hubvendor.server.clearRequests();
@@ -27,7 +29,11 @@ async function newOrder(over: Record<string, unknown> = {}) {
   const r = await engine.request('POST', '/payments/payment-orders', order);
   expect(r.status).toBe(201);
   hub().server.clearRequests();
-  return { order, id: r.body.bankReferenceId as string, e2e: order.transferTransactionInformation.endToEndIdentification as string };
+  return {
+    order,
+    id: r.body.bankReferenceId as string,
+    e2e: order.transferTransactionInformation.endToEndIdentification as string,
+  };
 }
 
 async function newStandingOrder() {
@@ -41,10 +47,18 @@ describe('modification: PUT /payments/{externalReferenceNo}', () => {
   it('sends only the changed fields to paymentOrders.update.apiUri with {paymentOrderId}', async () => {
     const { id } = await newOrder();
     const date = day(45);
-    const r = await engine.request('PUT', `/payments/${id}`, {
-      requestedExecutionDate: date,
-      transferTransactionInformation: { instructedAmount: { amount: '250.00', currencyCode: 'EUR' }, remittanceInformation: 'Invoice 42 and 43' },
-    }, { authorization: BEARER });
+    const r = await engine.request(
+      'PUT',
+      `/payments/${id}`,
+      {
+        requestedExecutionDate: date,
+        transferTransactionInformation: {
+          instructedAmount: { amount: '250.00', currencyCode: 'EUR' },
+          remittanceInformation: 'Invoice 42 and 43',
+        },
+      },
+      { authorization: BEARER },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       bankReferenceId: id,
@@ -57,7 +71,10 @@ describe('modification: PUT /payments/{externalReferenceNo}', () => {
     expect(call.method).toBe('PUT');
     expect(call.path).toBe(`/v1/order/paymentOrders/${id}`);
     expect(call.headers.authorization).toBe(BEARER);
-    expect(call.body).toEqual({ header: {}, body: { paymentCurrencyId: 'EUR', amount: '250.00', executionDate: date, narratives: ['Invoice 42 and 43'] } });
+    expect(call.body).toEqual({
+      header: {},
+      body: { paymentCurrencyId: 'EUR', amount: '250.00', executionDate: date, narratives: ['Invoice 42 and 43'] },
+    });
     expect(hub().state.paymentOrders.get(id)?.amount).toBe('250.00');
   });
 
@@ -70,15 +87,22 @@ describe('modification: PUT /payments/{externalReferenceNo}', () => {
       },
     });
     expect(r.status).toBe(200);
-    expect(vendorCalls()[0].body.body).toEqual({ beneficiaryName: 'John Roe', beneficiaryIBAN: 'DE89370400440532013000' });
+    expect(vendorCalls()[0].body.body).toEqual({
+      beneficiaryName: 'John Roe',
+      beneficiaryIBAN: 'DE89370400440532013000',
+    });
   });
 
   it('the hub refusing to change the currency maps to 400 naming currencyCode', async () => {
     const { id } = await newOrder();
-    const r = await engine.request('PUT', `/payments/${id}`, { transferTransactionInformation: { instructedAmount: { amount: '10.00', currencyCode: 'USD' } } });
+    const r = await engine.request('PUT', `/payments/${id}`, {
+      transferTransactionInformation: { instructedAmount: { amount: '10.00', currencyCode: 'USD' } },
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('GC025');
-    expect(r.body.errors.map((e: any) => e.field)).toContain('/transferTransactionInformation/instructedAmount/currencyCode');
+    expect(r.body.errors.map((e: any) => e.field)).toContain(
+      '/transferTransactionInformation/instructedAmount/currencyCode',
+    );
   });
 
   it('an unknown reference is 404 GC054', async () => {
@@ -99,11 +123,31 @@ describe('modification: PUT /payments/{externalReferenceNo}', () => {
 
   const bad: [string, unknown, string][] = [
     ['an empty change', {}, '/'],
-    ['an empty transferTransactionInformation', { transferTransactionInformation: {} }, '/transferTransactionInformation'],
-    ['an amount without its currency', { transferTransactionInformation: { instructedAmount: { amount: '10.00' } } }, '/transferTransactionInformation/instructedAmount/currencyCode'],
-    ['too many decimals', { transferTransactionInformation: { instructedAmount: { amount: '10.001', currencyCode: 'EUR' } } }, '/transferTransactionInformation/instructedAmount/amount'],
+    [
+      'an empty transferTransactionInformation',
+      { transferTransactionInformation: {} },
+      '/transferTransactionInformation',
+    ],
+    [
+      'an amount without its currency',
+      { transferTransactionInformation: { instructedAmount: { amount: '10.00' } } },
+      '/transferTransactionInformation/instructedAmount/currencyCode',
+    ],
+    [
+      'too many decimals',
+      { transferTransactionInformation: { instructedAmount: { amount: '10.001', currencyCode: 'EUR' } } },
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
     ['a past date', { requestedExecutionDate: day(-1) }, '/requestedExecutionDate'],
-    ['a bad IBAN', { transferTransactionInformation: { counterpartyAccount: { identification: { identification: 'DE00370400440532013000', schemeName: 'IBAN' } } } }, '/transferTransactionInformation/counterpartyAccount/identification/identification'],
+    [
+      'a bad IBAN',
+      {
+        transferTransactionInformation: {
+          counterpartyAccount: { identification: { identification: 'DE00370400440532013000', schemeName: 'IBAN' } },
+        },
+      },
+      '/transferTransactionInformation/counterpartyAccount/identification/identification',
+    ],
     ['a field that cannot change', { paymentType: 'SWIFT' }, '/paymentType'],
   ];
   for (const [name, body, field] of bad) {
@@ -156,9 +200,16 @@ describe('cancellation: POST /payments/{externalReferenceNo}/cancel', () => {
 
   it('COMPLETE_SCHEDULE (query) cancels the standing order at standingOrders.cancel.apiUri', async () => {
     const id = await newStandingOrder();
-    const r = await engine.request('POST', `/payments/${id}/cancel?cancellationType=COMPLETE_SCHEDULE`, undefined, { authorization: BEARER });
+    const r = await engine.request('POST', `/payments/${id}/cancel?cancellationType=COMPLETE_SCHEDULE`, undefined, {
+      authorization: BEARER,
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ bankReferenceId: id, bankStatus: 'CANCELLED', paymentMode: 'RECURRING', schedule: { scheduleStatus: 'CANCELLED', nextExecutionDate: null } });
+    expect(r.body).toMatchObject({
+      bankReferenceId: id,
+      bankStatus: 'CANCELLED',
+      paymentMode: 'RECURRING',
+      schedule: { scheduleStatus: 'CANCELLED', nextExecutionDate: null },
+    });
     const [call] = vendorCalls();
     expect(call.method).toBe('PUT');
     expect(call.path).toBe(`/v1/order/standingOrders/${encodeURIComponent(id)}/cancel`);
@@ -168,7 +219,9 @@ describe('cancellation: POST /payments/{externalReferenceNo}/cancel', () => {
 
   it('COMPLETE_SCHEDULE (body) does the same; a second cancel is 409 GC003', async () => {
     const id = await newStandingOrder();
-    expect((await engine.request('POST', `/payments/${id}/cancel`, { cancellationType: 'COMPLETE_SCHEDULE' })).status).toBe(200);
+    expect(
+      (await engine.request('POST', `/payments/${id}/cancel`, { cancellationType: 'COMPLETE_SCHEDULE' })).status,
+    ).toBe(200);
     const again = await engine.request('POST', `/payments/${id}/cancel`, { cancellationType: 'COMPLETE_SCHEDULE' });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('GC003');
@@ -179,7 +232,12 @@ describe('cancellation: POST /payments/{externalReferenceNo}/cancel', () => {
     ['a lower-case value', '?cancellationType=complete_schedule', undefined, '/query/cancellationType'],
     ['an unknown cancellationType in the body', '', { cancellationType: 'NEXT_OCCURRENCE' }, '/cancellationType'],
     ['a number', '', { cancellationType: 1 }, '/cancellationType'],
-    ['query and body disagreeing', '?cancellationType=SINGLE', { cancellationType: 'COMPLETE_SCHEDULE' }, '/cancellationType'],
+    [
+      'query and body disagreeing',
+      '?cancellationType=SINGLE',
+      { cancellationType: 'COMPLETE_SCHEDULE' },
+      '/cancellationType',
+    ],
     ['an unknown body field', '', { reason: 'x' }, '/reason'],
     ['a body that is not an object', '', ['SINGLE'], '/'],
   ];
@@ -200,7 +258,10 @@ describe('cancellation: POST /payments/{externalReferenceNo}/cancel', () => {
     const b = await engine.request('POST', '/payments/ACC-404.1/cancel?cancellationType=COMPLETE_SCHEDULE');
     expect(b.status).toBe(404);
     expect(b.body.code).toBe('GC054');
-    expect(vendorCalls().map((c) => c.path)).toEqual(['/v1/order/paymentOrders/PO20990101999999/cancel', '/v1/order/standingOrders/ACC-404.1/cancel']);
+    expect(vendorCalls().map((c) => c.path)).toEqual([
+      '/v1/order/paymentOrders/PO20990101999999/cancel',
+      '/v1/order/standingOrders/ACC-404.1/cancel',
+    ]);
   });
 });
 
@@ -218,7 +279,9 @@ describe('rule 2: the reference is paymentInstruction.instructionId, not the ref
     const wrong = await engine.request('POST', `/payments/${e2e}/cancel`);
     expect(wrong.status).toBe(404);
     // 3. the instructionId is
-    const mod = await engine.request('PUT', `/payments/${ref}`, { transferTransactionInformation: { instructedAmount: { amount: '120.00', currencyCode: 'EUR' } } });
+    const mod = await engine.request('PUT', `/payments/${ref}`, {
+      transferTransactionInformation: { instructedAmount: { amount: '120.00', currencyCode: 'EUR' } },
+    });
     expect(mod.status).toBe(200);
     const cancel = await engine.request('POST', `/payments/${ref}/cancel`);
     expect(cancel.status).toBe(200);
@@ -238,6 +301,12 @@ describe('rule 2: the reference is paymentInstruction.instructionId, not the ref
     hub().setPaymentStatus(id, 'REJECTED', 'AC04');
     const r = await engine.request('POST', '/payments/payment-orders', order);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ bankReferenceId: id, bankStatus: 'REJECTED', reasonCode: 'AC04', reasonText: 'Closed account number', replayed: true });
+    expect(r.body).toMatchObject({
+      bankReferenceId: id,
+      bankStatus: 'REJECTED',
+      reasonCode: 'AC04',
+      reasonText: 'Closed account number',
+      replayed: true,
+    });
   });
 });

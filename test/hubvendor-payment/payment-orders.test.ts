@@ -12,10 +12,17 @@ const PO = '/v1/order/paymentOrders';
 beforeAll(async () => {
   engine = await startTestEngine({
     routes: ROUTES,
-    set: { redeliveryDelay: '40', maximumRedeliveries: '2', backOffMultiplier: '3', 'http.client.response.timeout': '400' },
+    set: {
+      redeliveryDelay: '40',
+      maximumRedeliveries: '2',
+      backOffMultiplier: '3',
+      'http.client.response.timeout': '400',
+    },
   });
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 afterEach(() => {
   engine.sandbox.hubvendor.server.clearFaults();
   engine.sandbox.hubvendor.server.clearRequests();
@@ -72,13 +79,21 @@ describe('single payment initiation', () => {
     const order = sepaOrder({ paymentType: 'SWIFT' });
     order.originatorAccount.identification = { identification: 'ACC-7', schemeName: 'ID' };
     order.transferTransactionInformation.instructedAmount = { amount: '5000', currencyCode: 'USD' };
-    order.transferTransactionInformation.counterpartyAccount.identification = { identification: '123456789', schemeName: 'BBAN' };
+    order.transferTransactionInformation.counterpartyAccount.identification = {
+      identification: '123456789',
+      schemeName: 'BBAN',
+    };
     order.transferTransactionInformation.counterpartyBank = { bic: 'chasus33xxx' };
     order.transferTransactionInformation.chargeBearer = 'OUR';
     const r = await engine.request('POST', '/payments/payment-orders', order);
     expect(r.status).toBe(201);
     const body = vendorCalls()[0].body.body;
-    expect(body).toMatchObject({ debitAccountId: 'ACC-7', beneficiaryAccountId: '123456789', beneficiaryBIC: 'CHASUS33XXX', chargeBearer: 'OUR' });
+    expect(body).toMatchObject({
+      debitAccountId: 'ACC-7',
+      beneficiaryAccountId: '123456789',
+      beneficiaryBIC: 'CHASUS33XXX',
+      chargeBearer: 'OUR',
+    });
     expect(body.debitAccountIBAN).toBeUndefined();
     expect(r.body.charges.map((c: any) => c.chargeType)).toEqual(['TRANSFER_FEE', 'CORRESPONDENT_FEE']);
     expect(r.body.totalDebitAmount).toEqual({ amount: '5035.00', currencyCode: 'USD' });
@@ -116,7 +131,12 @@ describe('recurring payment initiation', () => {
     expect(r.body).toMatchObject({
       bankStatus: 'ACCEPTED',
       paymentMode: 'RECURRING',
-      schedule: { frequency: 'MONTHLY', startDate: order.schedule.startDate, endDate: order.schedule.endDate, scheduleStatus: 'ACTIVE' },
+      schedule: {
+        frequency: 'MONTHLY',
+        startDate: order.schedule.startDate,
+        endDate: order.schedule.endDate,
+        scheduleStatus: 'ACTIVE',
+      },
     });
     expect(r.body.bankReferenceId).toMatch(/^ACC-1001\.\d+$/);
     const [call] = vendorCalls();
@@ -133,8 +153,12 @@ describe('recurring payment initiation', () => {
 
   it('maps every n-th period to a named frequency or a T24 frequency code', async () => {
     const cases: [string, number, string][] = [
-      ['WEEKLY', 2, 'FORTNIGHTLY'], ['MONTHLY', 3, 'QUARTERLY'], ['MONTHLY', 6, 'HALF_YEARLY'],
-      ['MONTHLY', 2, 'e0Y e2M e0W e0D e0F'], ['DAILY', 3, 'e0Y e0M e0W e3D e0F'], ['YEARLY', 1, 'YEARLY'],
+      ['WEEKLY', 2, 'FORTNIGHTLY'],
+      ['MONTHLY', 3, 'QUARTERLY'],
+      ['MONTHLY', 6, 'HALF_YEARLY'],
+      ['MONTHLY', 2, 'e0Y e2M e0W e0D e0F'],
+      ['DAILY', 3, 'e0Y e0M e0W e3D e0F'],
+      ['YEARLY', 1, 'YEARLY'],
     ];
     for (const [f, every, expected] of cases) {
       const order = recurringOrder();
@@ -158,7 +182,11 @@ describe('recurring payment initiation', () => {
     const before = hub().state.standingOrdersCreated;
     const r = await engine.request('POST', '/payments/payment-orders?validate_only=true', order);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ validationStatus: 'VALID', paymentMode: 'RECURRING', requestedExecutionDate: order.schedule.startDate });
+    expect(r.body).toMatchObject({
+      validationStatus: 'VALID',
+      paymentMode: 'RECURRING',
+      requestedExecutionDate: order.schedule.startDate,
+    });
     expect(vendorCalls()[0].path).toBe(PO);
     expect(hub().state.standingOrdersCreated).toBe(before);
   });
@@ -166,29 +194,107 @@ describe('recurring payment initiation', () => {
 
 describe('validation before any vendor call', () => {
   const bad: [string, (o: Record<string, any>) => Record<string, any>, string][] = [
-    ['amount with too many decimals for EUR', (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '10.123'), '/transferTransactionInformation/instructedAmount/amount'],
-    ['decimals on a zero-decimal currency', (o) => withField(withField(o, 'paymentType', 'SWIFT'), 'transferTransactionInformation', { ...o.transferTransactionInformation, instructedAmount: { amount: '100.5', currencyCode: 'JPY' }, counterpartyBank: { bic: 'DEUTDEFFXXX' } }), '/transferTransactionInformation/instructedAmount/amount'],
-    ['negative amount', (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '-5.00'), '/transferTransactionInformation/instructedAmount/amount'],
-    ['zero amount', (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '0.00'), '/transferTransactionInformation/instructedAmount/amount'],
-    ['amount as a number', (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', 12.5), '/transferTransactionInformation/instructedAmount/amount'],
-    ['unknown currency', (o) => withField(o, 'transferTransactionInformation.instructedAmount.currencyCode', 'EUX'), '/transferTransactionInformation/instructedAmount/currencyCode'],
-    ['IBAN with a wrong check digit', (o) => withField(o, 'transferTransactionInformation.counterpartyAccount.identification.identification', 'FR1520041010050500013M02606'), '/transferTransactionInformation/counterpartyAccount/identification/identification'],
-    ['originator IBAN with a wrong check digit', (o) => withField(o, 'originatorAccount.identification.identification', 'DE88370400440532013000'), '/originatorAccount/identification/identification'],
-    ['bad BIC', (o) => withField(o, 'transferTransactionInformation.counterpartyBank', { bic: 'DEUT-DE' }), '/transferTransactionInformation/counterpartyBank/bic'],
+    [
+      'amount with too many decimals for EUR',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '10.123'),
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
+    [
+      'decimals on a zero-decimal currency',
+      (o) =>
+        withField(withField(o, 'paymentType', 'SWIFT'), 'transferTransactionInformation', {
+          ...o.transferTransactionInformation,
+          instructedAmount: { amount: '100.5', currencyCode: 'JPY' },
+          counterpartyBank: { bic: 'DEUTDEFFXXX' },
+        }),
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
+    [
+      'negative amount',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '-5.00'),
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
+    [
+      'zero amount',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', '0.00'),
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
+    [
+      'amount as a number',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.amount', 12.5),
+      '/transferTransactionInformation/instructedAmount/amount',
+    ],
+    [
+      'unknown currency',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.currencyCode', 'EUX'),
+      '/transferTransactionInformation/instructedAmount/currencyCode',
+    ],
+    [
+      'IBAN with a wrong check digit',
+      (o) =>
+        withField(
+          o,
+          'transferTransactionInformation.counterpartyAccount.identification.identification',
+          'FR1520041010050500013M02606',
+        ),
+      '/transferTransactionInformation/counterpartyAccount/identification/identification',
+    ],
+    [
+      'originator IBAN with a wrong check digit',
+      (o) => withField(o, 'originatorAccount.identification.identification', 'DE88370400440532013000'),
+      '/originatorAccount/identification/identification',
+    ],
+    [
+      'bad BIC',
+      (o) => withField(o, 'transferTransactionInformation.counterpartyBank', { bic: 'DEUT-DE' }),
+      '/transferTransactionInformation/counterpartyBank/bic',
+    ],
     ['execution date in the past', (o) => withField(o, 'requestedExecutionDate', day(-1)), '/requestedExecutionDate'],
     ['impossible date', (o) => withField(o, 'requestedExecutionDate', '2031-02-30'), '/requestedExecutionDate'],
     ['missing paymentType', (o) => withField(o, 'paymentType', undefined), '/paymentType'],
-    ['missing counterparty name', (o) => withField(o, 'transferTransactionInformation.counterparty.name', undefined), '/transferTransactionInformation/counterparty/name'],
-    ['missing instructed amount', (o) => withField(o, 'transferTransactionInformation.instructedAmount', undefined), '/transferTransactionInformation/instructedAmount'],
-    ['unknown scheme', (o) => withField(o, 'transferTransactionInformation.counterpartyAccount.identification.schemeName', 'PAN'), '/transferTransactionInformation/counterpartyAccount/identification/schemeName'],
+    [
+      'missing counterparty name',
+      (o) => withField(o, 'transferTransactionInformation.counterparty.name', undefined),
+      '/transferTransactionInformation/counterparty/name',
+    ],
+    [
+      'missing instructed amount',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount', undefined),
+      '/transferTransactionInformation/instructedAmount',
+    ],
+    [
+      'unknown scheme',
+      (o) => withField(o, 'transferTransactionInformation.counterpartyAccount.identification.schemeName', 'PAN'),
+      '/transferTransactionInformation/counterpartyAccount/identification/schemeName',
+    ],
     ['unknown field', (o) => withField(o, 'debtorName', 'x'), '/debtorName'],
-    ['SWIFT without a BIC', (o) => withField(o, 'paymentType', 'SWIFT'), '/transferTransactionInformation/counterpartyBank/bic'],
-    ['SEPA in USD', (o) => withField(o, 'transferTransactionInformation.instructedAmount.currencyCode', 'USD'), '/transferTransactionInformation/instructedAmount/currencyCode'],
+    [
+      'SWIFT without a BIC',
+      (o) => withField(o, 'paymentType', 'SWIFT'),
+      '/transferTransactionInformation/counterpartyBank/bic',
+    ],
+    [
+      'SEPA in USD',
+      (o) => withField(o, 'transferTransactionInformation.instructedAmount.currencyCode', 'USD'),
+      '/transferTransactionInformation/instructedAmount/currencyCode',
+    ],
     ['RECURRING without a schedule', (o) => withField(o, 'paymentMode', 'RECURRING'), '/schedule'],
     ['SINGLE with a schedule', () => withField(recurringOrder(), 'paymentMode', 'SINGLE'), '/paymentMode'],
-    ['schedule starting in the past', () => withField(recurringOrder(), 'schedule.startDate', day(-3)), '/schedule/startDate'],
-    ['schedule ending before it starts', () => withField(recurringOrder(), 'schedule.endDate', day(2)), '/schedule/endDate'],
-    ['schedule with an unknown frequency', () => withField(recurringOrder(), 'schedule.transferFrequency', 'HOURLY'), '/schedule/transferFrequency'],
+    [
+      'schedule starting in the past',
+      () => withField(recurringOrder(), 'schedule.startDate', day(-3)),
+      '/schedule/startDate',
+    ],
+    [
+      'schedule ending before it starts',
+      () => withField(recurringOrder(), 'schedule.endDate', day(2)),
+      '/schedule/endDate',
+    ],
+    [
+      'schedule with an unknown frequency',
+      () => withField(recurringOrder(), 'schedule.transferFrequency', 'HOURLY'),
+      '/schedule/transferFrequency',
+    ],
     ['schedule every 0', () => withField(recurringOrder(), 'schedule.every', 0), '/schedule/every'],
   ];
 
@@ -205,10 +311,18 @@ describe('validation before any vendor call', () => {
   }
 
   it('reports every problem at once', async () => {
-    const o = withField(withField(sepaOrder(), 'requestedExecutionDate', day(-1)), 'transferTransactionInformation.instructedAmount.currencyCode', 'EUX');
+    const o = withField(
+      withField(sepaOrder(), 'requestedExecutionDate', day(-1)),
+      'transferTransactionInformation.instructedAmount.currencyCode',
+      'EUX',
+    );
     const r = await engine.request('POST', '/payments/payment-orders', withField(o, 'paymentType', undefined));
     expect(r.status).toBe(400);
-    expect(r.body.errors.map((e: any) => e.field).sort()).toEqual(['/paymentType', '/requestedExecutionDate', '/transferTransactionInformation/instructedAmount/currencyCode']);
+    expect(r.body.errors.map((e: any) => e.field).sort()).toEqual([
+      '/paymentType',
+      '/requestedExecutionDate',
+      '/transferTransactionInformation/instructedAmount/currencyCode',
+    ]);
     expect(vendorCalls()).toHaveLength(0);
   });
 
@@ -220,18 +334,27 @@ describe('validation before any vendor call', () => {
   });
 
   it('an Idempotency-Key header must be 1 to 64 visible characters', async () => {
-    const r = await engine.request('POST', '/payments/payment-orders', sepaOrder(), { 'idempotency-key': 'k'.repeat(65) });
+    const r = await engine.request('POST', '/payments/payment-orders', sepaOrder(), {
+      'idempotency-key': 'k'.repeat(65),
+    });
     expect(r.status).toBe(400);
-    expect(r.body.errors[0]).toEqual({ field: '/headers/idempotency-key', message: 'must be 1 to 64 visible ASCII characters' });
+    expect(r.body.errors[0]).toEqual({
+      field: '/headers/idempotency-key',
+      message: 'must be 1 to 64 visible ASCII characters',
+    });
     expect(vendorCalls()).toHaveLength(0);
   });
 
   it('no body, a non-JSON body and a wrong content type are refused without a vendor call', async () => {
     const none = await engine.request('POST', '/payments/payment-orders');
     expect(none.status).toBe(400);
-    const broken = await engine.request('POST', '/payments/payment-orders', '{"paymentType":', { 'content-type': 'application/json' });
+    const broken = await engine.request('POST', '/payments/payment-orders', '{"paymentType":', {
+      'content-type': 'application/json',
+    });
     expect(broken.status).toBe(400);
-    const text = await engine.request('POST', '/payments/payment-orders', 'paymentType=SEPA', { 'content-type': 'text/plain' });
+    const text = await engine.request('POST', '/payments/payment-orders', 'paymentType=SEPA', {
+      'content-type': 'text/plain',
+    });
     expect(text.status).toBe(415);
     expect(vendorCalls()).toHaveLength(0);
   });
@@ -244,7 +367,13 @@ describe('vendor errors', () => {
     const r = await engine.request('POST', '/payments/payment-orders', order);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('GC025');
-    expect(r.body.errors).toEqual([{ field: '/transferTransactionInformation/instructedAmount/amount', message: 'SEPAINST amount exceeds 100000.00 EUR', vendorCode: 'HUB-PO-SEPA' }]);
+    expect(r.body.errors).toEqual([
+      {
+        field: '/transferTransactionInformation/instructedAmount/amount',
+        message: 'SEPAINST amount exceeds 100000.00 EUR',
+        vendorCode: 'HUB-PO-SEPA',
+      },
+    ]);
     expect(vendorCalls()).toHaveLength(1);
   });
 
@@ -257,7 +386,13 @@ describe('vendor errors', () => {
   });
 
   it('a hub 429 after the retries maps to 429 GC031 with Retry-After', async () => {
-    hub().server.addFault({ method: 'POST', path: '^/v1/order/paymentOrders$', status: 429, headers: { 'retry-after': '7' }, times: 3 });
+    hub().server.addFault({
+      method: 'POST',
+      path: '^/v1/order/paymentOrders$',
+      status: 429,
+      headers: { 'retry-after': '7' },
+      times: 3,
+    });
     const r = await engine.request('POST', '/payments/payment-orders', sepaOrder());
     expect(r.status).toBe(429);
     expect(r.body.code).toBe('GC031');
@@ -309,10 +444,14 @@ describe('retries and idempotency', () => {
     expect(r.body.replayed).toBe(true);
     const calls = vendorCalls();
     expect(calls).toHaveLength(2);
-    expect(calls[0].headers['idempotency-key']).toBe(`e2e:${order.transferTransactionInformation.endToEndIdentification}`);
+    expect(calls[0].headers['idempotency-key']).toBe(
+      `e2e:${order.transferTransactionInformation.endToEndIdentification}`,
+    );
     expect(calls[1].headers['idempotency-key']).toBe(calls[0].headers['idempotency-key']);
     expect(created()).toBe(before + 1);
-    const ids = [...hub().state.paymentOrders.values()].filter((o) => o.endToEndReference === order.transferTransactionInformation.endToEndIdentification);
+    const ids = [...hub().state.paymentOrders.values()].filter(
+      (o) => o.endToEndReference === order.transferTransactionInformation.endToEndIdentification,
+    );
     expect(ids).toHaveLength(1);
     expect(r.body.bankReferenceId).toBe(ids[0].paymentOrderId);
   });
@@ -343,7 +482,11 @@ describe('retries and idempotency', () => {
       while (lookups.length < 2 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
       expect(lookups).toEqual([false, true]);
       expect(created()).toBe(before + 1);
-      expect([...state.paymentOrders.values()].filter((o) => o.endToEndReference === order.transferTransactionInformation.endToEndIdentification)).toHaveLength(1);
+      expect(
+        [...state.paymentOrders.values()].filter(
+          (o) => o.endToEndReference === order.transferTransactionInformation.endToEndIdentification,
+        ),
+      ).toHaveLength(1);
     } finally {
       state.findIdempotent = lookup;
     }
@@ -404,7 +547,16 @@ describe('rule 3: Authorization', () => {
   });
 
   it('is never echoed in an error answer', async () => {
-    hub().server.addFault({ method: 'POST', path: '^/v1/order/paymentOrders$', status: 401, body: { header: { status: 'failed' }, error: { type: 'TECHNICAL', errorDetails: [{ fieldName: '', code: 'HUB-AUTH-401', message: 'token expired' }] } }, times: 1 });
+    hub().server.addFault({
+      method: 'POST',
+      path: '^/v1/order/paymentOrders$',
+      status: 401,
+      body: {
+        header: { status: 'failed' },
+        error: { type: 'TECHNICAL', errorDetails: [{ fieldName: '', code: 'HUB-AUTH-401', message: 'token expired' }] },
+      },
+      times: 1,
+    });
     const r = await engine.request('POST', '/payments/payment-orders', sepaOrder(), { authorization: BEARER });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('GC002');

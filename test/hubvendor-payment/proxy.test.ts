@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { BEARER, ROUTES, sepaOrder } from './fixtures.ts';
 
-interface Proxy { url: string; seen: string[]; close(): Promise<void> }
+interface Proxy {
+  url: string;
+  seen: string[];
+  close(): Promise<void>;
+}
 
 /** A tiny HTTP proxy: CONNECT host:port tunnels, and absolute-form GET/POST forwarding. */
 async function startProxy(): Promise<Proxy> {
@@ -18,14 +22,28 @@ async function startProxy(): Promise<Proxy> {
   const server: Server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     const target = new URL(req.url!);
-    const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
+    const up = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: target.pathname + target.search,
+        headers: req.headers,
+      },
+      (r) => {
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
+      },
+    );
+    up.on('error', () => {
+      res.writeHead(502).end();
     });
-    up.on('error', () => { res.writeHead(502).end(); });
     req.pipe(up);
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   server.on('connect', (req, client, head) => {
     seen.push(`CONNECT ${req.url}`);
     const [host, port] = req.url!.split(':');
@@ -44,7 +62,11 @@ async function startProxy(): Promise<Proxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -56,7 +78,10 @@ const ENV = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY
 
 beforeAll(async () => {
   proxy = await startProxy();
-  for (const k of ENV) { saved[k] = process.env[k]; delete process.env[k]; }
+  for (const k of ENV) {
+    saved[k] = process.env[k];
+    delete process.env[k];
+  }
   // undici's EnvHttpProxyAgent reads HTTP_PROXY when the engine builds its dispatchers (route
   // load); NO_PROXY is read on every request, so it stays unset for the whole file.
   process.env.HTTP_PROXY = proxy.url;
@@ -67,7 +92,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([viaProxy?.close(), direct?.close()]);
   await proxy?.close();
-  for (const k of ENV) { if (saved[k] === undefined) delete process.env[k]; else process.env[k] = saved[k]; }
+  for (const k of ENV) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
 });
 
 describe('http.client.proxy.activate', () => {
@@ -75,7 +103,10 @@ describe('http.client.proxy.activate', () => {
     proxy.seen.length = 0;
     const r = await viaProxy.request('POST', '/payments/payment-orders', sepaOrder(), { authorization: BEARER });
     expect(r.status).toBe(201);
-    const b = await viaProxy.request('POST', '/payments/bank-directory', { identificationType: 'BIC', identification: 'DEUTDEFFXXX' });
+    const b = await viaProxy.request('POST', '/payments/bank-directory', {
+      identificationType: 'BIC',
+      identification: 'DEUTDEFFXXX',
+    });
     expect(b.status).toBe(200);
     const hubHost = new URL(viaProxy.sandbox.hubvendor.url).host;
     expect(proxy.seen.length).toBeGreaterThan(0);
@@ -89,7 +120,10 @@ describe('http.client.proxy.activate', () => {
     proxy.seen.length = 0;
     const r = await direct.request('POST', '/payments/payment-orders', sepaOrder());
     expect(r.status).toBe(201);
-    const b = await direct.request('POST', '/payments/bank-directory', { identificationType: 'BIC', identification: 'DEUTDEFFXXX' });
+    const b = await direct.request('POST', '/payments/bank-directory', {
+      identificationType: 'BIC',
+      identification: 'DEUTDEFFXXX',
+    });
     expect(b.status).toBe(200);
     expect(direct.sandbox.hubvendor.server.requests()).toHaveLength(2);
     expect(proxy.seen).toEqual([]);
@@ -99,10 +133,16 @@ describe('http.client.proxy.activate', () => {
     const down = await startProxy();
     await down.close();
     process.env.HTTP_PROXY = down.url;
-    const e = await startTestEngine({ routes: ROUTES, set: { 'http.client.proxy.activate': 'true', retryFlag: 'false' } });
+    const e = await startTestEngine({
+      routes: ROUTES,
+      set: { 'http.client.proxy.activate': 'true', retryFlag: 'false' },
+    });
     process.env.HTTP_PROXY = proxy.url;
     try {
-      const r = await e.request('POST', '/payments/bank-directory', { identificationType: 'BIC', identification: 'DEUTDEFFXXX' });
+      const r = await e.request('POST', '/payments/bank-directory', {
+        identificationType: 'BIC',
+        identification: 'DEUTDEFFXXX',
+      });
       expect(r.status).toBe(502);
       expect(r.body.code).toBe('GC027');
       expect(e.sandbox.hubvendor.server.requests()).toHaveLength(0);

@@ -10,15 +10,26 @@ import { until } from '../hubvendor-payment-inbound/helpers.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 
-interface Cli { child: ChildProcess; url: string; out: string[]; err: () => string }
+interface Cli {
+  child: ChildProcess;
+  url: string;
+  out: string[];
+  err: () => string;
+}
 
 function runCli(root: string, args: string[]): Promise<Cli> {
-  const child = spawn(process.execPath, [BIN, 'run', 'routes', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } });
+  const child = spawn(process.execPath, [BIN, 'run', 'routes', '--port', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'info' },
+  });
   const out: string[] = [];
   let err = '';
   let buf = '';
   return new Promise((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+    });
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       const lines = buf.split('\n');
@@ -79,7 +90,11 @@ describe('SIGHUP', () => {
     const c = cli;
     p.write('routes/hello.yaml', httpRoute('hello', '{"hup": true}'));
     c.child.kill('SIGHUP');
-    await until(() => c.out.some((l) => /routes reloaded in \d+ ms: 1 changed \(hello\)/.test(l)), 15_000, 'the reload log line');
+    await until(
+      () => c.out.some((l) => /routes reloaded in \d+ ms: 1 changed \(hello\)/.test(l)),
+      15_000,
+      'the reload log line',
+    );
     expect((await post(c.url + '/hello')).body).toBe('{"hup":true}');
     expect(c.child.exitCode).toBe(null);
   });

@@ -17,11 +17,14 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'engine-reload-gw-'));
   // every route folder (the gateway tells a tool of an undeployed route from a mistake by them),
   // without route tests: only the three folders of ROUTES load
-  for (const dir of ['values', 'schemas', 'transforms', 'routes']) cpSync(dir, join(root, dir), { recursive: true, filter: (src) => !/[/\\]tests$/.test(src) });
+  for (const dir of ['values', 'schemas', 'transforms', 'routes'])
+    cpSync(dir, join(root, dir), { recursive: true, filter: (src) => !/[/\\]tests$/.test(src) });
   e = await startGateway({}, { root });
 });
 
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
 describe('the gateway across a reload', () => {
   it('a tool calls the reloaded route', async () => {
@@ -35,7 +38,8 @@ describe('the gateway across a reload', () => {
   });
 
   it('a tool removed from its file is no longer listed or callable', async () => {
-    const names = async () => ((await e.rpc('tools/list', {})).body.result.tools as { name: string }[]).map((t) => t.name);
+    const names = async () =>
+      ((await e.rpc('tools/list', {})).body.result.tools as { name: string }[]).map((t) => t.name);
     expect(await names()).toContain('listProducts');
     const file = join(root, 'routes/gateway/public-tools.yaml');
     const doc = parse(readFileSync(file, 'utf8')) as { tools: { name: string }[] };

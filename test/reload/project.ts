@@ -23,7 +23,9 @@ export async function startVendor(): Promise<Vendor> {
     calls: 0,
     holdNext() {
       let release!: () => void;
-      hold = new Promise<void>((r) => { release = r; });
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
       return release;
     },
     close: async () => {},
@@ -42,7 +44,11 @@ export async function startVendor(): Promise<Vendor> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   v.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  v.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  v.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return v;
 }
 
@@ -64,7 +70,10 @@ ${extra}  - to-http:
 `;
 }
 
-export function reloadProject(vendorUrl: string, files: Record<string, string> = {}): { root: string; write(name: string, text: string): void; remove(name: string): void } {
+export function reloadProject(
+  vendorUrl: string,
+  files: Record<string, string> = {},
+): { root: string; write(name: string, text: string): void; remove(name: string): void } {
   const root = tmpProject({
     'values/demo.values.yaml': `vendor.url: ${vendorUrl}\ngreeting: hello\n`,
     'routes/hello.yaml': httpRoute('hello', `{"greeting": "{{greeting}}", "version": 1}`),

@@ -13,8 +13,8 @@ let engine: RunningEngine;
 let project: ReturnType<typeof reloadProject>;
 const logs = captureLogs();
 
-
-const values = (hub: string, timeout: number) => `vendor.url: ${first.url}\ngreeting: hello\nhub.url: ${hub}\nhub.timeout: ${timeout}\n`;
+const values = (hub: string, timeout: number) =>
+  `vendor.url: ${first.url}\ngreeting: hello\nhub.url: ${hub}\nhub.timeout: ${timeout}\n`;
 
 beforeAll(async () => {
   first = await startVendor();
@@ -23,11 +23,18 @@ beforeAll(async () => {
     'routes/conn/connector.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{hub.url}}"\n',
     'routes/conn/direct.yaml': viaClient('direct'),
     'routes/conn/deeper/nested.yaml': viaClient('nested'),
-    'routes/other/connector.yaml': 'values: demo\nclients:\n  hub:\n    base-url: "{{vendor.url}}"\n    timeouts: { request: "{{hub.timeout}}" }\n',
+    'routes/other/connector.yaml':
+      'values: demo\nclients:\n  hub:\n    base-url: "{{vendor.url}}"\n    timeouts: { request: "{{hub.timeout}}" }\n',
     'routes/other/elsewhere.yaml': viaClient('elsewhere'),
   });
   project.write('values/demo.values.yaml', values(first.url, 5000));
-  engine = await startEngine({ routes: ['routes'], root: project.root, port: 0, logger: logs.logger, shutdownTimeoutMs: 2000 });
+  engine = await startEngine({
+    routes: ['routes'],
+    root: project.root,
+    port: 0,
+    logger: logs.logger,
+    shutdownTimeoutMs: 2000,
+  });
 });
 
 afterAll(async () => {
@@ -36,7 +43,9 @@ afterAll(async () => {
   await second?.close();
 });
 
-const post = async (path: string) => (await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status;
+const post = async (path: string) =>
+  (await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+    .status;
 
 describe('reload through client profiles', () => {
   it('names the routes whose profile resolves differently, in the folder and below it', async () => {

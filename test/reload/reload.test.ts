@@ -14,7 +14,11 @@ let project: ReturnType<typeof reloadProject>;
 const logs = captureLogs();
 
 const post = async (path: string, body: unknown = {}) => {
-  const res = await fetch(engine.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(engine.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 };
@@ -35,7 +39,13 @@ steps:
 `,
     'schemas/shaped.schema.json': JSON.stringify({ type: 'object', properties: { size: { type: 'integer' } } }),
   });
-  engine = await startEngine({ routes: ['routes'], root: project.root, port: 0, logger: logs.logger, shutdownTimeoutMs: 2000 });
+  engine = await startEngine({
+    routes: ['routes'],
+    root: project.root,
+    port: 0,
+    logger: logs.logger,
+    shutdownTimeoutMs: 2000,
+  });
 });
 
 afterAll(async () => {
@@ -75,7 +85,10 @@ describe('reload', () => {
     expect(await engine.reload()).toMatchObject({ ok: true, changed: ['shaped'] });
     expect((await post('/shaped', { size: 1 })).body).toEqual({ shape: 'square' });
 
-    project.write('schemas/shaped.schema.json', JSON.stringify({ type: 'object', properties: { size: { type: 'string' } } }));
+    project.write(
+      'schemas/shaped.schema.json',
+      JSON.stringify({ type: 'object', properties: { size: { type: 'string' } } }),
+    );
     expect(await engine.reload()).toMatchObject({ ok: true, changed: ['shaped'] });
     const refused = await post('/shaped', { size: 1 });
     expect(refused.status).toBe(400);
@@ -84,16 +97,25 @@ describe('reload', () => {
 
   it('keeps the last good routes on a broken edit and reports the diagnostic', async () => {
     const good = await post('/hello');
-    project.write('routes/hello.yaml', httpRoute('hello', '{"version": 3}').replace('  - transform:', '  - transfrom:'));
+    project.write(
+      'routes/hello.yaml',
+      httpRoute('hello', '{"version": 3}').replace('  - transform:', '  - transfrom:'),
+    );
     const r = await engine.reload();
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.diagnostics).toHaveLength(1);
-    expect(r.diagnostics[0]).toMatchObject({ line: 12, message: expect.stringContaining("unknown step kind 'transfrom'; did you mean 'transform'?") });
+    expect(r.diagnostics[0]).toMatchObject({
+      line: 12,
+      message: expect.stringContaining("unknown step kind 'transfrom'; did you mean 'transform'?"),
+    });
     expect(r.diagnostics[0].file).toMatch(/routes\/hello\.yaml$/);
     expect(await post('/hello')).toEqual(good);
     const line = logs.lines.filter((l) => /^reload refused/.test(l.msg)).at(-1);
-    expect(line).toMatchObject({ level: 'warn', msg: 'reload refused: 1 problem(s); still serving the previous routes' });
+    expect(line).toMatchObject({
+      level: 'warn',
+      msg: 'reload refused: 1 problem(s); still serving the previous routes',
+    });
     expect(line.problems[0]).toContain('transfrom');
 
     project.write('routes/hello.yaml', httpRoute('hello', '{"version": 3}'));

@@ -7,7 +7,17 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
-import { BROKER_PASSWORD, BROKER_URL, BROKER_USER, captureLogs, publish, startCountingSink, uniqueQueue, until, type CountingSink } from '../hubvendor-payment-inbound/helpers.ts';
+import {
+  BROKER_PASSWORD,
+  BROKER_URL,
+  BROKER_USER,
+  captureLogs,
+  publish,
+  startCountingSink,
+  uniqueQueue,
+  until,
+  type CountingSink,
+} from '../hubvendor-payment-inbound/helpers.ts';
 
 const QA = uniqueQueue('reload-a');
 const QB = uniqueQueue('reload-b');
@@ -80,7 +90,9 @@ describe('sources across a reload', () => {
     const byRoute = Object.fromEntries(sink.events.filter((e) => e.n !== undefined).map((e) => [e.route, e.version]));
     expect(byRoute).toEqual({ 'inbound-a': 1, 'inbound-b': 2 });
     // the readiness check belongs to the running consumer, not the stopped one
-    const ready = await fetch(engine.url + '/health/ready').then((x) => x.json()) as { checks: Record<string, boolean> };
+    const ready = (await fetch(engine.url + '/health/ready').then((x) => x.json())) as {
+      checks: Record<string, boolean>;
+    };
     expect(ready.checks).toMatchObject({ 'amqp:inbound-a': true, 'amqp:inbound-b': true });
   });
 
@@ -89,7 +101,11 @@ describe('sources across a reload', () => {
     write('routes/ticker.yaml', cronRoute(2));
     expect(await engine.reload()).toMatchObject({ ok: true, changed: ['ticker'] });
     const mark = sink.events.length;
-    await until(() => sink.events.slice(mark).some((e) => e.route === 'ticker' && e.version === 2), 5000, 'a tick of version 2');
+    await until(
+      () => sink.events.slice(mark).some((e) => e.route === 'ticker' && e.version === 2),
+      5000,
+      'a tick of version 2',
+    );
     // the old schedule is stopped: no version 1 tick starts after the reload's own
     await new Promise((r) => setTimeout(r, 1500));
     const later = sink.events.slice(mark).filter((e) => e.route === 'ticker');

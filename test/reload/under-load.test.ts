@@ -20,7 +20,13 @@ const agent = new Agent({ connections: CLIENTS });
 beforeAll(async () => {
   vendor = await startVendor();
   project = reloadProject(vendor.url);
-  engine = await startEngine({ routes: ['routes'], root: project.root, port: 0, logger: createLogger('silent'), shutdownTimeoutMs: 2000 });
+  engine = await startEngine({
+    routes: ['routes'],
+    root: project.root,
+    port: 0,
+    logger: createLogger('silent'),
+    shutdownTimeoutMs: 2000,
+  });
 });
 
 afterAll(async () => {
@@ -37,9 +43,12 @@ it('answers every request with a 200 through five reloads', async () => {
     while (!stop) {
       try {
         const res = await fetch(engine.url + '/hello', {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', dispatcher: agent,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+          dispatcher: agent,
         } as RequestInit);
-        const body = await res.json() as { version: number };
+        const body = (await res.json()) as { version: number };
         if (res.status !== 200) failures.push(`${res.status} ${JSON.stringify(body)}`);
         else seen[i].push(body.version);
       } catch (e) {
@@ -52,7 +61,8 @@ it('answers every request with a 200 through five reloads', async () => {
   for (let v = 2; v <= RELOADS + 1; v++) {
     // requests flow before each swap
     const before = seen.flat().length;
-    while (seen.flat().length < before + CLIENTS * 4 && failures.length === 0) await new Promise((r) => setTimeout(r, 5));
+    while (seen.flat().length < before + CLIENTS * 4 && failures.length === 0)
+      await new Promise((r) => setTimeout(r, 5));
     project.write('routes/hello.yaml', httpRoute('hello', `{"version": ${v}}`));
     results.push(await engine.reload(`version ${v}`));
   }

@@ -18,7 +18,11 @@ describe('watchProject', () => {
   it('reports a burst of changes once, without editor droppings', async () => {
     const root = tmpProject({ 'routes/a.yaml': 'a: 1\n', 'values/v.values.yaml': 'x: 1\n' });
     const calls: string[][] = [];
-    w = watchProject({ root, paths: [join(root, 'routes'), join(root, 'values'), join(root, 'missing')], onChange: (f) => calls.push(f) });
+    w = watchProject({
+      root,
+      paths: [join(root, 'routes'), join(root, 'values'), join(root, 'missing')],
+      onChange: (f) => calls.push(f),
+    });
     mkdirSync(join(root, 'routes/new'));
     writeFileSync(join(root, 'routes/new/b.yaml'), 'b: 1\n');
     writeFileSync(join(root, 'routes/a.yaml'), 'a: 2\n');
@@ -85,6 +89,10 @@ describe('watchProject', () => {
     mkdirSync(join(root, 'routes/x/y'), { recursive: true });
     await until(() => calls.length === 6, 5000, 'the folders made again');
     writeFileSync(file, 'a: 5\n');
-    await until(() => calls.length === 7 && calls[6].includes('routes/x/y/r.yaml'), 5000, 'a write in the folder made again');
+    await until(
+      () => calls.length === 7 && calls[6].includes('routes/x/y/r.yaml'),
+      5000,
+      'a write in the folder made again',
+    );
   });
 });

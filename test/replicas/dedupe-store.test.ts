@@ -14,7 +14,12 @@ import { REDIS_URL, deleteKeys, signedWebhook, uniquePrefix, valuesWithStore } f
 const silent = pino({ level: 'silent' });
 const ROUTES = ['routes/achvendor-batch-payment-inbound'];
 const STATUS_PATH = '/webhooks/batch/statusupdate';
-const statusBody = (batch: string) => ({ event_type: 'BATCH_STATUS_UPDATE', batch_id: batch, status: 'SUBMITTED', updated_at: '2026-01-01T00:00:00Z' });
+const statusBody = (batch: string) => ({
+  event_type: 'BATCH_STATUS_UPDATE',
+  batch_id: batch,
+  status: 'SUBMITTED',
+  updated_at: '2026-01-01T00:00:00Z',
+});
 
 describe('the Redis claim set shared by two replicas', () => {
   const prefix = uniquePrefix('claims');
@@ -30,7 +35,11 @@ describe('the Redis claim set shared by two replicas', () => {
     ca = a.claims(opts);
     cb = b.claims(opts);
   });
-  afterAll(async () => { await a?.close(); await b?.close(); await deleteKeys(prefix); });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await deleteKeys(prefix);
+  });
 
   it('one claim at a time; done once completed; free again once released', async () => {
     const first = await ca.claim('k1');
@@ -66,7 +75,12 @@ describe('the dedupe step with the store in Redis', () => {
     engine = await startTestEngine({ routes: ROUTES, valuesDir: values.dir, extensions: [] });
     other = new RedisStore({ url: REDIS_URL, prefix, commandTimeout: 2000 }, 30_000, silent);
   });
-  afterAll(async () => { await engine?.close(); await other?.close(); await deleteKeys(prefix); values?.remove(); });
+  afterAll(async () => {
+    await engine?.close();
+    await other?.close();
+    await deleteKeys(prefix);
+    values?.remove();
+  });
   const events = (batch: string) => engine.sandbox.eventhub.events().filter((e: any) => e.data.batch_id === batch);
 
   it('a key another replica holds in flight: 409 with Retry-After; once it completed: duplicate, nothing published', async () => {
@@ -100,7 +114,9 @@ describe('the dedupe step with the store in Redis', () => {
     engine.sandbox.eventhub.server.addFault({ method: 'POST', path: '^/events$', status: 503, times: 1000 });
     expect((await engine.request('POST', STATUS_PATH, w.raw, w.headers)).status).toBe(503);
     engine.sandbox.eventhub.server.clearFaults();
-    await expect.poll(async () => (await engine.request('POST', STATUS_PATH, w.raw, w.headers)).status, { timeout: 5000 }).toBe(200);
+    await expect
+      .poll(async () => (await engine.request('POST', STATUS_PATH, w.raw, w.headers)).status, { timeout: 5000 })
+      .toBe(200);
     expect(events('ACHB-FAIL')).toHaveLength(1);
   });
 });
@@ -122,7 +138,10 @@ describe('Redis unreachable', () => {
       delete process.env.ENGINE_STORE_REDIS_URL;
     }
   });
-  afterAll(async () => { await engine?.close(); await new Promise((r) => dead.close(r)); });
+  afterAll(async () => {
+    await engine?.close();
+    await new Promise((r) => dead.close(r));
+  });
 
   it('dedupe fails closed: 503 with Retry-After, nothing published; the password is in no answer or log', async () => {
     const w = signedWebhook(statusBody('ACHB-DOWN'), 'msg_down_1');

@@ -53,7 +53,15 @@ export async function deleteKeys(prefix: string): Promise<number> {
 export function signedWebhook(body: unknown, id: string): { raw: string; headers: Record<string, string> } {
   const raw = JSON.stringify(body);
   const ts = Math.floor(Date.now() / 1000);
-  return { raw, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw) } };
+  return {
+    raw,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw),
+    },
+  };
 }
 
 export interface SharedSink {
@@ -69,17 +77,23 @@ export async function startSharedSink(delayMs = 0): Promise<SharedSink> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => setTimeout(() => {
-      const replica = (req.url ?? '').split('/')[1] ?? '';
-      received.push({ replica, event: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":1}');
-    }, delayMs));
+    req.on('end', () =>
+      setTimeout(() => {
+        const replica = (req.url ?? '').split('/')[1] ?? '';
+        received.push({ replica, event: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":1}');
+      }, delayMs),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -94,7 +108,9 @@ export interface Replica {
 /** `node bin/engine.js run ...` as a replica would run; resolves once it logged `engine started`. */
 export function startReplica(name: string, args: string[], env: Record<string, string>): Promise<Replica> {
   const child = spawn(process.execPath, ['bin/engine.js', 'run', ...args, '--port', '0'], {
-    cwd: process.cwd(), env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: process.cwd(),
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const kill = async (signal: NodeJS.Signals) => {
@@ -104,14 +120,23 @@ export function startReplica(name: string, args: string[], env: Record<string, s
     await exited;
   };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { void kill('SIGKILL'); reject(new Error(`replica ${name} did not start in 20 s:\n${out}`)); }, 20_000);
+    const timer = setTimeout(() => {
+      void kill('SIGKILL');
+      reject(new Error(`replica ${name} did not start in 20 s:\n${out}`));
+    }, 20_000);
     const onData = (d: Buffer) => {
       out += d;
       const m = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"engine started"/.exec(out);
-      if (m) { clearTimeout(timer); resolve({ name, url: m[1]!, child, output: () => out, kill }); }
+      if (m) {
+        clearTimeout(timer);
+        resolve({ name, url: m[1]!, child, output: () => out, kill });
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`replica ${name} exited (${code}):\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`replica ${name} exited (${code}):\n${out}`));
+    });
   });
 }

@@ -1,7 +1,13 @@
 // The event hub sink over real sockets: CloudEvents validation, storage, listing, faults.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLOUDEVENTS_BATCH_CONTENT_TYPE, CLOUDEVENTS_CONTENT_TYPE, EVENTS_PATH, type EventHub, startEventHub } from '../../sandbox/eventhub/index.ts';
+import {
+  CLOUDEVENTS_BATCH_CONTENT_TYPE,
+  CLOUDEVENTS_CONTENT_TYPE,
+  EVENTS_PATH,
+  type EventHub,
+  startEventHub,
+} from '../../sandbox/eventhub/index.ts';
 
 let hub: EventHub;
 
@@ -30,7 +36,11 @@ const event = (over: Record<string, unknown> = {}) => ({
 });
 
 const post = (body: unknown, contentType = CLOUDEVENTS_CONTENT_TYPE) =>
-  fetch(hub.url + EVENTS_PATH, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(body) });
+  fetch(hub.url + EVENTS_PATH, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: JSON.stringify(body),
+  });
 
 describe('event hub', () => {
   it('accepts a structured CloudEvent with 202 and lists it', async () => {
@@ -44,11 +54,16 @@ describe('event hub', () => {
   });
 
   it('accepts a batch and filters by type and source', async () => {
-    const res = await post([event(), event({ type: 'com.platform.batch.event.spec.v1.BatchStatusEvent', source: 'com.platform.batch' })], CLOUDEVENTS_BATCH_CONTENT_TYPE);
+    const res = await post(
+      [event(), event({ type: 'com.platform.batch.event.spec.v1.BatchStatusEvent', source: 'com.platform.batch' })],
+      CLOUDEVENTS_BATCH_CONTENT_TYPE,
+    );
     expect(res.status).toBe(202);
     expect(await res.json()).toEqual({ accepted: 2 });
     expect(hub.events({ source: 'com.platform.batch' })).toHaveLength(1);
-    const byType = await fetch(`${hub.url}${EVENTS_PATH}?type=com.platform.batch.event.spec.v1.BatchStatusEvent`).then((r) => r.json());
+    const byType = await fetch(`${hub.url}${EVENTS_PATH}?type=com.platform.batch.event.spec.v1.BatchStatusEvent`).then(
+      (r) => r.json(),
+    );
     expect(byType.events).toHaveLength(1);
   });
 
@@ -103,7 +118,11 @@ describe('event hub', () => {
     const small = await startEventHub({ maxEvents: 2 });
     try {
       for (const id of ['a', 'b', 'c']) {
-        await fetch(small.url + EVENTS_PATH, { method: 'POST', headers: { 'content-type': CLOUDEVENTS_CONTENT_TYPE }, body: JSON.stringify(event({ id })) });
+        await fetch(small.url + EVENTS_PATH, {
+          method: 'POST',
+          headers: { 'content-type': CLOUDEVENTS_CONTENT_TYPE },
+          body: JSON.stringify(event({ id })),
+        });
       }
       expect(small.events().map((e) => e.id)).toEqual(['b', 'c']);
       expect(hub.events()).toEqual([]); // no state shared between instances

@@ -38,7 +38,12 @@ interface Answer {
   json: any;
 }
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(hub.url + path, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -78,7 +83,13 @@ describe('FX rates', () => {
     expect(r.status).toBe(200);
     expect(r.json.header).toMatchObject({ status: 'success', audit: { T24_time: expect.any(Number) } });
     const b = r.json.body;
-    expect(b).toMatchObject({ buyCurrencyId: 'EUR', sellCurrencyId: 'GBP', currencyMarketId: '1', transactionAmount: '1000', transactionAmountType: 'BUY' });
+    expect(b).toMatchObject({
+      buyCurrencyId: 'EUR',
+      sellCurrencyId: 'GBP',
+      currencyMarketId: '1',
+      transactionAmount: '1000',
+      transactionAmountType: 'BUY',
+    });
     expect(b.middleRate).toBeCloseTo(0.79 / 0.92, 5);
     expect(b.buyRate).toBeLessThan(b.middleRate);
     expect(b.sellRate).toBeGreaterThan(b.middleRate);
@@ -94,13 +105,19 @@ describe('FX rates', () => {
     const r = await call('GET', fx('EUR', 'XYZ'));
     expect(r.status).toBe(404);
     expect(r.json.header.status).toBe('failed');
-    expect(r.json.error).toEqual({ type: 'BUSINESS', errorDetails: [{ fieldName: 'sellCurrency', code: 'HUB-FX-404', message: expect.any(String) }] });
+    expect(r.json.error).toEqual({
+      type: 'BUSINESS',
+      errorDetails: [{ fieldName: 'sellCurrency', code: 'HUB-FX-404', message: expect.any(String) }],
+    });
   });
 
   it('answers 400 for a bad amount or amount type', async () => {
     const r = await call('GET', fx('EUR', 'USD', '12abc', 'BOTH'));
     expect(r.status).toBe(400);
-    expect(r.json.error.errorDetails.map((d: any) => d.fieldName)).toEqual(['transactionAmount', 'transactionAmountType']);
+    expect(r.json.error.errorDetails.map((d: any) => d.fieldName)).toEqual([
+      'transactionAmount',
+      'transactionAmountType',
+    ]);
     expect((await call('GET', fx('JPY', 'USD', '10.5'))).status).toBe(400); // JPY has no minor units
   });
 });
@@ -108,7 +125,11 @@ describe('FX rates', () => {
 describe('payment orders', () => {
   it('validate_only prices the order and stores nothing', async () => {
     const before = hub.state.paymentOrders.size;
-    const r = await call('POST', `${PAYMENT_ORDERS_PATH}?validate_only=true`, order({ paymentOrderProductId: 'SWIFT', chargeBearer: 'OUR', paymentCurrencyId: 'USD', amount: '100.00' }));
+    const r = await call(
+      'POST',
+      `${PAYMENT_ORDERS_PATH}?validate_only=true`,
+      order({ paymentOrderProductId: 'SWIFT', chargeBearer: 'OUR', paymentCurrencyId: 'USD', amount: '100.00' }),
+    );
     expect(r.status).toBe(200);
     expect(r.json.header.transactionStatus).toBe('Validated');
     expect(r.json.body.charges).toEqual([
@@ -129,9 +150,16 @@ describe('payment orders', () => {
     expect(r.json.header).toMatchObject({ id, status: 'success', transactionStatus: 'Live' });
     expect(r.json.body.paymentInstruction.instructionReference).toBe(req.body.endToEndReference);
     expect(r.json.body.paymentStatus).toBe('ACCEPTED');
-    expect(statusMessages.at(-1)).toMatchObject({ paymentOrderId: id, endToEndReference: req.body.endToEndReference, status: 'ACCEPTED', statusReasonCode: null });
+    expect(statusMessages.at(-1)).toMatchObject({
+      paymentOrderId: id,
+      endToEndReference: req.body.endToEndReference,
+      status: 'ACCEPTED',
+      statusReasonCode: null,
+    });
     // the Authorization header is recorded byte for byte
-    expect(hub.server.requests({ method: 'POST', path: PAYMENT_ORDERS_PATH })[0]!.headers.authorization).toBe('Bearer abc.DEF-123');
+    expect(hub.server.requests({ method: 'POST', path: PAYMENT_ORDERS_PATH })[0]!.headers.authorization).toBe(
+      'Bearer abc.DEF-123',
+    );
   });
 
   it('returns the same order for a repeated Idempotency-Key and for a repeated endToEndReference', async () => {
@@ -156,11 +184,22 @@ describe('payment orders', () => {
   });
 
   it('reports every invalid field in one BUSINESS error', async () => {
-    const r = await call('POST', PAYMENT_ORDERS_PATH, order({ amount: 12, beneficiaryIBAN: 'DE89370400440532013001', paymentOrderProductId: 'NOPE', beneficiaryName: undefined }));
+    const r = await call(
+      'POST',
+      PAYMENT_ORDERS_PATH,
+      order({
+        amount: 12,
+        beneficiaryIBAN: 'DE89370400440532013001',
+        paymentOrderProductId: 'NOPE',
+        beneficiaryName: undefined,
+      }),
+    );
     expect(r.status).toBe(400);
     expect(r.json.error.type).toBe('BUSINESS');
     const fields = r.json.error.errorDetails.map((d: any) => d.fieldName);
-    expect(fields).toEqual(expect.arrayContaining(['amount', 'beneficiaryIBAN', 'paymentOrderProductId', 'beneficiaryName']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['amount', 'beneficiaryIBAN', 'paymentOrderProductId', 'beneficiaryName']),
+    );
     expect((await call('POST', PAYMENT_ORDERS_PATH, { nope: 1 })).json.error).toMatchObject({ type: 'TECHNICAL' });
   });
 
@@ -171,9 +210,15 @@ describe('payment orders', () => {
 
     const m = await call('PUT', path, { header: {}, body: { amount: '99.50', narratives: ['changed'] } });
     expect(m.status).toBe(200);
-    expect(m.json.body).toMatchObject({ amount: '99.50', narratives: ['changed'], paymentInstruction: { instructionId: id } });
+    expect(m.json.body).toMatchObject({
+      amount: '99.50',
+      narratives: ['changed'],
+      paymentInstruction: { instructionId: id },
+    });
     expect(hub.state.paymentOrders.get(id)!.amount).toBe('99.50');
-    expect((await call('PUT', path, { body: { paymentCurrencyId: 'USD' } })).json.error.errorDetails[0].code).toBe('HUB-PO-NOCHANGE');
+    expect((await call('PUT', path, { body: { paymentCurrencyId: 'USD' } })).json.error.errorDetails[0].code).toBe(
+      'HUB-PO-NOCHANGE',
+    );
 
     const cancelPath = fillPath(PAYMENT_ORDER_CANCEL_PATH, { paymentOrderId: id });
     const c = await call('PUT', cancelPath, { header: {}, body: {} });
@@ -193,7 +238,9 @@ describe('payment orders', () => {
     const r = await call('PUT', fillPath(PAYMENT_ORDER_CANCEL_PATH, { paymentOrderId: 'PO19990101999999' }));
     expect(r.status).toBe(404);
     expect(r.json.error.errorDetails[0].code).toBe('HUB-PO-404');
-    expect((await call('PUT', fillPath(PAYMENT_ORDER_UPDATE_PATH, { paymentOrderId: 'nope' }), { body: {} })).status).toBe(404);
+    expect(
+      (await call('PUT', fillPath(PAYMENT_ORDER_UPDATE_PATH, { paymentOrderId: 'nope' }), { body: {} })).status,
+    ).toBe(404);
   });
 });
 
@@ -203,13 +250,21 @@ describe('payment order lifecycle', () => {
     const fast = await startHubvendor({ processingDelayMs: 20, onPaymentStatus: (m) => messages.push(m) });
     try {
       const post = async (over: Record<string, unknown>) =>
-        (await fetch(fast.url + PAYMENT_ORDERS_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order({ executionDate: undefined, ...over })) }).then((r) => r.json())).body
-          .paymentInstruction.instructionId as string;
+        (
+          await fetch(fast.url + PAYMENT_ORDERS_PATH, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(order({ executionDate: undefined, ...over })),
+          }).then((r) => r.json())
+        ).body.paymentInstruction.instructionId as string;
       const ok = await post({ amount: '10.00' });
       const bad = await post({ amount: '10.99' });
       await expect.poll(() => messages.length, { timeout: 2000 }).toBe(4);
       expect(fast.state.paymentOrders.get(ok)!.status).toBe('PROCESSED');
-      expect(messages.find((m) => m.paymentOrderId === bad && m.status !== 'ACCEPTED')).toMatchObject({ status: 'REJECTED', statusReasonCode: 'AC04' });
+      expect(messages.find((m) => m.paymentOrderId === bad && m.status !== 'ACCEPTED')).toMatchObject({
+        status: 'REJECTED',
+        statusReasonCode: 'AC04',
+      });
     } finally {
       await fast.close();
     }
@@ -219,12 +274,23 @@ describe('payment order lifecycle', () => {
 describe('standing orders', () => {
   it('creates on the account and cancels by the returned id', async () => {
     const path = fillPath(STANDING_ORDERS_PATH, { standingOrderId: '100234567' });
-    const body = order({ frequency: 'MONTHLY', startDate: inDays(3), endDate: inDays(400), suppressFT: 'PAYMENT', debitAccountId: undefined });
+    const body = order({
+      frequency: 'MONTHLY',
+      startDate: inDays(3),
+      endDate: inDays(400),
+      suppressFT: 'PAYMENT',
+      debitAccountId: undefined,
+    });
     const r = await call('POST', path, body);
     expect(r.status).toBe(201);
     const id = r.json.body.paymentInstruction.instructionId;
     expect(id).toBe('100234567.1');
-    expect(r.json.body).toMatchObject({ standingOrderStatus: 'ACTIVE', frequency: 'MONTHLY', suppressFT: 'PAYMENT', debitAccountId: '100234567' });
+    expect(r.json.body).toMatchObject({
+      standingOrderStatus: 'ACTIVE',
+      frequency: 'MONTHLY',
+      suppressFT: 'PAYMENT',
+      debitAccountId: '100234567',
+    });
 
     const cancel = fillPath(STANDING_ORDER_CANCEL_PATH, { standingOrderId: id });
     expect((await call('PUT', cancel)).json.body.standingOrderStatus).toBe('CANCELLED');
@@ -233,7 +299,11 @@ describe('standing orders', () => {
   });
 
   it('refuses a bad frequency', async () => {
-    const r = await call('POST', fillPath(STANDING_ORDERS_PATH, { standingOrderId: '1' }), order({ frequency: 'SOMETIMES', startDate: inDays(1) }));
+    const r = await call(
+      'POST',
+      fillPath(STANDING_ORDERS_PATH, { standingOrderId: '1' }),
+      order({ frequency: 'SOMETIMES', startDate: inDays(1) }),
+    );
     expect(r.status).toBe(400);
     expect(r.json.error.errorDetails[0].fieldName).toBe('frequency');
   });
@@ -244,7 +314,14 @@ describe('bank directory', () => {
     const r = await call('GET', `${BANK_DIRECTORY_BY_BIC_PATH}?bic=DEUTDEFFXXX`);
     expect(r.status).toBe(200);
     expect(r.json.header).toMatchObject({ page_size: 25, page_start: 1, total_size: 1 });
-    expect(r.json.body[0]).toMatchObject({ bic: 'DEUTDEFFXXX', bic8: 'DEUTDEFF', branchCode: '50070010', institutionName: 'Deutsche Bank AG', countryCode: 'DE', nationalIds: [{ type: 'DEBLZ', id: '50070010' }] });
+    expect(r.json.body[0]).toMatchObject({
+      bic: 'DEUTDEFFXXX',
+      bic8: 'DEUTDEFF',
+      branchCode: '50070010',
+      institutionName: 'Deutsche Bank AG',
+      countryCode: 'DE',
+      nationalIds: [{ type: 'DEBLZ', id: '50070010' }],
+    });
 
     const p2 = await call('GET', `${BANK_DIRECTORY_BY_BIC_PATH}?bic=COBADEFF&page_size=1&page_start=2`);
     expect(p2.json.header).toMatchObject({ page_size: 1, page_start: 2, total_size: 2 });
@@ -253,7 +330,10 @@ describe('bank directory', () => {
   });
 
   it('finds by IBAN, including the sort code branch of a UK IBAN', async () => {
-    const de = await call('GET', `${BANK_DIRECTORY_BY_IBAN_PATH}?iban=${composeIBAN({ countryCode: 'DE', bban: '500700100123456789' })}`);
+    const de = await call(
+      'GET',
+      `${BANK_DIRECTORY_BY_IBAN_PATH}?iban=${composeIBAN({ countryCode: 'DE', bban: '500700100123456789' })}`,
+    );
     expect(de.json.body[0].bic).toBe('DEUTDEFFXXX');
     const gb = await call('GET', `${BANK_DIRECTORY_BY_IBAN_PATH}?iban=GB29NWBK60161331926819`);
     expect(gb.json.body).toEqual([expect.objectContaining({ bic: 'NWBKGB2LXXX', branchCode: '601613' })]);
@@ -278,34 +358,71 @@ describe('IBAN validation', () => {
   it('validates real IBANs and names their bank', async () => {
     const de = await validate('DE89370400440532013000');
     expect(de.json.body).toEqual({
-      iban: 'DE89370400440532013000', isValid: true, countryCode: 'DE', checkDigits: '89', nationalBankCode: '37040044', branchCode: null,
-      accountNumber: '0532013000', bic: 'COBADEFFXXX', institutionName: 'Commerzbank AG', sepaMember: true, validationErrors: [],
+      iban: 'DE89370400440532013000',
+      isValid: true,
+      countryCode: 'DE',
+      checkDigits: '89',
+      nationalBankCode: '37040044',
+      branchCode: null,
+      accountNumber: '0532013000',
+      bic: 'COBADEFFXXX',
+      institutionName: 'Commerzbank AG',
+      sepaMember: true,
+      validationErrors: [],
     });
     const gb = await validate('GB29 NWBK 6016 1331 9268 19');
-    expect(gb.json.body).toMatchObject({ iban: 'GB29NWBK60161331926819', isValid: true, nationalBankCode: 'NWBK', branchCode: '601613', accountNumber: '31926819', bic: 'NWBKGB2LXXX' });
+    expect(gb.json.body).toMatchObject({
+      iban: 'GB29NWBK60161331926819',
+      isValid: true,
+      nationalBankCode: 'NWBK',
+      branchCode: '601613',
+      accountNumber: '31926819',
+      bic: 'NWBKGB2LXXX',
+    });
   });
 
   it('answers 200 isValid false with the reason for a wrong check digit', async () => {
     const r = await validate('DE89370400440532013001');
     expect(r.status).toBe(200);
-    expect(r.json.body).toMatchObject({ isValid: false, countryCode: 'DE', bic: null, validationErrors: ['WrongIBANChecksum'] });
+    expect(r.json.body).toMatchObject({
+      isValid: false,
+      countryCode: 'DE',
+      bic: null,
+      validationErrors: ['WrongIBANChecksum'],
+    });
   });
 });
 
 describe('sim server: recording and faults', () => {
-  const rates = fillPath(FOREX_EXCHANGE_RATES_PATH, { buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmount: '1', transactionAmountType: 'BUY' });
+  const rates = fillPath(FOREX_EXCHANGE_RATES_PATH, {
+    buyCurrency: 'EUR',
+    sellCurrency: 'USD',
+    transactionAmount: '1',
+    transactionAmountType: 'BUY',
+  });
 
   it('records requests, readable and clearable over HTTP', async () => {
     await call('GET', `${rates}?currencyMarket=7`, undefined, { authorization: 'Bearer xyz' });
     const listed = await call('GET', `/__sandbox/requests?path=${encodeURIComponent(rates)}&method=GET`);
     expect(listed.json.requests).toHaveLength(1);
-    expect(listed.json.requests[0]).toMatchObject({ method: 'GET', path: rates, query: { currencyMarket: '7' }, headers: { authorization: 'Bearer xyz' } });
+    expect(listed.json.requests[0]).toMatchObject({
+      method: 'GET',
+      path: rates,
+      query: { currencyMarket: '7' },
+      headers: { authorization: 'Bearer xyz' },
+    });
     expect((await call('DELETE', '/__sandbox/requests')).status).toBe(204);
     expect(hub.server.requests()).toHaveLength(0);
   });
 
   it('injects a status for a number of matching requests', async () => {
-    const added = await call('POST', '/__sandbox/faults', { path: '^/v1/forex/', status: 503, body: { down: true }, headers: { 'retry-after': '1' }, times: 2 });
+    const added = await call('POST', '/__sandbox/faults', {
+      path: '^/v1/forex/',
+      status: 503,
+      body: { down: true },
+      headers: { 'retry-after': '1' },
+      times: 2,
+    });
     expect(added.status).toBe(201);
     const first = await call('GET', rates);
     expect(first.status).toBe(503);
@@ -334,7 +451,10 @@ describe('sim server: recording and faults', () => {
 
   it('resets the connection', async () => {
     hub.server.addFault({ reset: true, times: 1 });
-    const err = await fetch(hub.url + rates).then(() => undefined, (e: Error) => e);
+    const err = await fetch(hub.url + rates).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(TypeError);
     expect((err!.cause as NodeJS.ErrnoException).code).toMatch(/ECONNRESET|UND_ERR_SOCKET/);
     expect((await call('GET', rates)).status).toBe(200);
@@ -359,7 +479,11 @@ describe('sim server: recording and faults', () => {
     expect((await call('POST', '/__sandbox/faults', { path: '(' })).status).toBe(400);
     expect((await call('POST', '/__sandbox/faults', { stauts: 500 })).status).toBe(400);
     expect((await call('GET', '/nope')).status).toBe(404);
-    const res = await fetch(hub.url + PAYMENT_ORDERS_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const res = await fetch(hub.url + PAYMENT_ORDERS_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(res.status).toBe(400);
   });
 });

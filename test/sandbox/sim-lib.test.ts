@@ -18,11 +18,18 @@ describe('fault rules with after: true', () => {
     await sim.start();
   });
   afterAll(() => sim.close());
-  beforeEach(() => { sim.clearFaults(); ran = 0; });
+  beforeEach(() => {
+    sim.clearFaults();
+    ran = 0;
+  });
 
   const post = async (path = '/orders') => {
-    const r = await fetch(sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    return { status: r.status, body: await r.json() as any, headers: r.headers };
+    const r = await fetch(sim.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    return { status: r.status, body: (await r.json()) as any, headers: r.headers };
   };
 
   it('runs the handler, then answers the fault (504 by default), for `times` requests', async () => {
@@ -36,7 +43,15 @@ describe('fault rules with after: true', () => {
   });
 
   it('uses the rule status, body and headers, after delayMs', async () => {
-    sim.addFault({ path: '^/orders$', after: true, status: 503, body: { code: 'DOWN' }, headers: { 'retry-after': '1' }, delayMs: 150, times: 1 });
+    sim.addFault({
+      path: '^/orders$',
+      after: true,
+      status: 503,
+      body: { code: 'DOWN' },
+      headers: { 'retry-after': '1' },
+      delayMs: 150,
+      times: 1,
+    });
     const t0 = Date.now();
     const a = await post();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
@@ -59,13 +74,18 @@ describe('fault rules with after: true', () => {
   });
 
   it('is available over the control API, which names a bad field', async () => {
-    const ctl = (body: unknown) => fetch(`${sim.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ctl = (body: unknown) =>
+      fetch(`${sim.url}/__sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const bad = await ctl({ after: 'yes' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: 'after must be a boolean' });
     const ok = await ctl({ method: 'POST', path: '^/orders$', after: true, status: 502, times: 1 });
     expect(ok.status).toBe(201);
-    expect((await ok.json() as any).faults[0]).toMatchObject({ after: true, status: 502, hits: 0 });
+    expect(((await ok.json()) as any).faults[0]).toMatchObject({ after: true, status: 502, hits: 0 });
     expect((await post()).status).toBe(502);
     expect(ran).toBe(1);
   });
@@ -80,7 +100,13 @@ describe('webhook sender', () => {
     receiver = createSimServer({ name: 'receiver' });
     receiver.route('POST', '/hook', async (req: SimRequest) => {
       const h = req.headers as Record<string, string>;
-      got.push({ id: h['webhook-id']!, ts: h['webhook-timestamp']!, sig: h['webhook-signature']!, raw: req.rawBody, at: Date.now() });
+      got.push({
+        id: h['webhook-id']!,
+        ts: h['webhook-timestamp']!,
+        sig: h['webhook-signature']!,
+        raw: req.rawBody,
+        at: Date.now(),
+      });
       if (slowFirstMs && got.length === 1) await new Promise((r) => setTimeout(r, slowFirstMs));
       const status = answers.shift() ?? 200;
       return { status, body: { status: status < 300 ? 'ok' : 'down' } };
@@ -88,7 +114,11 @@ describe('webhook sender', () => {
     await receiver.start();
   });
   afterAll(() => receiver.close());
-  beforeEach(() => { got.length = 0; answers = []; slowFirstMs = 0; });
+  beforeEach(() => {
+    got.length = 0;
+    answers = [];
+    slowFirstMs = 0;
+  });
 
   it('signs with Standard Webhooks headers the engine verifies', async () => {
     const sender = createWebhookSender({ name: 't', secret: SECRET });
@@ -99,8 +129,16 @@ describe('webhook sender', () => {
     expect(msg.id).toMatch(/^msg_[0-9a-f]{32}$/);
     const [w] = got;
     expect(w!.raw.toString('utf8')).toBe(msg.body);
-    expect(verifySignature([SECRET], { id: w!.id, timestamp: w!.ts, signature: w!.sig, body: w!.raw }, 60)).toEqual({ ok: true });
-    expect(verifySignature(['whsec_' + Buffer.from('other').toString('base64')], { id: w!.id, timestamp: w!.ts, signature: w!.sig, body: w!.raw }, 60).ok).toBe(false);
+    expect(verifySignature([SECRET], { id: w!.id, timestamp: w!.ts, signature: w!.sig, body: w!.raw }, 60)).toEqual({
+      ok: true,
+    });
+    expect(
+      verifySignature(
+        ['whsec_' + Buffer.from('other').toString('base64')],
+        { id: w!.id, timestamp: w!.ts, signature: w!.sig, body: w!.raw },
+        60,
+      ).ok,
+    ).toBe(false);
     sender.close();
   });
 
@@ -114,15 +152,24 @@ describe('webhook sender', () => {
     expect(new Set(got.map((g) => g.id))).toEqual(new Set([msg.id]));
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(45);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(95);
-    for (const g of got) expect(verifySignature([SECRET], { id: g.id, timestamp: g.ts, signature: g.sig, body: g.raw }, 60)).toEqual({ ok: true });
-    expect([2, 3, 4, 30].map((n) => redeliveryDelay({ delayMs: 200, maxDelayMs: 5000 }, n))).toEqual([200, 400, 800, 5000]);
+    for (const g of got)
+      expect(verifySignature([SECRET], { id: g.id, timestamp: g.ts, signature: g.sig, body: g.raw }, 60)).toEqual({
+        ok: true,
+      });
+    expect([2, 3, 4, 30].map((n) => redeliveryDelay({ delayMs: 200, maxDelayMs: 5000 }, n))).toEqual([
+      200, 400, 800, 5000,
+    ]);
     sender.close();
   });
 
   it('stops at the first 2xx; a per-call policy overrides the sender default', async () => {
     const sender = createWebhookSender({ name: 't', secret: SECRET, attempts: 1 });
     answers = [502];
-    const attempts = await sender.deliver(`${receiver.url}/hook`, { id: newWebhookId(), body: '{}' }, { attempts: 5, delayMs: 10 });
+    const attempts = await sender.deliver(
+      `${receiver.url}/hook`,
+      { id: newWebhookId(), body: '{}' },
+      { attempts: 5, delayMs: 10 },
+    );
     expect(attempts.map((a) => a.status)).toEqual([502, 200]);
     sender.close();
   });

@@ -36,7 +36,9 @@ describe('docs/errors.md', () => {
       expect(doc).toContain(`| \`${code}\` | ${e.title}`);
       expect(doc).toMatch(new RegExp(`\\| \`${code}\` \\|[^\\n]*\\| ${e.statuses.join(', ')} \\|`));
     }
-    const row = renderErrorTable(new Map([[CODE.notFound, new Set(['b-connector', 'a-connector'])]])).split('\n').find((l) => l.startsWith(`| \`${CODE.notFound}\``));
+    const row = renderErrorTable(new Map([[CODE.notFound, new Set(['b-connector', 'a-connector'])]]))
+      .split('\n')
+      .find((l) => l.startsWith(`| \`${CODE.notFound}\``));
     expect(row).toMatch(/\| `a-connector`, `b-connector` \|$/);
   });
 });
@@ -46,12 +48,20 @@ describe('the error catalog', () => {
     expect(templates.length).toBeGreaterThanOrEqual(4);
     const wrong: string[] = [];
     for (const { file, t } of templates) {
-      for (const [where, p] of [...t.rules.map((r, i) => [`rules[${i}]`, r] as const), ['default', t.default] as const]) {
+      for (const [where, p] of [
+        ...t.rules.map((r, i) => [`rules[${i}]`, r] as const),
+        ['default', t.default] as const,
+      ]) {
         if (!p?.code) continue;
-        if (!isPlatformCode(p.code)) { wrong.push(`${file} ${where}: ${p.code}`); continue; }
+        if (!isPlatformCode(p.code)) {
+          wrong.push(`${file} ${where}: ${p.code}`);
+          continue;
+        }
         const e = CATALOG_ENTRIES[p.code];
-        if (p.status !== undefined && !e.statuses.includes(p.status)) wrong.push(`${file} ${where}: ${p.code} answered ${p.status}`);
-        if (p.title !== undefined && ![e.title, ...e.otherTitles ?? []].includes(p.title)) wrong.push(`${file} ${where}: ${p.code} titled ${p.title}`);
+        if (p.status !== undefined && !e.statuses.includes(p.status))
+          wrong.push(`${file} ${where}: ${p.code} answered ${p.status}`);
+        if (p.title !== undefined && ![e.title, ...(e.otherTitles ?? [])].includes(p.title))
+          wrong.push(`${file} ${where}: ${p.code} titled ${p.title}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -66,7 +76,13 @@ describe('the error catalog', () => {
     const offending = files(join(ROOT, 'engine'), (n) => n.endsWith('.ts'))
       .filter((f) => !f.endsWith(join('core', 'error-catalog.ts')))
       // a comment may show an example (the format of an error template)
-      .flatMap((f) => readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (literal.test(line) && !/^\s*(\/\/|\*)/.test(line) ? [`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`] : [])));
+      .flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .flatMap((line, i) =>
+            literal.test(line) && !/^\s*(\/\/|\*)/.test(line) ? [`${relative(ROOT, f)}:${i + 1}: ${line.trim()}`] : [],
+          ),
+      );
     expect(offending).toEqual([]);
   });
 });

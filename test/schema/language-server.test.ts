@@ -9,7 +9,10 @@ import { pathToFileURL } from 'node:url';
 import * as rpc from 'vscode-jsonrpc/node.js';
 import { editorDocs, ROOT } from './schema-files.ts';
 
-interface Diagnostic { range: { start: { line: number; character: number } }; message: string }
+interface Diagnostic {
+  range: { start: { line: number; character: number } };
+  message: string;
+}
 
 const require = createRequire(import.meta.url);
 const SERVER = join(dirname(require.resolve('yaml-language-server/package.json')), 'bin', 'yaml-language-server');
@@ -24,22 +27,37 @@ let version = 0;
 function diagnose(file: string, text: string): Promise<Diagnostic[]> {
   const uri = pathToFileURL(join(ROOT, file)).href;
   const done = new Promise<Diagnostic[]>((resolve) => waiting.set(uri, resolve));
-  conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: ++version, text } });
+  conn.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'yaml', version: ++version, text },
+  });
   return done.finally(() => conn.sendNotification('textDocument/didClose', { textDocument: { uri } }));
 }
 
 beforeAll(async () => {
   child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
-  conn = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout!), new rpc.StreamMessageWriter(child.stdin!));
+  conn = rpc.createMessageConnection(
+    new rpc.StreamMessageReader(child.stdout!),
+    new rpc.StreamMessageWriter(child.stdin!),
+  );
   conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => {
     const w = waiting.get(p.uri);
-    if (w) { waiting.delete(p.uri); w(p.diagnostics); }
+    if (w) {
+      waiting.delete(p.uri);
+      w(p.diagnostics);
+    }
   });
-  conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section === 'yaml' ? SETTINGS.yaml : i.section ? null : SETTINGS)));
+  conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) =>
+    p.items.map((i) => (i.section === 'yaml' ? SETTINGS.yaml : i.section ? null : SETTINGS)),
+  );
   conn.onRequest('client/registerCapability', () => null);
   conn.listen();
   const root = pathToFileURL(ROOT).href;
-  await conn.sendRequest('initialize', { processId: process.pid, rootUri: root, workspaceFolders: [{ uri: root, name: 'project' }], capabilities: { workspace: { configuration: true } } });
+  await conn.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri: root,
+    workspaceFolders: [{ uri: root, name: 'project' }],
+    capabilities: { workspace: { configuration: true } },
+  });
   conn.sendNotification('initialized', {});
   conn.sendNotification('workspace/didChangeConfiguration', { settings: SETTINGS });
 }, 30_000);
@@ -56,7 +74,9 @@ describe('yaml-language-server over the shipped YAML', () => {
 
   it('reports no diagnostics on any route, tools file or example', async () => {
     expect(docs.length).toBeGreaterThan(40);
-    const results = await Promise.all(docs.map(async (d) => ({ file: d.file, diagnostics: show(await diagnose(d.file, d.text)) })));
+    const results = await Promise.all(
+      docs.map(async (d) => ({ file: d.file, diagnostics: show(await diagnose(d.file, d.text)) })),
+    );
     expect(results.filter((r) => r.diagnostics.length)).toEqual([]);
   }, 60_000);
 
@@ -80,7 +100,9 @@ describe('yaml-language-server over the shipped YAML', () => {
 
   it('reports exactly one diagnostic for an unknown key in a gateway tools file', async () => {
     const file = 'routes/gateway/public-tools.yaml';
-    const text = docs.find((d) => d.file === file)!.text.replace('    title: Exchange rate', '    titel: Exchange rate');
+    const text = docs
+      .find((d) => d.file === file)!
+      .text.replace('    title: Exchange rate', '    titel: Exchange rate');
     const d = await diagnose('routes/gateway/typo.yaml', text);
     expect(show(d)).toHaveLength(1);
     expect(show(d)[0]).toMatch(/titel/);

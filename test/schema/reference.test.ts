@@ -27,7 +27,10 @@ retryStatuses: 429,502,503,504
 backOffMultiplier: 2
 `;
 
-const kinds = [...[...SOURCE_KINDS.values()].map((k) => ({ group: 'sources' as const, ...k })), ...[...STEP_KINDS.values()].map((k) => ({ group: 'steps' as const, ...k }))];
+const kinds = [
+  ...[...SOURCE_KINDS.values()].map((k) => ({ group: 'sources' as const, ...k })),
+  ...[...STEP_KINDS.values()].map((k) => ({ group: 'steps' as const, ...k })),
+];
 
 /** Every key path of a schema, independently of the renderer: `a`, `a.b`, `a[].b`, `a.<name>.b`. */
 function keyPaths(s: any, prefix = ''): string[] {
@@ -38,7 +41,8 @@ function keyPaths(s: any, prefix = ''): string[] {
       if (!x || typeof x !== 'object' || x.items?.$ref) return [];
       if (x.properties) return keyPaths(x, `${p}.`);
       if (x.type === 'array') return walk(x.items, `${p}[]`);
-      if (x.additionalProperties && typeof x.additionalProperties === 'object') return walk(x.additionalProperties, `${p}.<name>`);
+      if (x.additionalProperties && typeof x.additionalProperties === 'object')
+        return walk(x.additionalProperties, `${p}.<name>`);
       return [...(x.anyOf ?? []), ...(x.oneOf ?? [])].flatMap((b: any) => walk(b, p));
     };
     out.push(...walk(v, `${prefix}${k}`));
@@ -57,25 +61,35 @@ describe('docs/routes.md', () => {
   it('has a row with a type for every nested key of every source and step', () => {
     for (const k of kinds) {
       const rows = referenceRows(k.schema);
-      expect(rows.map((r) => r.key), k.kind).toEqual(keyPaths(k.schema));
+      expect(
+        rows.map((r) => r.key),
+        k.kind,
+      ).toEqual(keyPaths(k.schema));
       for (const r of rows) expect(r.type, `${k.kind}.${r.key}`).not.toBe('');
     }
     const choice = referenceRows(STEP_KINDS.get('choice')!.schema).map((r) => r.key);
     expect(choice).toEqual(expect.arrayContaining(['when[].condition', 'when[].steps', 'when[].stop']));
     const validate = referenceRows(STEP_KINDS.get('validate')!.schema).map((r) => r.key);
-    expect(validate).toEqual(expect.arrayContaining(['rules[].assert', 'rules[].errors', 'rules[].field', 'rules[].message']));
+    expect(validate).toEqual(
+      expect.arrayContaining(['rules[].assert', 'rules[].errors', 'rules[].field', 'rules[].message']),
+    );
     expect(doc).toContain('| `when[].condition` (required) | string |');
   });
 
   it('describes every nested key of every source and step', () => {
-    const missing = kinds.flatMap((k) => referenceRows(k.schema).filter((r) => !r.description).map((r) => `${k.kind}: ${r.key}`));
+    const missing = kinds.flatMap((k) =>
+      referenceRows(k.schema)
+        .filter((r) => !r.description)
+        .map((r) => `${k.kind}: ${r.key}`),
+    );
     expect(missing).toEqual([]);
   });
 
   it('shows one example per source and step kind, each using its kind', () => {
     for (const k of kinds) {
       const text = exampleOf(join(ROOT, EXAMPLES_DIR), k.group, k.kind);
-      const where = k.group === 'steps' ? `example of step kind ${k.kind}` : `${EXAMPLES_DIR}/${k.group}/${k.kind}.yaml`;
+      const where =
+        k.group === 'steps' ? `example of step kind ${k.kind}` : `${EXAMPLES_DIR}/${k.group}/${k.kind}.yaml`;
       expect(text, where).toBeDefined();
       const route = parse(text!);
       if (k.group === 'sources') expect(Object.keys(route.from)).toEqual([k.kind]);
@@ -90,14 +104,21 @@ describe('docs/routes.md', () => {
     // (the engine names none of ours: test/engine/no-vendor.test.ts)
     const dir = mkdtempSync(join(tmpdir(), 'step-examples-'));
     try {
-      for (const d of ['values', 'transforms', 'schemas', EXAMPLES_DIR]) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+      for (const d of ['values', 'transforms', 'schemas', EXAMPLES_DIR])
+        cpSync(join(ROOT, d), join(dir, d), { recursive: true });
       writeFileSync(join(dir, 'values', 'acme.values.yaml'), ACME_VALUES);
       mkdirSync(join(dir, 'transforms', 'acme'));
-      writeFileSync(join(dir, 'transforms', 'acme', 'exchange-rate.jsonata'), "{ 'buyRate': vars.rate.rate, 'sellRate': vars.rate.rate }\n");
+      writeFileSync(
+        join(dir, 'transforms', 'acme', 'exchange-rate.jsonata'),
+        "{ 'buyRate': vars.rate.rate, 'sellRate': vars.rate.rate }\n",
+      );
       mkdirSync(join(dir, 'steps'));
       for (const k of STEP_KINDS.values()) writeFileSync(join(dir, 'steps', `${k.kind}.yaml`), k.example);
       const diags = await lintProject({
-        routes: [EXAMPLES_DIR, 'steps'], root: dir, logger: createLogger('silent'), processEnv: {},
+        routes: [EXAMPLES_DIR, 'steps'],
+        root: dir,
+        logger: createLogger('silent'),
+        processEnv: {},
       });
       expect(diags.map(formatDiagnostic)).toEqual([]);
     } finally {

@@ -21,7 +21,9 @@ function errorsOf(text: string, schema = routeSchema): string[] {
   const v = validator(schema);
   if (v(parse(text))) return [];
   // the leaf errors: anyOf/oneOf only say that no branch matched
-  return (v.errors ?? []).filter((e) => !['anyOf', 'oneOf'].includes(e.keyword)).map((e) => `${e.instancePath} ${e.message}`);
+  return (v.errors ?? [])
+    .filter((e) => !['anyOf', 'oneOf'].includes(e.keyword))
+    .map((e) => `${e.instancePath} ${e.message}`);
 }
 
 const route = (step: string) => `id: demo
@@ -43,12 +45,16 @@ describe('schemas/route.schema.json', () => {
 
   it('accepts every shipped route, tools file and example as written (0 errors)', () => {
     const withSchema = docs.filter((d) => d.schema);
-    const bad = withSchema.map((d) => ({ file: d.file, errors: errorsOf(d.text, d.schema) })).filter((r) => r.errors.length);
+    const bad = withSchema
+      .map((d) => ({ file: d.file, errors: errorsOf(d.text, d.schema) }))
+      .filter((r) => r.errors.length);
     expect(bad).toEqual([]);
   });
 
   it('accepts a placeholder for a number, a flag, an enum, a pattern and list items', () => {
-    expect(errorsOf(route(`  - to-http:
+    expect(
+      errorsOf(
+        route(`  - to-http:
       method: "{{method}}"
       url: "{{base}}/x"
       connections: "{{connectionsPerRoute}}"
@@ -60,7 +66,9 @@ describe('schemas/route.schema.json', () => {
         - condition: "true"
           stop: "{{stopFlag}}"
           steps: []
-`))).toEqual([]);
+`),
+      ),
+    ).toEqual([]);
   });
 
   it('still types literal values', () => {
@@ -72,11 +80,17 @@ describe('schemas/route.schema.json', () => {
     // a number takes a whole placeholder, not text around one
     expect(bad('  - to-http: { url: x, connections: "2{{pool}}" }\n')).not.toEqual([]);
     expect(bad('  - choice: { when: [{ condition: "true", steps: [], stop: "yes" }] }\n')).not.toEqual([]);
-    expect(errorsOf(route('  - log: { message: hi }\n').replace('"{{prefix}}/demo"', 'demo'))).toContain('/from/http/path must match pattern "^/"');
+    expect(errorsOf(route('  - log: { message: hi }\n').replace('"{{prefix}}/demo"', 'demo'))).toContain(
+      '/from/http/path must match pattern "^/"',
+    );
   });
 
   it('still refuses unknown keys, at any depth', () => {
-    expect(errorsOf(route('  - to-http: { url: x, retry: { retires: 3 } }\n'))).toContain('/steps/0/to-http/retry must NOT have additional properties');
-    expect(errorsOf(route('  - choice: { when: [{ condition: "true", steps: [], stpo: true }] }\n'))).toContain('/steps/0/choice/when/0 must NOT have additional properties');
+    expect(errorsOf(route('  - to-http: { url: x, retry: { retires: 3 } }\n'))).toContain(
+      '/steps/0/to-http/retry must NOT have additional properties',
+    );
+    expect(errorsOf(route('  - choice: { when: [{ condition: "true", steps: [], stpo: true }] }\n'))).toContain(
+      '/steps/0/choice/when/0 must NOT have additional properties',
+    );
   });
 });

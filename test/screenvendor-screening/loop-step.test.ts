@@ -13,7 +13,9 @@ steps:
 ${steps}`;
 
 const FILES = {
-  'routes/count.yaml': route('count', `  - set:
+  'routes/count.yaml': route(
+    'count',
+    `  - set:
       values:
         vars.seen: "[]"
   - loop:
@@ -25,14 +27,20 @@ const FILES = {
               vars.seen: "$append(vars.seen, vars.iteration)"
   - transform:
       expression: "{ 'seen': vars.seen, 'passes': vars.iteration }"
-`),
-  'routes/limit.yaml': route('limit', `  - loop:
+`,
+  ),
+  'routes/limit.yaml': route(
+    'limit',
+    `  - loop:
       while: "true"
       max-iterations: 3
       steps:
         - set: { values: { vars.x: "vars.iteration" } }
-`),
-  'routes/limit-stop.yaml': route('limit-stop', `  - loop:
+`,
+  ),
+  'routes/limit-stop.yaml': route(
+    'limit-stop',
+    `  - loop:
       while: "true"
       max-iterations: "4"
       on-limit: stop
@@ -41,8 +49,11 @@ const FILES = {
         - set: { values: { vars.last: "vars.page" } }
   - transform:
       expression: "{ 'last': vars.last, 'page': vars.page }"
-`),
-  'routes/pages.yaml': route('pages', `  - split:
+`,
+  ),
+  'routes/pages.yaml': route(
+    'pages',
+    `  - split:
       items: body.lists
       steps:
         - set: { values: { vars.acc: "[]" } }
@@ -54,13 +65,21 @@ const FILES = {
                     vars.acc: "$append(vars.acc, body[$$.vars.iteration])"
                     vars.next: "vars.iteration + 1 < $count(body)"
         - transform: { expression: "vars.acc" }
-`),
+`,
+  ),
 };
 
 let engine: RunningEngine;
 beforeAll(async () => {
   const root = tmpProject(FILES);
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('silent'), simulated: false, port: 0, processEnv: {} });
+  engine = await startEngine({
+    routes: ['routes'],
+    root,
+    logger: createLogger('silent'),
+    simulated: false,
+    port: 0,
+    processEnv: {},
+  });
 });
 afterAll(() => engine?.close());
 
@@ -71,7 +90,11 @@ describe('loop step', () => {
   });
 
   it('fails with a 502 vendor error past max-iterations', async () => {
-    await expect(engine.call('limit', { body: {} })).rejects.toMatchObject({ kind: 'vendor', status: 502, detail: expect.stringContaining('3 iterations') });
+    await expect(engine.call('limit', { body: {} })).rejects.toMatchObject({
+      kind: 'vendor',
+      status: 502,
+      detail: expect.stringContaining('3 iterations'),
+    });
   });
 
   it('on-limit stop keeps what was gathered; counter renames the variable', async () => {
@@ -83,11 +106,16 @@ describe('loop step', () => {
   });
 
   it('lint reports a bad config at its line', async () => {
-    const root = tmpProject({ 'routes/bad.yaml': route('bad', `  - loop:
+    const root = tmpProject({
+      'routes/bad.yaml': route(
+        'bad',
+        `  - loop:
       whilst: "true"
       max-iterations: 0
       steps: []
-`) });
+`,
+      ),
+    });
     const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
     const text = diags.map((d) => `${d.line}: ${d.message}`).join('\n');
     expect(text).toMatch(/whilst/);

@@ -29,7 +29,14 @@ afterEach(() => {
 const vendorCalls = () => sv.server.requests().filter((r) => r.path.startsWith('/v2/'));
 const person = (firstName: string, lastName: string, over: Record<string, unknown> = {}) => ({
   customerReference: `CUST-${Date.now()}-${++seq}`,
-  person: { firstName, lastName, dateOfBirth: '1962-04-17', nationality: ['RU'], gender: 'MALE', identifications: [{ type: 'PASSPORT', number: 'X123', issuingCountry: 'RU' }] },
+  person: {
+    firstName,
+    lastName,
+    dateOfBirth: '1962-04-17',
+    nationality: ['RU'],
+    gender: 'MALE',
+    identifications: [{ type: 'PASSPORT', number: 'X123', issuingCountry: 'RU' }],
+  },
   ...over,
 });
 const screen = (body: unknown) => engine.request('POST', '/customer-screening', body);
@@ -51,10 +58,15 @@ describe('POST /customer-screening', () => {
       riskCategories: ['Sanctions', 'PEPs'],
       matchStrength: 'EXACT',
       disposition: 'NOT_REVIEWED',
-      matchedPartyDetails: { matchedName: 'Viktor Petrov', yearOfBirth: 1962, sanctionsLists: ['Demo Consolidated Sanctions List'] },
+      matchedPartyDetails: {
+        matchedName: 'Viktor Petrov',
+        yearOfBirth: 1962,
+        sanctionsLists: ['Demo Consolidated Sanctions List'],
+      },
     });
     const cats = b.screeningAlerts.flatMap((a: any) => a.riskCategories);
-    for (const c of ['Sanctions', 'Warnings', 'Fitness and Probity', 'Watchlists', 'PEPs', 'Adverse Media']) expect(cats).toContain(c);
+    for (const c of ['Sanctions', 'Warnings', 'Fitness and Probity', 'Watchlists', 'PEPs', 'Adverse Media'])
+      expect(cats).toContain(c);
     expect(new Set(b.screeningAlerts.map((a: any) => a.matchStrength))).toEqual(new Set(['EXACT', 'FUZZY']));
 
     const calls = vendorCalls();
@@ -65,9 +77,13 @@ describe('POST /customer-screening', () => {
     expect(create.headers['x-api-key']).toBe('sandbox-screenvendor-api-key');
     expect(create.body).toEqual({
       customer: {
-        external_identifier: (b.customerReference as string),
+        external_identifier: b.customerReference as string,
         person: {
-          first_name: 'Viktor', last_name: 'Petrov', date_of_birth: { year: 1962, month: 4, day: 17 }, nationality: ['RU'], gender: 'male',
+          first_name: 'Viktor',
+          last_name: 'Petrov',
+          date_of_birth: { year: 1962, month: 4, day: 17 },
+          nationality: ['RU'],
+          gender: 'male',
           personal_identification: [{ type: 'passport', number: 'X123', issuing_country: 'RU' }],
         },
       },
@@ -116,7 +132,10 @@ describe('POST /customer-screening', () => {
     const cases: [unknown, string][] = [
       [{ customerReference: 'X' }, '/person'],
       [{ customerReference: 'X', person: { firstName: 'A' } }, '/person/lastName'],
-      [person('A', 'B', { identityProofingTaskDescription: { monitoringFlag: 'YES' } }), '/identityProofingTaskDescription/monitoringFlag'],
+      [
+        person('A', 'B', { identityProofingTaskDescription: { monitoringFlag: 'YES' } }),
+        '/identityProofingTaskDescription/monitoringFlag',
+      ],
       [{ customerReference: 'X', person: { lastName: 'B', nationality: ['Russia'] } }, '/person/nationality/0'],
       [{ customerReference: 'X', person: { lastName: 'B', dateOfBirth: '17.04.1962' } }, '/person/dateOfBirth'],
       [{ person: { lastName: 'B' } }, '/customerReference'],
@@ -131,7 +150,17 @@ describe('POST /customer-screening', () => {
   });
 
   it('maps a workflow that ended ERRORED to GC027', async () => {
-    sv.server.addFault({ path: 'create-and-screen', status: 200, body: { workflow_instance_identifier: 'w', workflow_type: 'create-and-screen', status: 'ERRORED', step_details: {} }, times: 1 });
+    sv.server.addFault({
+      path: 'create-and-screen',
+      status: 200,
+      body: {
+        workflow_instance_identifier: 'w',
+        workflow_type: 'create-and-screen',
+        status: 'ERRORED',
+        step_details: {},
+      },
+      times: 1,
+    });
     const r = await screen(person('John', 'Smith'));
     expect(r.status).toBe(502);
     expect(r.body.code).toBe('GC027');
@@ -145,10 +174,23 @@ describe('POST /customer-screening/config-monitoring', () => {
     sv.server.clearRequests();
   });
 
-  it.each([['Y', true], ['N', false], [true, true], [false, false]])('monitoringFlag %s sets monitoring %s', async (flag, enabled) => {
-    const r = await engine.request('POST', '/customer-screening/config-monitoring', { caseReference, identityProofingTaskDescription: { monitoringFlag: flag, monitoringProfileId: 'MP-DAILY' } });
+  it.each([
+    ['Y', true],
+    ['N', false],
+    [true, true],
+    [false, false],
+  ])('monitoringFlag %s sets monitoring %s', async (flag, enabled) => {
+    const r = await engine.request('POST', '/customer-screening/config-monitoring', {
+      caseReference,
+      identityProofingTaskDescription: { monitoringFlag: flag, monitoringProfileId: 'MP-DAILY' },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ caseReference, monitoringFlag: enabled ? 'Y' : 'N', monitoringEnabled: enabled, monitoringProfileId: 'MP-DAILY' });
+    expect(r.body).toMatchObject({
+      caseReference,
+      monitoringFlag: enabled ? 'Y' : 'N',
+      monitoringEnabled: enabled,
+      monitoringProfileId: 'MP-DAILY',
+    });
     const call = vendorCalls()[0]!;
     expect(call.method).toBe('PATCH');
     expect(call.path).toBe(`/v2/customers/${caseReference}/monitor`);
@@ -159,18 +201,26 @@ describe('POST /customer-screening/config-monitoring', () => {
 
   it('rejects any other flag with a 400 naming the field, no vendor call', async () => {
     for (const flag of ['yes', 'true', 1, null, 'y']) {
-      const r = await engine.request('POST', '/customer-screening/config-monitoring', { caseReference, identityProofingTaskDescription: { monitoringFlag: flag } });
+      const r = await engine.request('POST', '/customer-screening/config-monitoring', {
+        caseReference,
+        identityProofingTaskDescription: { monitoringFlag: flag },
+      });
       expect(r.status).toBe(400);
       expect(r.body.errors[0].field).toBe('/identityProofingTaskDescription/monitoringFlag');
     }
-    const r = await engine.request('POST', '/customer-screening/config-monitoring', { identityProofingTaskDescription: { monitoringFlag: 'Y' } });
+    const r = await engine.request('POST', '/customer-screening/config-monitoring', {
+      identityProofingTaskDescription: { monitoringFlag: 'Y' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.errors[0].field).toBe('/caseReference');
     expect(vendorCalls()).toHaveLength(0);
   });
 
   it('an unknown party is GC054', async () => {
-    const r = await engine.request('POST', '/customer-screening/config-monitoring', { caseReference: 'CUS-999999', identityProofingTaskDescription: { monitoringFlag: 'Y' } });
+    const r = await engine.request('POST', '/customer-screening/config-monitoring', {
+      caseReference: 'CUS-999999',
+      identityProofingTaskDescription: { monitoringFlag: 'Y' },
+    });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('GC054');
   });
@@ -186,38 +236,72 @@ describe('dispositions and suppression', () => {
     sv.server.clearRequests();
   });
 
-  it.each(['IN_REVIEW', 'TRUE_POSITIVE', 'NOT_REVIEWED', 'FALSE_POSITIVE'])('records %s as the vendor decision', async (disposition) => {
-    const r = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', { disposition, alertReference: alert.alertReference, riskIdentifier: alert.riskReference });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'ACCEPTED', disposition, decision: disposition, alertReference: alert.alertReference, riskIdentifier: alert.riskReference });
-    const call = vendorCalls()[0]!;
-    expect(call.path).toBe(`/v2/alerts/${alert.alertReference}/risks/${alert.riskReference}/decision`);
-    expect(call.body).toEqual({ decision: disposition });
-    expect(sv.alerts.get(alert.alertReference)!.risks[0]!.decision).toBe(disposition);
-    sv.server.clearRequests();
-  });
+  it.each(['IN_REVIEW', 'TRUE_POSITIVE', 'NOT_REVIEWED', 'FALSE_POSITIVE'])(
+    'records %s as the vendor decision',
+    async (disposition) => {
+      const r = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', {
+        disposition,
+        alertReference: alert.alertReference,
+        riskIdentifier: alert.riskReference,
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({
+        status: 'ACCEPTED',
+        disposition,
+        decision: disposition,
+        alertReference: alert.alertReference,
+        riskIdentifier: alert.riskReference,
+      });
+      const call = vendorCalls()[0]!;
+      expect(call.path).toBe(`/v2/alerts/${alert.alertReference}/risks/${alert.riskReference}/decision`);
+      expect(call.body).toEqual({ decision: disposition });
+      expect(sv.alerts.get(alert.alertReference)!.risks[0]!.decision).toBe(disposition);
+      sv.server.clearRequests();
+    },
+  );
 
   it('rejects a bad disposition (400) and maps an unknown alert to GC054', async () => {
-    const bad = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', { disposition: 'DISMISSED', alertReference: 'A', riskIdentifier: 'R' });
+    const bad = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', {
+      disposition: 'DISMISSED',
+      alertReference: 'A',
+      riskIdentifier: 'R',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0]).toMatchObject({ field: '/disposition' });
     expect(vendorCalls()).toHaveLength(0);
-    const nf = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', { disposition: 'IN_REVIEW', alertReference: 'ALR-999999', riskIdentifier: 'RSK-1' });
+    const nf = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', {
+      disposition: 'IN_REVIEW',
+      alertReference: 'ALR-999999',
+      riskIdentifier: 'RSK-1',
+    });
     expect(nf.status).toBe(404);
     expect(nf.body.code).toBe('GC054');
   });
 
   it('mutes a profile after a FALSE_POSITIVE disposition; a repeat is GC003', async () => {
     const body = {
-      caseReference, riskIdentifier: alert.riskReference, riskProfileIdentifier: alert.riskProfileIdentifier,
-      caseReferenceId: 'CASE-x', suppressionReason: 'same name, different date of birth', customFields: { analyst: 'a.b' },
+      caseReference,
+      riskIdentifier: alert.riskReference,
+      riskProfileIdentifier: alert.riskProfileIdentifier,
+      caseReferenceId: 'CASE-x',
+      suppressionReason: 'same name, different date of birth',
+      customFields: { analyst: 'a.b' },
     };
     const r = await engine.request('POST', '/screening-assessment/match-profiles/suppression', body);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ status: 'MUTED', suppressionIdentifier: expect.stringMatching(/^MUT-/), caseReference, riskProfileIdentifier: alert.riskProfileIdentifier });
+    expect(r.body).toMatchObject({
+      status: 'MUTED',
+      suppressionIdentifier: expect.stringMatching(/^MUT-/),
+      caseReference,
+      riskProfileIdentifier: alert.riskProfileIdentifier,
+    });
     expect(vendorCalls()[0]!.body).toEqual({
-      profile_identifier: alert.riskProfileIdentifier, customer_identifier: caseReference, risk_identifier: alert.riskReference,
-      case_identifier: 'CASE-x', reason: 'same name, different date of birth', custom_fields: { analyst: 'a.b' },
+      profile_identifier: alert.riskProfileIdentifier,
+      customer_identifier: caseReference,
+      risk_identifier: alert.riskReference,
+      case_identifier: 'CASE-x',
+      reason: 'same name, different date of birth',
+      custom_fields: { analyst: 'a.b' },
     });
     const again = await engine.request('POST', '/screening-assessment/match-profiles/suppression', body);
     expect(again.status).toBe(409);
@@ -225,16 +309,23 @@ describe('dispositions and suppression', () => {
   });
 
   it('requires caseReference, riskIdentifier and riskProfileIdentifier', async () => {
-    const r = await engine.request('POST', '/screening-assessment/match-profiles/suppression', { suppressionReason: 'x' });
+    const r = await engine.request('POST', '/screening-assessment/match-profiles/suppression', {
+      suppressionReason: 'x',
+    });
     expect(r.status).toBe(400);
-    expect(r.body.errors.map((e: any) => e.field).sort()).toEqual(['/caseReference', '/riskIdentifier', '/riskProfileIdentifier']);
+    expect(r.body.errors.map((e: any) => e.field).sort()).toEqual([
+      '/caseReference',
+      '/riskIdentifier',
+      '/riskProfileIdentifier',
+    ]);
     expect(vendorCalls()).toHaveLength(0);
   });
 });
 
 describe('the screening error table', () => {
   const vendorProblem = (status: number, title: string, detail?: string) => ({
-    status, headers: { 'content-type': 'application/problem+json' },
+    status,
+    headers: { 'content-type': 'application/problem+json' },
     body: { identifier: 'err-1', status, timestamp: new Date().toISOString(), title, ...(detail ? { detail } : {}) },
   });
   it.each([
@@ -264,14 +355,25 @@ describe('the screening error table', () => {
     expect((await screen(person('Maria', 'Moreau'))).body.code).toBe('GC004');
     sv.server.clearFaults();
     sv.server.addFault({ path: '/decision$', ...vendorProblem(400, 'Validation error', 'decision: bad') });
-    const d = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', { disposition: 'IN_REVIEW', alertReference: a.alertReference, riskIdentifier: a.riskReference });
+    const d = await engine.request('POST', '/screening-assessment/match-profiles/dispositions', {
+      disposition: 'IN_REVIEW',
+      alertReference: a.alertReference,
+      riskIdentifier: a.riskReference,
+    });
     expect(d.body).toMatchObject({ status: 400, code: 'GC025' });
     expect(d.body.detail).toContain('decision: bad');
     sv.server.addFault({ path: '/mutes$', ...vendorProblem(401, 'Unauthorized') });
-    const m = await engine.request('POST', '/screening-assessment/match-profiles/suppression', { caseReference: hit.body.caseReference, riskIdentifier: a.riskReference, riskProfileIdentifier: a.riskProfileIdentifier });
+    const m = await engine.request('POST', '/screening-assessment/match-profiles/suppression', {
+      caseReference: hit.body.caseReference,
+      riskIdentifier: a.riskReference,
+      riskProfileIdentifier: a.riskProfileIdentifier,
+    });
     expect(m.body).toMatchObject({ status: 401, code: 'GC002' });
     sv.server.addFault({ path: '/monitor$', ...vendorProblem(500, 'Generic Error') });
-    const c = await engine.request('POST', '/customer-screening/config-monitoring', { caseReference: hit.body.caseReference, identityProofingTaskDescription: { monitoringFlag: 'N' } });
+    const c = await engine.request('POST', '/customer-screening/config-monitoring', {
+      caseReference: hit.body.caseReference,
+      identityProofingTaskDescription: { monitoringFlag: 'N' },
+    });
     expect(c.body).toMatchObject({ status: 502, code: 'GC027', title: 'Generic Error' });
   });
 
@@ -279,7 +381,11 @@ describe('the screening error table', () => {
     sv.server.addFault({ path: 'create-and-screen', ...rateLimitFault(42, 10) });
     const r = await screen(person('John', 'Smith'));
     expect(r.status).toBe(429);
-    expect(r.body).toMatchObject({ code: 'GC031', title: 'Too many requests', vendorMessage: 'API rate limit exceeded' });
+    expect(r.body).toMatchObject({
+      code: 'GC031',
+      title: 'Too many requests',
+      vendorMessage: 'API rate limit exceeded',
+    });
     expect(r.body.detail).toContain('API rate limit exceeded');
     expect(r.headers.get('retry-after')).toBe('42');
     // a 429 means the vendor did not process the POST: retried maximumRedeliveries (3) times
@@ -302,10 +408,17 @@ describe('the screening error table', () => {
   });
 
   it('a list of risks that never ends stops at maxPages with GC027', async () => {
-    const e2 = await startTestEngine({ routes: ['routes/screenvendor-screening'], set: { 'screening-v2:screenvendor.alertRisks.maxPages': '3' } });
+    const e2 = await startTestEngine({
+      routes: ['routes/screenvendor-screening'],
+      set: { 'screening-v2:screenvendor.alertRisks.maxPages': '3' },
+    });
     try {
       const s2 = e2.sandbox.services.screenvendor as Screenvendor;
-      s2.server.addFault({ path: '/risks$', status: 200, body: { risks: [], page_number: 1, page_size: 2, next: '/v2/alerts/x/risks?page_number=2' } });
+      s2.server.addFault({
+        path: '/risks$',
+        status: 200,
+        body: { risks: [], page_number: 1, page_size: 2, next: '/v2/alerts/x/risks?page_number=2' },
+      });
       const r = await e2.request('POST', '/customer-screening', person('Maria', 'Moreau'));
       expect(r.status).toBe(502);
       expect(r.body.code).toBe('GC027');
@@ -319,18 +432,31 @@ describe('the screening error table', () => {
 describe('another deployment: partyLifecycleBaseURL and a wrong API key', () => {
   let e2: TestEngine;
   beforeAll(async () => {
-    e2 = await startTestEngine({ routes: ['routes/screenvendor-screening'], set: { 'screening-v2:partyLifecycleBaseURL': '/party-lifecycle', 'screenvendor-api-key': 'not-the-key' } });
+    e2 = await startTestEngine({
+      routes: ['routes/screenvendor-screening'],
+      set: { 'screening-v2:partyLifecycleBaseURL': '/party-lifecycle', 'screenvendor-api-key': 'not-the-key' },
+    });
   });
   afterAll(() => e2?.close());
 
   it('serves the four operations under the prefix', async () => {
     expect((await e2.request('POST', '/customer-screening', person('John', 'Smith'))).status).toBe(404);
-    for (const p of ['/customer-screening/config-monitoring', '/screening-assessment/match-profiles/dispositions', '/screening-assessment/match-profiles/suppression']) {
+    for (const p of [
+      '/customer-screening/config-monitoring',
+      '/screening-assessment/match-profiles/dispositions',
+      '/screening-assessment/match-profiles/suppression',
+    ]) {
       const r = await e2.request('POST', `/party-lifecycle${p}`, {});
       expect(r.status, p).toBe(400);
     }
-    const paths = Object.keys(((await e2.request('GET', '/openapi.json')).body).paths);
-    expect(paths).toEqual(expect.arrayContaining(['/party-lifecycle/customer-screening', '/party-lifecycle/customer-screening/config-monitoring', '/webhooks/screening']));
+    const paths = Object.keys((await e2.request('GET', '/openapi.json')).body.paths);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/party-lifecycle/customer-screening',
+        '/party-lifecycle/customer-screening/config-monitoring',
+        '/webhooks/screening',
+      ]),
+    );
   });
 
   it('the vendor refusing the API key is GC002, and the key never shows', async () => {

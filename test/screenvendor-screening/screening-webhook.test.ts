@@ -13,7 +13,9 @@ import type { Screenvendor } from '../../sandbox/screenvendor/index.ts';
 let engine: TestEngine;
 let sv: Screenvendor;
 let seq = 0;
-const SECRET = parse(readFileSync('values/environments/sandbox.yaml', 'utf8')).keys['screenvendor-webhook-secret'] as string;
+const SECRET = parse(readFileSync('values/environments/sandbox.yaml', 'utf8')).keys[
+  'screenvendor-webhook-secret'
+] as string;
 const TYPE = 'com.platform.screening.event.spec.v1.ScreeningMonitoringEvent';
 
 beforeAll(async () => {
@@ -47,7 +49,14 @@ function signed(body: unknown, over: { id?: string; ts?: number; secret?: string
   const raw = JSON.stringify(body);
   const id = over.id ?? `msg_test_${Date.now()}_${++seq}`;
   const ts = over.ts ?? Math.floor(Date.now() / 1000);
-  return { raw, headers: { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': sign(over.secret ?? SECRET, id, ts, raw) } };
+  return {
+    raw,
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': sign(over.secret ?? SECRET, id, ts, raw),
+    },
+  };
 }
 
 describe('POST /webhooks/screening', () => {
@@ -59,21 +68,39 @@ describe('POST /webhooks/screening', () => {
     const customer = await screened('Viktor', 'Petrov');
     const t = await sv.triggerListUpdate(customer);
     expect(t.delivered).toBe(true);
-    expect(t.deliveries[0]).toMatchObject({ status: 200, answer: { status: 'published', eventType: 'CASE_ALERT_LIST_UPDATED' } });
+    expect(t.deliveries[0]).toMatchObject({
+      status: 200,
+      answer: { status: 'published', eventType: 'CASE_ALERT_LIST_UPDATED' },
+    });
     const [e] = events().filter((x) => x.id === stableId('screenvendor-webhook', t.webhookId));
     expect(e).toBeDefined();
     expect(e).toMatchObject({
-      specversion: '1.0', type: TYPE, source: 'com.platform.screening', topic: 'screening-monitoring', dataversion: '1.0.0',
-      subject: t.payload.case_identifier, datacontenttype: 'application/json',
+      specversion: '1.0',
+      type: TYPE,
+      source: 'com.platform.screening',
+      topic: 'screening-monitoring',
+      dataversion: '1.0.0',
+      subject: t.payload.case_identifier,
+      datacontenttype: 'application/json',
     });
     const data = e!.data as any;
-    expect(data).toMatchObject({ eventType: 'CASE_ALERT_LIST_UPDATED', caseReference: customer, caseIdentifier: t.payload.case_identifier });
+    expect(data).toMatchObject({
+      eventType: 'CASE_ALERT_LIST_UPDATED',
+      caseReference: customer,
+      caseIdentifier: t.payload.case_identifier,
+    });
     // 6 demo hits + the newly listed sanction
     expect(data.screeningAlerts).toHaveLength(7);
     const listed = data.screeningAlerts.find((a: any) => a.riskProfileIdentifier.startsWith('PRF-LISTED-'));
     expect(listed).toMatchObject({ riskCategories: ['Sanctions'], matchStrength: 'EXACT' });
     expect(data.vendorSpecificFieldsAml.screenvendor.riskProfile).toHaveLength(7);
-    expect(data.vendorSpecificFieldsAml.screenvendor.riskProfile[0]).toMatchObject({ identifier: expect.any(String), match_types: expect.any(Array), risk_indicators: expect.any(Object), alert_identifier: expect.any(String), risk_identifier: expect.any(String) });
+    expect(data.vendorSpecificFieldsAml.screenvendor.riskProfile[0]).toMatchObject({
+      identifier: expect.any(String),
+      match_types: expect.any(Array),
+      risk_indicators: expect.any(Object),
+      alert_identifier: expect.any(String),
+      risk_identifier: expect.any(String),
+    });
     // three alerts, the fuzzy one over three pages of 2
     const riskReads = sv.server.requests().filter((r) => r.path.endsWith('/risks'));
     expect(riskReads.length).toBe(1 + 3 + 1);
@@ -85,7 +112,14 @@ describe('POST /webhooks/screening', () => {
     const t = await sv.triggerCaseCreated(customer);
     expect(t.delivered).toBe(true);
     const e = events().find((x) => x.id === stableId('screenvendor-webhook', t.webhookId))!;
-    expect(e.data).toEqual({ eventType: 'CASE_CREATED', caseReference: customer, caseIdentifier: t.payload.case_identifier, customerReference: t.payload.customer.external_identifier, customerVersion: 1, screeningAlerts: [] });
+    expect(e.data).toEqual({
+      eventType: 'CASE_CREATED',
+      caseReference: customer,
+      caseIdentifier: t.payload.case_identifier,
+      customerReference: t.payload.customer.external_identifier,
+      customerVersion: 1,
+      screeningAlerts: [],
+    });
     expect(sv.server.requests().filter((r) => r.path.startsWith('/v2/'))).toHaveLength(0);
   });
 
@@ -111,7 +145,13 @@ describe('POST /webhooks/screening', () => {
 
   it('rejects bad and stale signatures with 401, publishing nothing and calling no vendor', async () => {
     const customer = await screened('Maria', 'Moreau');
-    const body = { api_version: 'v2', webhook_type: 'CASE_ALERT_LIST_UPDATED', case_identifier: 'CASE-1', customer: { identifier: customer }, alert_identifiers: ['ALR-000001'] };
+    const body = {
+      api_version: 'v2',
+      webhook_type: 'CASE_ALERT_LIST_UPDATED',
+      case_identifier: 'CASE-1',
+      customer: { identifier: customer },
+      alert_identifiers: ['ALR-000001'],
+    };
     const before = events().length;
     const good = signed(body);
     const variants: [string, Record<string, string>, string][] = [
@@ -123,7 +163,10 @@ describe('POST /webhooks/screening', () => {
       ['no headers', {}, good.raw],
     ];
     for (const [what, headers, raw] of variants) {
-      const r = await engine.request('POST', '/webhooks/screening', raw, { 'content-type': 'application/json', ...headers });
+      const r = await engine.request('POST', '/webhooks/screening', raw, {
+        'content-type': 'application/json',
+        ...headers,
+      });
       expect(r.status, what).toBe(401);
       expect(r.body.code, what).toBe('GC002');
     }
@@ -133,12 +176,23 @@ describe('POST /webhooks/screening', () => {
 
   it('acknowledges other webhook types without publishing; a malformed payload is a 400', async () => {
     const before = events().length;
-    const other = signed({ api_version: 'v2', webhook_type: 'CUSTOMER_UPDATED', case_identifier: 'CASE-1', customer: { identifier: 'CUS-1' } });
-    const r = await engine.request('POST', '/webhooks/screening', other.raw, { 'content-type': 'application/json', ...other.headers });
+    const other = signed({
+      api_version: 'v2',
+      webhook_type: 'CUSTOMER_UPDATED',
+      case_identifier: 'CASE-1',
+      customer: { identifier: 'CUS-1' },
+    });
+    const r = await engine.request('POST', '/webhooks/screening', other.raw, {
+      'content-type': 'application/json',
+      ...other.headers,
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ignored', webhookType: 'CUSTOMER_UPDATED' });
     const bad = signed({ api_version: 'v2', webhook_type: 'CASE_CREATED' });
-    const b = await engine.request('POST', '/webhooks/screening', bad.raw, { 'content-type': 'application/json', ...bad.headers });
+    const b = await engine.request('POST', '/webhooks/screening', bad.raw, {
+      'content-type': 'application/json',
+      ...bad.headers,
+    });
     expect(b.status).toBe(400);
     expect(b.body.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(['/case_identifier', '/customer']));
     expect(events().length).toBe(before);
@@ -146,7 +200,12 @@ describe('POST /webhooks/screening', () => {
 
   it('a vendor fault while reading risks answers 5xx, nothing is published, the redelivery succeeds', async () => {
     const customer = await screened('Maria', 'Moreau');
-    sv.server.addFault({ path: '/risks$', status: 500, body: { identifier: 'e', status: 500, timestamp: new Date().toISOString(), title: 'Generic Error' }, times: 1 });
+    sv.server.addFault({
+      path: '/risks$',
+      status: 500,
+      body: { identifier: 'e', status: 500, timestamp: new Date().toISOString(), title: 'Generic Error' },
+      times: 1,
+    });
     const t = await sv.triggerListUpdate(customer, { attempts: 2, retryDelayMs: 50 });
     expect(t.deliveries.map((d) => d.status)).toEqual([502, 200]);
     expect(t.deliveries[0]!.answer).toMatchObject({ code: 'GC027' });
@@ -156,7 +215,11 @@ describe('POST /webhooks/screening', () => {
   it('a list update needs monitoring on (simulator rule)', async () => {
     const customer = await screened('Maria', 'Moreau', false);
     await expect(sv.triggerListUpdate(customer)).rejects.toThrow(/Conflict/);
-    const r = await fetch(`${sv.url}/__screenvendor/trigger/list-update`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customer_identifier: customer }) });
+    const r = await fetch(`${sv.url}/__screenvendor/trigger/list-update`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_identifier: customer }),
+    });
     expect(r.status).toBe(409);
   });
 });

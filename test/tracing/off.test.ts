@@ -11,11 +11,17 @@ let e: TestEngine;
 
 beforeAll(async () => {
   e = await startTestEngine({
-    routes: ['routes/hubvendor-foreign-exchange', 'routes/achvendor-batch-payment', 'routes/achvendor-batch-payment-inbound'],
+    routes: [
+      'routes/hubvendor-foreign-exchange',
+      'routes/achvendor-batch-payment',
+      'routes/achvendor-batch-payment-inbound',
+    ],
     processEnv: { ...process.env, OTEL_SERVICE_NAME: 'named-but-not-exported' },
   });
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 
 describe('tracing off', () => {
   it('is off unless an exporter or endpoint is configured', () => {
@@ -23,7 +29,12 @@ describe('tracing off', () => {
   });
 
   it('sends no traceparent to the vendor', async () => {
-    const r = await e.request('POST', '/foreign-exchange/exchange-rates', { buyCurrency: 'EUR', sellCurrency: 'USD' }, { traceparent: incoming });
+    const r = await e.request(
+      'POST',
+      '/foreign-exchange/exchange-rates',
+      { buyCurrency: 'EUR', sellCurrency: 'USD' },
+      { traceparent: incoming },
+    );
     expect(r.status).toBe(200);
     const call = e.sandbox.hubvendor.server.requests().find((q) => q.path.startsWith('/v1/forex/'))!;
     expect(call.headers.traceparent).toBeUndefined();
@@ -31,11 +42,20 @@ describe('tracing off', () => {
   });
 
   it('publishes events without the traceparent extension or header', async () => {
-    const raw = JSON.stringify({ event_type: 'BATCH_STATUS_UPDATE', batch_id: 'ACHB-NOTRACE', status: 'SUBMITTED', updated_at: '2026-02-01T00:00:00Z' });
+    const raw = JSON.stringify({
+      event_type: 'BATCH_STATUS_UPDATE',
+      batch_id: 'ACHB-NOTRACE',
+      status: 'SUBMITTED',
+      updated_at: '2026-02-01T00:00:00Z',
+    });
     const id = 'msg_notrace_1';
     const ts = Math.floor(Date.now() / 1000);
     const r = await e.request('POST', '/webhooks/batch/statusupdate', raw, {
-      'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw), traceparent: incoming,
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw),
+      traceparent: incoming,
     });
     expect(r.status).toBe(200);
     const event = e.sandbox.eventhub.events().find((x: any) => x.data.batch_id === 'ACHB-NOTRACE')!;

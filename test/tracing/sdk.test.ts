@@ -19,13 +19,21 @@ describe('tracingExporters', () => {
     ['two exporters', { OTEL_TRACES_EXPORTER: 'otlp, console' }, ['otlp', 'console']],
     ['none wins over an endpoint', { OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, []],
     ['SDK disabled', { OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }, []],
-    ['http/protobuf accepted', { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }, ['otlp']],
+    [
+      'http/protobuf accepted',
+      { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+      ['otlp'],
+    ],
   ];
   for (const [name, env, want] of cases) it(name, () => expect(tracingExporters(env)).toEqual(want));
 
   it('refuses an exporter it does not have, and gRPC, naming the variable', () => {
-    expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER: unknown exporter 'zipkin'/);
-    expect(() => tracingExporters({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+    expect(() => tracingExporters({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(
+      /OTEL_TRACES_EXPORTER: unknown exporter 'zipkin'/,
+    );
+    expect(() =>
+      tracingExporters({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
 });
 
@@ -41,7 +49,11 @@ describe('OTLP export', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
-        received.push({ path: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        received.push({
+          path: req.url,
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -54,7 +66,10 @@ describe('OTLP export', () => {
       const e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'] });
       expect(e.services.tracing.tracer).toBeDefined();
       try {
-        const r = await e.request('POST', '/foreign-exchange/exchange-rates', { buyCurrency: 'EUR', sellCurrency: 'USD' });
+        const r = await e.request('POST', '/foreign-exchange/exchange-rates', {
+          buyCurrency: 'EUR',
+          sellCurrency: 'USD',
+        });
         expect(r.status).toBe(200);
       } finally {
         await e.close(); // flushes the batch
@@ -66,8 +81,12 @@ describe('OTLP export', () => {
       const resourceSpans = exports.flatMap((x) => x.body.resourceSpans);
       const service = resourceSpans[0].resource.attributes.find((a: any) => a.key === 'service.name');
       expect(service.value.stringValue).toBe('engine-under-test');
-      const names = resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans.map((s: any) => s.name)));
-      expect(names).toEqual(expect.arrayContaining(['POST /foreign-exchange/exchange-rates', 'to-http', 'GET hubvendor-forex']));
+      const names = resourceSpans.flatMap((rs: any) =>
+        rs.scopeSpans.flatMap((ss: any) => ss.spans.map((s: any) => s.name)),
+      );
+      expect(names).toEqual(
+        expect.arrayContaining(['POST /foreign-exchange/exchange-rates', 'to-http', 'GET hubvendor-forex']),
+      );
     } finally {
       await new Promise((r) => collector.close(r));
     }
@@ -79,7 +98,12 @@ describe('OTLP export', () => {
     const e = await startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], tracing: { exporter } });
     try {
       const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
-      const r = await e.request('POST', '/foreign-exchange/exchange-rates', { buyCurrency: 'EUR', sellCurrency: 'USD' }, { traceparent: `00-${traceId}-00f067aa0ba902b7-00` });
+      const r = await e.request(
+        'POST',
+        '/foreign-exchange/exchange-rates',
+        { buyCurrency: 'EUR', sellCurrency: 'USD' },
+        { traceparent: `00-${traceId}-00f067aa0ba902b7-00` },
+      );
       expect(r.status).toBe(200);
       expect(exporter.getFinishedSpans()).toEqual([]);
       const call = e.sandbox.hubvendor.server.requests().find((q) => q.path.startsWith('/v1/forex/'))!;
@@ -93,8 +117,15 @@ describe('OTLP export', () => {
     process.env.OTEL_TRACES_EXPORTER = 'jaeger';
     // the services of the engine that failed to start, as an extension sees them
     let services: EngineServices | undefined;
-    const seen = { name: 'seen', prepare: (c: { services: EngineServices }) => { services = c.services; } };
-    await expect(startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], extensions: [seen] })).rejects.toThrow(/OTEL_TRACES_EXPORTER: unknown exporter 'jaeger'/);
+    const seen = {
+      name: 'seen',
+      prepare: (c: { services: EngineServices }) => {
+        services = c.services;
+      },
+    };
+    await expect(
+      startTestEngine({ routes: ['routes/hubvendor-foreign-exchange'], extensions: [seen] }),
+    ).rejects.toThrow(/OTEL_TRACES_EXPORTER: unknown exporter 'jaeger'/);
     expect(services).toBeDefined();
     expect(services!.tracing.tracer).toBeUndefined();
   });

@@ -16,12 +16,18 @@ let e: TestEngine;
 
 beforeAll(async () => {
   e = await startTestEngine({
-    routes: ['routes/hubvendor-foreign-exchange', 'routes/achvendor-batch-payment', 'routes/achvendor-batch-payment-inbound'],
+    routes: [
+      'routes/hubvendor-foreign-exchange',
+      'routes/achvendor-batch-payment',
+      'routes/achvendor-batch-payment-inbound',
+    ],
     set: { 'foreign-exchange-v1:redeliveryDelay': '5', 'foreign-exchange-v1:backOffMultiplier': '1' },
     tracing: { exporter },
   });
 });
-afterAll(async () => { await e?.close(); });
+afterAll(async () => {
+  await e?.close();
+});
 beforeEach(() => {
   exporter.reset();
   e.sandbox.hubvendor.server.clearFaults();
@@ -30,7 +36,8 @@ beforeEach(() => {
 });
 
 const spans = () => exporter.getFinishedSpans();
-const childrenOf = (parent: ReadableSpan) => spans().filter((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId);
+const childrenOf = (parent: ReadableSpan) =>
+  spans().filter((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId);
 const forexCalls = () => e.sandbox.hubvendor.server.requests().filter((r) => r.path.startsWith('/v1/forex/'));
 
 describe('tracing on', () => {
@@ -42,15 +49,25 @@ describe('tracing on', () => {
     expect(root).toBeDefined();
     expect(root.kind).toBe(SpanKind.SERVER);
     expect(root.parentSpanContext).toBeUndefined();
-    expect(root.attributes).toMatchObject({ 'engine.route.id': 'get-exchange-rate', 'http.route': FX, 'http.response.status_code': 200 });
-    const steps = childrenOf(root).sort((a, b) => Number(a.attributes['engine.step.index']) - Number(b.attributes['engine.step.index']));
+    expect(root.attributes).toMatchObject({
+      'engine.route.id': 'get-exchange-rate',
+      'http.route': FX,
+      'http.response.status_code': 200,
+    });
+    const steps = childrenOf(root).sort(
+      (a, b) => Number(a.attributes['engine.step.index']) - Number(b.attributes['engine.step.index']),
+    );
     expect(steps.map((s) => s.attributes['engine.step.index'])).toEqual([0, 1, 2]);
     const toHttp = steps[1];
     expect(toHttp.name).toBe('to-http');
     expect(toHttp.attributes['engine.step.path']).toBe('steps[1].to-http');
     const [call] = childrenOf(toHttp);
     expect(call).toMatchObject({ name: 'GET hubvendor-forex', kind: SpanKind.CLIENT });
-    expect(call.attributes).toMatchObject({ 'http.request.method': 'GET', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
+    expect(call.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'server.address': '127.0.0.1',
+      'http.response.status_code': 200,
+    });
     for (const s of [...steps, call]) expect(s.spanContext().traceId).toBe(root.spanContext().traceId);
 
     const sent = String(forexCalls()[0].headers.traceparent);
@@ -66,9 +83,15 @@ describe('tracing on', () => {
 
   it('continues an incoming W3C traceparent and passes tracestate on', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const r = await e.request('POST', FX, { buyCurrency: 'GBP', sellCurrency: 'USD' }, {
-      traceparent: `00-${traceId}-00f067aa0ba902b7-01`, tracestate: 'vendorx=abc',
-    });
+    const r = await e.request(
+      'POST',
+      FX,
+      { buyCurrency: 'GBP', sellCurrency: 'USD' },
+      {
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        tracestate: 'vendorx=abc',
+      },
+    );
     expect(r.status).toBe(200);
     const root = spans().find((s) => s.name === `POST ${FX}`)!;
     expect(root.spanContext().traceId).toBe(traceId);
@@ -91,7 +114,10 @@ describe('tracing on', () => {
     const r = await e.request('POST', FX, { buyCurrency: 'EUR', sellCurrency: 'JPY' });
     expect(r.status).toBe(200);
     const toHttp = spans().find((s) => s.name === 'to-http')!;
-    const calls = childrenOf(toHttp).sort((a, b) => Number(a.attributes['http.request.resend_count'] ?? 0) - Number(b.attributes['http.request.resend_count'] ?? 0));
+    const calls = childrenOf(toHttp).sort(
+      (a, b) =>
+        Number(a.attributes['http.request.resend_count'] ?? 0) - Number(b.attributes['http.request.resend_count'] ?? 0),
+    );
     expect(calls).toHaveLength(2);
     expect(calls[0].attributes['http.response.status_code']).toBe(503);
     expect(calls[0].status.code).toBe(SpanStatusCode.ERROR);
@@ -114,12 +140,20 @@ describe('tracing on', () => {
 
   it('a webhook route publishes its event with the traceparent extension and header', async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
-    const body = { event_type: 'BATCH_STATUS_UPDATE', batch_id: 'ACHB-TRACE', status: 'SUBMITTED', updated_at: '2026-02-01T00:00:00Z' };
+    const body = {
+      event_type: 'BATCH_STATUS_UPDATE',
+      batch_id: 'ACHB-TRACE',
+      status: 'SUBMITTED',
+      updated_at: '2026-02-01T00:00:00Z',
+    };
     const raw = JSON.stringify(body);
     const id = 'msg_trace_1';
     const ts = Math.floor(Date.now() / 1000);
     const r = await e.request('POST', '/webhooks/batch/statusupdate', raw, {
-      'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw),
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': sign(SANDBOX_WEBHOOK_SECRET, id, ts, raw),
       traceparent: `00-${traceId}-b7ad6b7169203331-01`,
     });
     expect(r.status).toBe(200);
@@ -127,7 +161,10 @@ describe('tracing on', () => {
     expect(TRACEPARENT.exec(String(event.traceparent))![1]).toBe(traceId);
     const publish = spans().find((s) => s.kind === SpanKind.PRODUCER)!;
     expect(publish.spanContext().traceId).toBe(traceId);
-    expect(publish.attributes).toMatchObject({ 'cloudevents.event_id': event.id, 'messaging.destination.name': event.topic });
+    expect(publish.attributes).toMatchObject({
+      'cloudevents.event_id': event.id,
+      'messaging.destination.name': event.topic,
+    });
     // the event names the publishing step, the HTTP request the publication attempt
     const step = spans().find((s) => s.name === 'to-eventhub')!;
     expect(TRACEPARENT.exec(String(event.traceparent))![2]).toBe(step.spanContext().spanId);

@@ -21,9 +21,14 @@ beforeAll(async () => {
   ach.setStepDelay(null);
   ach.setWebhookBaseUrl(null);
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 afterEach(() => {
-  for (const s of [engine.sandbox.hubvendor.server, ach.server]) { s.clearFaults(); s.clearRequests(); }
+  for (const s of [engine.sandbox.hubvendor.server, ach.server]) {
+    s.clearFaults();
+    s.clearRequests();
+  }
   ach.setRepeatedCancel('answer');
 });
 
@@ -42,11 +47,22 @@ describe('payment cancel (SINGLE)', () => {
     hub().server.addFault({ method: 'PUT', path: '/cancel$', after: true, times: 1 });
     const r = await engine.request('POST', `/payments/${id}/cancel`);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ bankReferenceId: id, bankStatus: 'CANCELLED', paymentMode: 'SINGLE', instructedAmount: { amount: '100.25', currencyCode: 'EUR' } });
+    expect(r.body).toMatchObject({
+      bankReferenceId: id,
+      bankStatus: 'CANCELLED',
+      paymentMode: 'SINGLE',
+      instructedAmount: { amount: '100.25', currencyCode: 'EUR' },
+    });
     expect(hub().state.paymentOrders.get(id)?.status).toBe('CANCELLED');
     // the cancel, its retry (409 already cancelled), then the read of the order
-    expect(hub().server.requests().map((q) => `${q.method} ${q.path}`)).toEqual([
-      `PUT /v1/order/paymentOrders/${id}/cancel`, `PUT /v1/order/paymentOrders/${id}/cancel`, `GET /v1/order/paymentOrders/${id}`,
+    expect(
+      hub()
+        .server.requests()
+        .map((q) => `${q.method} ${q.path}`),
+    ).toEqual([
+      `PUT /v1/order/paymentOrders/${id}/cancel`,
+      `PUT /v1/order/paymentOrders/${id}/cancel`,
+      `GET /v1/order/paymentOrders/${id}`,
     ]);
   });
 
@@ -83,7 +99,12 @@ describe('standing order cancel (COMPLETE_SCHEDULE)', () => {
     hub().server.addFault({ method: 'PUT', path: '/standingOrders/.*/cancel$', after: true, times: 1 });
     const r = await engine.request('POST', `/payments/${id}/cancel`, { cancellationType: 'COMPLETE_SCHEDULE' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ bankReferenceId: id, bankStatus: 'CANCELLED', paymentMode: 'RECURRING', schedule: { scheduleStatus: 'CANCELLED' } });
+    expect(r.body).toMatchObject({
+      bankReferenceId: id,
+      bankStatus: 'CANCELLED',
+      paymentMode: 'RECURRING',
+      schedule: { scheduleStatus: 'CANCELLED' },
+    });
     expect(r.body.instructedAmount).toBeUndefined();
     expect(hub().state.standingOrders.get(id)?.status).toBe('CANCELLED');
     const again = await engine.request('POST', `/payments/${id}/cancel`, { cancellationType: 'COMPLETE_SCHEDULE' });

@@ -24,7 +24,11 @@ describe('maskText masks every form of a secret', () => {
   });
 
   it('leaves other text, and secrets shorter than 6 characters, alone', () => {
-    const body = JSON.stringify({ name: 'Viktor Petrov', iban: 'DE89370400440532013000', note: Buffer.from('nothing to see').toString('base64') });
+    const body = JSON.stringify({
+      name: 'Viktor Petrov',
+      iban: 'DE89370400440532013000',
+      note: Buffer.from('nothing to see').toString('base64'),
+    });
     expect(maskText(body, SECRETS, 10_000)).toBe(body);
     expect(compileSecrets(['abc12'])).toBe(NO_SECRETS);
     expect(maskText('code abc12 ABC12', compileSecrets(['abc12']))).toBe('code abc12 ABC12');
@@ -60,7 +64,12 @@ describe('the credentials one call sent, added to the registered secrets', () =>
 describe('the logger masks every form of the secrets registered with it', () => {
   it.each(leakedForms(KEY))('%s: in the message, the fields, an error and a child logger', (_name, form) => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const log = createLogger('info', sink);
     setLogSecrets(log, SECRETS);
     log.info(`vendor said ${form}`);

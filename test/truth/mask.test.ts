@@ -13,7 +13,9 @@ describe('maskText', () => {
   });
 
   it('masks literal secrets and leaves other text alone', () => {
-    expect(maskText('client key s3cr3t-value refused', compileSecrets(['s3cr3t-value']))).toBe('client key s3cr**** refused');
+    expect(maskText('client key s3cr3t-value refused', compileSecrets(['s3cr3t-value']))).toBe(
+      'client key s3cr**** refused',
+    );
     // whatever follows "Bearer" is taken for a token: the safe side
     expect(maskText('Bearer tokens expire; the eye sees')).toBe('Bearer toke**** expire; the eye sees');
     expect(maskText('order already cancelled')).toBe('order already cancelled');
@@ -35,6 +37,8 @@ describe('maskText', () => {
 
 describe('maskDeep', () => {
   it('masks every string of a parsed body', () => {
-    expect(maskDeep({ error: { details: [{ message: 'bad Bearer abcdefghijk', code: 7 }] } })).toEqual({ error: { details: [{ message: 'bad Bearer abcd****', code: 7 }] } });
+    expect(maskDeep({ error: { details: [{ message: 'bad Bearer abcdefghijk', code: 7 }] } })).toEqual({
+      error: { details: [{ message: 'bad Bearer abcd****', code: 7 }] },
+    });
   });
 });

@@ -19,7 +19,12 @@ let ach: Achvendor;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
   engine = await startTestEngine({
     routes: [...ROUTES, 'routes/achvendor-batch-payment'],
     logger: createLogger('debug', sink),
@@ -29,17 +34,22 @@ beforeAll(async () => {
   ach.setStepDelay(null);
   ach.setWebhookBaseUrl(null);
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 afterEach(() => {
   engine.sandbox.hubvendor.setEchoHeader(null);
-  for (const s of [engine.sandbox.hubvendor.server, ach.server]) { s.clearFaults(); s.clearRequests(); }
+  for (const s of [engine.sandbox.hubvendor.server, ach.server]) {
+    s.clearFaults();
+    s.clearRequests();
+  }
   lines.length = 0;
 });
 
 const hub = () => engine.sandbox.hubvendor;
 const logged = () => lines.join('\n');
 
-describe('a vendor echoing the caller\'s bearer token', () => {
+describe("a vendor echoing the caller's bearer token", () => {
   it('the problem detail and the log lines hold only the masked form', async () => {
     const c = await engine.request('POST', '/payments/payment-orders', sepaOrder());
     const id = c.body.bankReferenceId as string;
@@ -59,7 +69,11 @@ describe('a vendor echoing the caller\'s bearer token', () => {
 
 describe('a vendor echoing the configured client key', () => {
   it('is masked in detail, vendorError and the log', async () => {
-    ach.server.addFault({ path: 'cancelbatch$', status: 401, body: { code: 'RSK-10-1002', message: `Invalid header client key ${CLIENT_KEY}`, target: 'header.client_key' } });
+    ach.server.addFault({
+      path: 'cancelbatch$',
+      status: 401,
+      body: { code: 'RSK-10-1002', message: `Invalid header client key ${CLIENT_KEY}`, target: 'header.client_key' },
+    });
     const s = await engine.request('POST', '/batch-payments/credit-batches', batch());
     lines.length = 0;
     const r = await engine.request('POST', `/batch-payments/${s.body.batch_id}/cancel`);
@@ -77,8 +91,14 @@ describe('a 5,000 character vendor message', () => {
     const c = await engine.request('POST', '/payments/payment-orders', sepaOrder());
     const long = 'x'.repeat(5000);
     hub().server.addFault({
-      method: 'PUT', path: '/cancel$', status: 409, times: 1,
-      body: { header: { status: 'failed' }, error: { type: 'BUSINESS', errorDetails: [{ fieldName: 'paymentOrderId', code: 'HUB-PO-409', message: long }] } },
+      method: 'PUT',
+      path: '/cancel$',
+      status: 409,
+      times: 1,
+      body: {
+        header: { status: 'failed' },
+        error: { type: 'BUSINESS', errorDetails: [{ fieldName: 'paymentOrderId', code: 'HUB-PO-409', message: long }] },
+      },
     });
     lines.length = 0;
     const r = await engine.request('POST', `/payments/${c.body.bankReferenceId}/cancel`);

@@ -21,18 +21,36 @@ const lines: string[] = [];
 beforeAll(async () => {
   const root = tmpProject({
     'values/demo.values.yaml': 'connector: demo\ndemo:\n  key: ${demo-client-key}\n',
-    'routes/fail.yaml': route('fail', `  - fail:
+    'routes/fail.yaml': route(
+      'fail',
+      `  - fail:
       kind: vendor
       detail: "'vendor said: ' & body.msg"
-`),
-    'routes/log.yaml': route('log', `  - log:
+`,
+    ),
+    'routes/log.yaml': route(
+      'log',
+      `  - log:
       level: warn
       message: vendor answer
       fields: "{ 'vendorMessage': body.msg }"
-`),
+`,
+    ),
   });
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  engine = await startEngine({ routes: ['routes'], root, logger: createLogger('info', sink), simulated: false, port: 0, processEnv: { DEMO_CLIENT_KEY: SECRET } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  engine = await startEngine({
+    routes: ['routes'],
+    root,
+    logger: createLogger('info', sink),
+    simulated: false,
+    port: 0,
+    processEnv: { DEMO_CLIENT_KEY: SECRET },
+  });
 });
 afterAll(() => engine?.close());
 
@@ -40,7 +58,9 @@ const msg = `key ${SECRET} refused for Bearer abcdefghijkl`;
 
 describe('fail and log steps', () => {
   it('fail: the detail holds only masked forms', async () => {
-    await expect(engine.call('fail', { body: { msg } })).rejects.toMatchObject({ detail: 'vendor said: key very**** refused for Bearer abcd****' });
+    await expect(engine.call('fail', { body: { msg } })).rejects.toMatchObject({
+      detail: 'vendor said: key very**** refused for Bearer abcd****',
+    });
   });
 
   it('log: the fields hold only masked forms', async () => {

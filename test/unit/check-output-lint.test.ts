@@ -22,18 +22,29 @@ describe('check-output in lint', () => {
   });
 
   it('a misspelt key is said at its line with a did-you-mean', async () => {
-    expect(await lint(route('check-ouput: false\n'))).toEqual([expect.stringMatching(/^routes\/demo\.yaml:3:1 unknown key 'check-ouput' in route; did you mean 'check-output'\?/)]);
+    expect(await lint(route('check-ouput: false\n'))).toEqual([
+      expect.stringMatching(
+        /^routes\/demo\.yaml:3:1 unknown key 'check-ouput' in route; did you mean 'check-output'\?/,
+      ),
+    ]);
   });
 
   it('a value that is not a boolean is an error naming the key', async () => {
-    expect(await lint(route('check-output: no-thanks\n'))).toEqual([expect.stringMatching(/^routes\/demo\.yaml:3:\d+ 'check-output' must be true or false/)]);
+    expect(await lint(route('check-output: no-thanks\n'))).toEqual([
+      expect.stringMatching(/^routes\/demo\.yaml:3:\d+ 'check-output' must be true or false/),
+    ]);
   });
 
   it('check-output without an output-schema is a warning: it changes nothing', async () => {
-    expect(await lint(route('check-output: false\n', ''))).toEqual([expect.stringMatching(/^routes\/demo\.yaml:2:1 warning: 'check-output' has no effect without 'output-schema'/)]);
+    expect(await lint(route('check-output: false\n', ''))).toEqual([
+      expect.stringMatching(/^routes\/demo\.yaml:2:1 warning: 'check-output' has no effect without 'output-schema'/),
+    ]);
   });
 
   it('the editor schema (schemas/route.schema.json) knows the key, a boolean defaulting to true', () => {
-    expect((routeJsonSchema().properties as Record<string, unknown>)['check-output']).toMatchObject({ type: 'boolean', default: true });
+    expect((routeJsonSchema().properties as Record<string, unknown>)['check-output']).toMatchObject({
+      type: 'boolean',
+      default: true,
+    });
   });
 });

@@ -43,9 +43,14 @@ clients: {}
 /** A route taking the connector document's on-exception (the demo route has its own). */
 const OTHER = 'id: other\nfrom:\n  direct: {}\nsteps:\n  - log: { message: hello }\n';
 
-const lint = (route: string, template = TEMPLATE) => lintFiles({
-  ...VALUES, 'routes/demo/demo.yaml': route, 'routes/demo/other.yaml': OTHER, 'routes/demo/connector.yaml': CLIENTS, 'transforms/demo/vendor-errors.json': template,
-});
+const lint = (route: string, template = TEMPLATE) =>
+  lintFiles({
+    ...VALUES,
+    'routes/demo/demo.yaml': route,
+    'routes/demo/other.yaml': OTHER,
+    'routes/demo/connector.yaml': CLIENTS,
+    'transforms/demo/vendor-errors.json': template,
+  });
 
 describe('platform codes in routes and error templates', () => {
   it('the catalog codes lint clean', async () => {
@@ -59,8 +64,14 @@ describe('platform codes in routes and error templates', () => {
   });
 
   it('an unknown code in a fail step lists the codes; one in verify-signature and in a problem is said there', async () => {
-    const fail = await lint(ROUTE.replace('when: "body.x = 1"\n      code: GC025', 'when: "body.x = 1"\n      code: GC099'));
-    expect(fail).toEqual([expect.stringMatching(/^routes\/demo\/demo\.yaml:11:13 unknown platform code 'GC099'; the platform codes are GC002 Unauthorized, .*GC054 Not found \(see docs\/errors\.md\) \(at steps\[1\]\.fail\.code\)$/)]);
+    const fail = await lint(
+      ROUTE.replace('when: "body.x = 1"\n      code: GC025', 'when: "body.x = 1"\n      code: GC099'),
+    );
+    expect(fail).toEqual([
+      expect.stringMatching(
+        /^routes\/demo\/demo\.yaml:11:13 unknown platform code 'GC099'; the platform codes are GC002 Unauthorized, .*GC054 Not found \(see docs\/errors\.md\) \(at steps\[1\]\.fail\.code\)$/,
+      ),
+    ]);
     expect(await lint(ROUTE.replace('code: GC002 }', 'code: GC02 }'))).toEqual([
       "routes/demo/demo.yaml:12:55 unknown platform code 'GC02'; did you mean 'GC002'? (see docs/errors.md) (at steps[2].verify-signature.code)",
     ]);
@@ -69,15 +80,20 @@ describe('platform codes in routes and error templates', () => {
     ]);
   });
 
-  it("a misspelt code in an error template is said at its line in the template, naming who uses it", async () => {
-    const out = await lint(ROUTE, TEMPLATE.replace('"code": "GC054"', '"code": "GC54"').replace('"code": "GC027"', '"code": "GC099"'));
+  it('a misspelt code in an error template is said at its line in the template, naming who uses it', async () => {
+    const out = await lint(
+      ROUTE,
+      TEMPLATE.replace('"code": "GC054"', '"code": "GC54"').replace('"code": "GC027"', '"code": "GC099"'),
+    );
     expect(out).toEqual([
       "transforms/demo/vendor-errors.json:3:65 unknown platform code 'GC54' in the error template of connector document routes/demo/connector.yaml; did you mean 'GC054'? (see docs/errors.md) (at rules[0].code)",
-      expect.stringMatching(/^transforms\/demo\/vendor-errors\.json:5:39 unknown platform code 'GC099' in the error template of connector document routes\/demo\/connector\.yaml; the platform codes are .* \(at default\.code\)$/),
+      expect.stringMatching(
+        /^transforms\/demo\/vendor-errors\.json:5:39 unknown platform code 'GC099' in the error template of connector document routes\/demo\/connector\.yaml; the platform codes are .* \(at default\.code\)$/,
+      ),
     ]);
   });
 
-  it('suggests the near codes, a title\'s code, or none', () => {
+  it("suggests the near codes, a title's code, or none", () => {
     expect(unknownCode('GC025')).toBeUndefined();
     expect(unknownCode('gc0054')).toMatch(/did you mean 'GC054'\?/);
     expect(unknownCode('GC028')).toMatch(/did you mean one of GC025, GC027\?/);

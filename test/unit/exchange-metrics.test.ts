@@ -8,17 +8,43 @@ import { Metrics } from '../../engine/observability/metrics.ts';
 describe('exchange', () => {
   it('expressions see the message parts, not the logger or unset bookkeeping fields', async () => {
     const ex = createExchange({ routeId: 'r', correlationId: 'c', body: { a: 1 }, logger: createLogger('silent') });
-    const keys = await compileExpression('$keys($)').evaluate(ex) as string[];
-    expect(keys).toEqual(expect.arrayContaining(['routeId', 'correlationId', 'body', 'headers', 'query', 'params', 'vars', 'status', 'responseHeaders']));
-    for (const hidden of ['log', '_log', 'logger', 'stopped', 'error', 'completions']) expect(keys).not.toContain(hidden);
+    const keys = (await compileExpression('$keys($)').evaluate(ex)) as string[];
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'routeId',
+        'correlationId',
+        'body',
+        'headers',
+        'query',
+        'params',
+        'vars',
+        'status',
+        'responseHeaders',
+      ]),
+    );
+    for (const hidden of ['log', '_log', 'logger', 'stopped', 'error', 'completions'])
+      expect(keys).not.toContain(hidden);
     expect(ex.log).toBeDefined();
   });
 
   it('a derived exchange (split item) shares vars by copy, the logger, and takes the patch', () => {
-    const ex = createExchange({ routeId: 'r', correlationId: 'c', body: [1, 2], headers: { h: '1' }, logger: createLogger('silent') });
+    const ex = createExchange({
+      routeId: 'r',
+      correlationId: 'c',
+      body: [1, 2],
+      headers: { h: '1' },
+      logger: createLogger('silent'),
+    });
     ex.vars.x = 1;
     const sub = deriveExchange(ex, { body: 2, vars: { ...ex.vars, index: 1 }, stopped: false });
-    expect(sub).toMatchObject({ routeId: 'r', correlationId: 'c', body: 2, headers: { h: '1' }, vars: { x: 1, index: 1 }, stopped: false });
+    expect(sub).toMatchObject({
+      routeId: 'r',
+      correlationId: 'c',
+      body: 2,
+      headers: { h: '1' },
+      vars: { x: 1, index: 1 },
+      stopped: false,
+    });
     expect(sub.log).toBeDefined();
     expect(ex.body).toEqual([1, 2]);
   });

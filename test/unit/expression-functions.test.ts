@@ -7,7 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { compileExpression } from '../../engine/expressions/expressions.ts';
 import { FUNCTIONS } from '../../engine/core/functions.ts';
 
-const INPUT = { body: { iban: 'DE89 3704 0044 0532 0130 00', buyCurrency: 'EUR', str: '42.50', x: 'hello', n: 5, items: [{ name: 'GB82WEST12345698765432' }, { name: 'x' }] } };
+const INPUT = {
+  body: {
+    iban: 'DE89 3704 0044 0532 0130 00',
+    buyCurrency: 'EUR',
+    str: '42.50',
+    x: 'hello',
+    n: 5,
+    items: [{ name: 'GB82WEST12345698765432' }, { name: 'x' }],
+  },
+};
 
 const CASES = [
   '$ibanValid(body.iban)',
@@ -25,7 +34,12 @@ const CASES = [
 
 describe("the engine's functions on the fast path", () => {
   it('every registered function is named by a case', () => {
-    for (const name of Object.keys(FUNCTIONS)) if (!['today', 'uuid'].includes(name)) expect(CASES.some((c) => c.includes(`$${name}(`)), name).toBe(true);
+    for (const name of Object.keys(FUNCTIONS))
+      if (!['today', 'uuid'].includes(name))
+        expect(
+          CASES.some((c) => c.includes(`$${name}(`)),
+          name,
+        ).toBe(true);
   });
 
   it.each(CASES)('%s', async (src) => {
@@ -38,6 +52,8 @@ describe("the engine's functions on the fast path", () => {
 
   it('$today() and $uuid() are fast and well formed', () => {
     expect(compileExpression('$today()').evaluate({})).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(compileExpression('$uuid()').evaluate({})).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(compileExpression('$uuid()').evaluate({})).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 });

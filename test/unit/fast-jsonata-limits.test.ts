@@ -36,11 +36,17 @@ const timed = (f: () => unknown) => {
 
 describe('fast path time limit', () => {
   it.each(RUNAWAYS)('%s stops at the timeout with an ExpressionLimitError', (src) => {
-    const expr = compileExpression(src, [], { timeout: 150, maxRange, where: 'route r, steps[0].transform.expression' });
+    const expr = compileExpression(src, [], {
+      timeout: 150,
+      maxRange,
+      where: 'route r, steps[0].transform.expression',
+    });
     expect(expr.fast).toBe(true);
     const { err, ms } = timed(() => expr.evaluate({ body: {} }));
     expect(err).toBeInstanceOf(ExpressionLimitError);
-    expect(err.message).toBe('expression at route r, steps[0].transform.expression: evaluation ran longer than 150 ms (engine.expressions.timeout)');
+    expect(err.message).toBe(
+      'expression at route r, steps[0].transform.expression: evaluation ran longer than 150 ms (engine.expressions.timeout)',
+    );
     expect(ms).toBeGreaterThanOrEqual(150);
     expect(ms).toBeLessThan(5_000);
   });
@@ -69,11 +75,17 @@ describe('the fallback built by compileFast', () => {
   const shadow = { count: (xs: unknown[]) => (Array.isArray(xs) ? xs.length : 0) };
 
   it('reports it as an ExpressionLimitError through compileExpression', async () => {
-    const expr = compileExpression(SLOW, [], { timeout: 150, maxRange, where: 'route r, steps[1].transform.expression' });
+    const expr = compileExpression(SLOW, [], {
+      timeout: 150,
+      maxRange,
+      where: 'route r, steps[1].transform.expression',
+    });
     expect(expr.fast).toBe(true);
     const err: any = await Promise.resolve(expr.evaluate({}, shadow)).catch((e) => e);
     expect(err).toBeInstanceOf(ExpressionLimitError);
-    expect(err.message).toMatch(/^expression at route r, steps\[1\]\.transform\.expression: evaluation ran longer than 150 ms/);
+    expect(err.message).toMatch(
+      /^expression at route r, steps\[1\]\.transform\.expression: evaluation ran longer than 150 ms/,
+    );
   });
 });
 
@@ -82,8 +94,12 @@ describe('one parse per expression and limits, one label per use', () => {
     const src = RUNAWAYS[0];
     const a = compileExpression(src, [], { timeout: 100, maxRange, where: 'route a, steps[0]' });
     const b = compileExpression(src, [], { timeout: 100, maxRange, where: 'route b, steps[3]' });
-    expect(timed(() => a.evaluate({})).err.message).toMatch(/^expression at route a, steps\[0\]: evaluation ran longer than 100 ms/);
-    expect(timed(() => b.evaluate({})).err.message).toMatch(/^expression at route b, steps\[3\]: evaluation ran longer than 100 ms/);
+    expect(timed(() => a.evaluate({})).err.message).toMatch(
+      /^expression at route a, steps\[0\]: evaluation ran longer than 100 ms/,
+    );
+    expect(timed(() => b.evaluate({})).err.message).toMatch(
+      /^expression at route b, steps\[3\]: evaluation ran longer than 100 ms/,
+    );
     const c = compileExpression(src, [], { timeout: 60, maxRange, where: 'route c' });
     expect(timed(() => c.evaluate({})).err.message).toMatch(/longer than 60 ms/);
   });
@@ -101,39 +117,56 @@ describe('one parse per expression and limits, one label per use', () => {
 describe('runaways whatever the callback, on both evaluators (default limits: 1,000 ms, ranges of 100,000)', () => {
   const WHERE = 'route r, steps[0].transform.expression';
   const REPORTED = ['$count($map(XS, $string))', '$count($filter(XS, $boolean))', '$join($map(XS, $string))'];
-  const LAMBDA = ['$count($map(XS, function($v){ $string($v) }))', '$count($filter(XS, function($v){ $boolean($v) }))', '$join($map(XS, function($v){ $string($v) }))'];
+  const LAMBDA = [
+    '$count($map(XS, function($v){ $string($v) }))',
+    '$count($filter(XS, function($v){ $boolean($v) }))',
+    '$join($map(XS, function($v){ $string($v) }))',
+  ];
   const cases = [...REPORTED.map((src) => ({ src, fast: false })), ...LAMBDA.map((src) => ({ src, fast: true }))];
 
   /** The evaluation's error and how long it took to fail (the fast path throws, JSONata rejects). */
   const failure = async (f: () => unknown) => {
     const started = Date.now();
-    const err: any = await (async () => f())().then(() => undefined, (e) => e);
+    const err: any = await (async () => f())().then(
+      () => undefined,
+      (e) => e,
+    );
     if (err === undefined) throw new Error('the evaluation was expected to fail');
     return { err, ms: Date.now() - started };
   };
 
-  it.each(cases)('$src over [1..9999999] is refused by engine.expressions.maxRange (fast path: $fast)', async ({ src, fast }) => {
-    const expr = compileExpression(src.replace('XS', '[1..9999999]'), [], { where: WHERE });
-    expect(expr.fast).toBe(fast);
-    const { err, ms } = await failure(() => expr.evaluate({}));
-    expect(err).toBeInstanceOf(ExpressionLimitError);
-    expect(err.message).toBe(`expression at ${WHERE}: a range has more than 100000 items (engine.expressions.maxRange)`);
-    expect(ms).toBeLessThan(3_000);
-  });
+  it.each(cases)(
+    '$src over [1..9999999] is refused by engine.expressions.maxRange (fast path: $fast)',
+    async ({ src, fast }) => {
+      const expr = compileExpression(src.replace('XS', '[1..9999999]'), [], { where: WHERE });
+      expect(expr.fast).toBe(fast);
+      const { err, ms } = await failure(() => expr.evaluate({}));
+      expect(err).toBeInstanceOf(ExpressionLimitError);
+      expect(err.message).toBe(
+        `expression at ${WHERE}: a range has more than 100000 items (engine.expressions.maxRange)`,
+      );
+      expect(ms).toBeLessThan(3_000);
+    },
+  );
 
   // the same work from the input (a request body's array): only the clock can stop it. Ten million
   // items: a million finish within the second on a quiet machine (0.5-1.2 s measured), so the
   // limit would not be what stops them
   const million = Array.from({ length: 1_000_000 }, (_, i) => i);
   const tenMillion = Array.from({ length: 10_000_000 }, (_, i) => i);
-  it.each(cases)('$src over an input array of 10,000,000 stops at the time limit (fast path: $fast)', async ({ src, fast }) => {
-    const expr = compileExpression(src.replace('XS', 'xs'), [], { where: WHERE });
-    expect(expr.fast).toBe(fast);
-    const { err, ms } = await failure(() => expr.evaluate({ xs: tenMillion }));
-    expect(err).toBeInstanceOf(ExpressionLimitError);
-    expect(err.message).toBe(`expression at ${WHERE}: evaluation ran longer than 1000 ms (engine.expressions.timeout)`);
-    expect(ms).toBeLessThan(3_000);
-  });
+  it.each(cases)(
+    '$src over an input array of 10,000,000 stops at the time limit (fast path: $fast)',
+    async ({ src, fast }) => {
+      const expr = compileExpression(src.replace('XS', 'xs'), [], { where: WHERE });
+      expect(expr.fast).toBe(fast);
+      const { err, ms } = await failure(() => expr.evaluate({ xs: tenMillion }));
+      expect(err).toBeInstanceOf(ExpressionLimitError);
+      expect(err.message).toBe(
+        `expression at ${WHERE}: evaluation ran longer than 1000 ms (engine.expressions.timeout)`,
+      );
+      expect(ms).toBeLessThan(3_000);
+    },
+  );
 
   // built-in callbacks of every higher-order function, and JSONata's quadratic $sort and $distinct
   // (a 300 ms limit: $sift and $each list an object's keys before the first callback, 0.7 s for 1,000,000)
@@ -169,10 +202,14 @@ describe('runaways whatever the callback, on both evaluators (default limits: 1,
     expect(at.evaluate({})).toBe(100_000);
     const over = compileExpression('$count([1..100001])', [], { where: WHERE });
     expect(over.fast).toBe(true);
-    expect(() => over.evaluate({})).toThrow(`expression at ${WHERE}: a range has more than 100000 items (engine.expressions.maxRange)`);
+    expect(() => over.evaluate({})).toThrow(
+      `expression at ${WHERE}: a range has more than 100000 items (engine.expressions.maxRange)`,
+    );
     // a binding that shadows $count sends the same expression to JSONata
     const shadow = { count: (xs: unknown[]) => xs.length };
-    await expect(Promise.resolve(over.evaluate({}, shadow))).rejects.toThrow('a range has more than 100000 items (engine.expressions.maxRange)');
+    await expect(Promise.resolve(over.evaluate({}, shadow))).rejects.toThrow(
+      'a range has more than 100000 items (engine.expressions.maxRange)',
+    );
     const slow = compileExpression('$count($map([1..100001], $string))', [], { where: WHERE });
     expect(slow.fast).toBe(false);
     await expect(slow.evaluate({})).rejects.toThrow('a range has more than 100000 items (engine.expressions.maxRange)');
@@ -180,6 +217,8 @@ describe('runaways whatever the callback, on both evaluators (default limits: 1,
     const small = compileExpression('[1..n]', [], { maxRange: 10, where: WHERE });
     expect(small.evaluate({ n: 10 })).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(() => small.evaluate({ n: 11 })).toThrow('a range has more than 10 items (engine.expressions.maxRange)');
-    await expect(compileExpression('$map([1..11], $string)', [], { maxRange: 10 }).evaluate({})).rejects.toThrow('more than 10 items');
+    await expect(compileExpression('$map([1..11], $string)', [], { maxRange: 10 }).evaluate({})).rejects.toThrow(
+      'more than 10 items',
+    );
   });
 });

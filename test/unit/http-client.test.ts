@@ -3,7 +3,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClients, httpCall, splitUrl, MAX_RESPONSE_BYTES, type Timeouts } from '../../engine/outbound/http-client.ts';
+import {
+  HttpClients,
+  httpCall,
+  splitUrl,
+  MAX_RESPONSE_BYTES,
+  type Timeouts,
+} from '../../engine/outbound/http-client.ts';
 import { PlatformError } from '../../engine/core/errors.ts';
 
 let server: Server;
@@ -22,13 +28,27 @@ beforeAll(async () => {
       if (url === '/echo-url' || url === '/' || url.startsWith('/z')) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url }));
       } else if (url === '/odd-headers') {
-        res.writeHead(200, [['Constructor', 'c1'], ['__proto__', 'p1'], ['Content-Type', 'application/json'], ['Content-Type', 'charset=utf-8']].flat() as never);
+        res.writeHead(
+          200,
+          [
+            ['Constructor', 'c1'],
+            ['__proto__', 'p1'],
+            ['Content-Type', 'application/json'],
+            ['Content-Type', 'charset=utf-8'],
+          ].flat() as never,
+        );
         res.end('{"ok":true}');
       } else if (url === '/slow') {
         setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":true}'), 300);
       } else if (url === '/json') {
-        res.writeHead(201, { 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'], 'x-echo': req.headers['x-test'] ?? '' });
-        res.end(JSON.stringify({ got: Buffer.concat(chunks).toString(), method: req.method, query: req.url?.split('?')[1] }));
+        res.writeHead(201, {
+          'content-type': 'application/json',
+          'set-cookie': ['a=1', 'b=2'],
+          'x-echo': req.headers['x-test'] ?? '',
+        });
+        res.end(
+          JSON.stringify({ got: Buffer.concat(chunks).toString(), method: req.method, query: req.url?.split('?')[1] }),
+        );
       } else if (url === '/text') {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
       } else if (url === '/empty') {
@@ -45,7 +65,10 @@ beforeAll(async () => {
         const pump = () => {
           while (sent <= MAX_RESPONSE_BYTES) {
             sent += chunk.length;
-            if (!res.write(chunk)) { res.once('drain', pump); return; }
+            if (!res.write(chunk)) {
+              res.once('drain', pump);
+              return;
+            }
           }
           res.end();
         };
@@ -53,7 +76,9 @@ beforeAll(async () => {
       }
     });
   });
-  server.on('connection', () => { connections++; });
+  server.on('connection', () => {
+    connections++;
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -64,13 +89,24 @@ afterAll(async () => {
 });
 
 const fails = async (p: Promise<unknown>): Promise<PlatformError & { notSent?: boolean }> => {
-  try { await p; } catch (e) { return e as PlatformError & { notSent?: boolean }; }
+  try {
+    await p;
+  } catch (e) {
+    return e as PlatformError & { notSent?: boolean };
+  }
   throw new Error('expected the call to fail');
 };
 
 describe('httpCall', () => {
   it('sends method, headers and body; parses a JSON answer; keeps repeated headers as arrays', async () => {
-    const r = await httpCall({ method: 'POST', url: `${base}/json?x=1`, headers: { 'x-test': 'yes', 'content-type': 'application/json' }, body: '{"k":1}', timeouts: T, dispatcher });
+    const r = await httpCall({
+      method: 'POST',
+      url: `${base}/json?x=1`,
+      headers: { 'x-test': 'yes', 'content-type': 'application/json' },
+      body: '{"k":1}',
+      timeouts: T,
+      dispatcher,
+    });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ got: '{"k":1}', method: 'POST', query: 'x=1' });
     expect(r.headers['x-echo']).toBe('yes');
@@ -87,7 +123,9 @@ describe('httpCall', () => {
 
   it('no response headers within the response timeout: a timeout error, on time', async () => {
     const started = Date.now();
-    const e = await fails(httpCall({ method: 'GET', url: `${base}/silent`, headers: {}, timeouts: { ...T, response: 150 }, dispatcher }));
+    const e = await fails(
+      httpCall({ method: 'GET', url: `${base}/silent`, headers: {}, timeouts: { ...T, response: 150 }, dispatcher }),
+    );
     expect(e.kind).toBe('timeout');
     expect(e.detail).toContain('response timeout');
     expect(e.notSent).toBe(false);
@@ -96,7 +134,15 @@ describe('httpCall', () => {
 
   it('a body that never ends: the whole call is bounded by request + response', async () => {
     const started = Date.now();
-    const e = await fails(httpCall({ method: 'GET', url: `${base}/slow-body`, headers: {}, timeouts: { ...T, request: 100, response: 150 }, dispatcher }));
+    const e = await fails(
+      httpCall({
+        method: 'GET',
+        url: `${base}/slow-body`,
+        headers: {},
+        timeouts: { ...T, request: 100, response: 150 },
+        dispatcher,
+      }),
+    );
     expect(e.kind).toBe('timeout');
     expect(e.detail).toContain('request timeout');
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
@@ -104,13 +150,23 @@ describe('httpCall', () => {
   });
 
   it(`an answer over ${MAX_RESPONSE_BYTES} bytes is refused, not held in memory`, async () => {
-    const e = await fails(httpCall({ method: 'GET', url: `${base}/huge`, headers: {}, timeouts: { ...T, request: 20_000, response: 20_000, socket: 20_000 }, dispatcher }));
+    const e = await fails(
+      httpCall({
+        method: 'GET',
+        url: `${base}/huge`,
+        headers: {},
+        timeouts: { ...T, request: 20_000, response: 20_000, socket: 20_000 },
+        dispatcher,
+      }),
+    );
     expect(e.kind).toBe('connection');
     expect(e.detail).toContain(`more than ${MAX_RESPONSE_BYTES} bytes`);
   });
 
   it('a refused connection: the vendor cannot have seen the request (notSent)', async () => {
-    const e = await fails(httpCall({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: {}, body: '{}', timeouts: T, dispatcher }));
+    const e = await fails(
+      httpCall({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: {}, body: '{}', timeouts: T, dispatcher }),
+    );
     expect(e.kind).toBe('connection');
     expect(e.notSent).toBe(true);
   });
@@ -118,16 +174,26 @@ describe('httpCall', () => {
   it('an aborted exchange ends the call', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const e = await fails(httpCall({ method: 'GET', url: `${base}/silent`, headers: {}, timeouts: T, dispatcher, signal: ac.signal }));
+    const e = await fails(
+      httpCall({ method: 'GET', url: `${base}/silent`, headers: {}, timeouts: T, dispatcher, signal: ac.signal }),
+    );
     expect(e.kind).toBe('connection');
     expect(e.detail).toContain('aborted');
   });
 
   it('URLs: a query without a path, characters that need encoding, one pool key per vendor spelling', async () => {
     const port = new URL(base).port;
-    expect((await httpCall({ method: 'GET', url: `http://127.0.0.1:${port}?x=1`, headers: {}, timeouts: T, dispatcher })).body).toEqual({ url: '/?x=1' });
-    expect((await httpCall({ method: 'GET', url: `${base}/zürich a`, headers: {}, timeouts: T, dispatcher })).body).toEqual({ url: '/z%C3%BCrich%20a' });
-    expect(splitUrl('HTTPS://Vendor.EXAMPLE:443/a?b=c#frag')).toEqual({ origin: 'https://vendor.example', path: '/a?b=c' });
+    expect(
+      (await httpCall({ method: 'GET', url: `http://127.0.0.1:${port}?x=1`, headers: {}, timeouts: T, dispatcher }))
+        .body,
+    ).toEqual({ url: '/?x=1' });
+    expect(
+      (await httpCall({ method: 'GET', url: `${base}/zürich a`, headers: {}, timeouts: T, dispatcher })).body,
+    ).toEqual({ url: '/z%C3%BCrich%20a' });
+    expect(splitUrl('HTTPS://Vendor.EXAMPLE:443/a?b=c#frag')).toEqual({
+      origin: 'https://vendor.example',
+      path: '/a?b=c',
+    });
     expect(splitUrl('http://vendor.example:8080')).toEqual({ origin: 'http://vendor.example:8080', path: '/' });
     expect(splitUrl('https://user:pw@vendor.example/x')).toEqual({ origin: 'https://vendor.example', path: '/x' });
     expect(splitUrl('http://[::1]:9/p')).toEqual({ origin: 'http://[::1]:9', path: '/p' });
@@ -150,10 +216,22 @@ describe('httpCall', () => {
     const single = one.get({ connections: 1, connectTimeout: 1000, proxy: false });
     const before = connections;
     const slow = httpCall({ method: 'GET', url: `${base}/slow`, headers: {}, timeouts: T, dispatcher: single });
-    const queued = [1, 2, 3].map(() => fails(httpCall({ method: 'GET', url: `${base}/slow`, headers: {}, timeouts: { ...T, response: 100 }, dispatcher: single })));
+    const queued = [1, 2, 3].map(() =>
+      fails(
+        httpCall({
+          method: 'GET',
+          url: `${base}/slow`,
+          headers: {},
+          timeouts: { ...T, response: 100 },
+          dispatcher: single,
+        }),
+      ),
+    );
     for (const q of queued) expect((await q).kind).toBe('timeout');
     expect((await slow).body).toEqual({ slow: true });
-    expect((await httpCall({ method: 'GET', url: `${base}/json`, headers: {}, timeouts: T, dispatcher: single })).status).toBe(201);
+    expect(
+      (await httpCall({ method: 'GET', url: `${base}/json`, headers: {}, timeouts: T, dispatcher: single })).status,
+    ).toBe(201);
     expect(connections - before).toBe(1);
     await one.close();
   });

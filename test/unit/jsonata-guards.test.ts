@@ -9,7 +9,12 @@ import { compileExpression } from '../../engine/expressions/expressions.ts';
 const INPUT = {
   xs: [3, 1, 2, 3, 1],
   words: ['pear', 'apple', 'fig', 'apple'],
-  people: [{ name: 'Ada', age: 36 }, { name: 'Alan', age: 41 }, { name: 'Ada', age: 36 }, { name: 'Grace', age: 36 }],
+  people: [
+    { name: 'Ada', age: 36 },
+    { name: 'Alan', age: 41 },
+    { name: 'Ada', age: 36 },
+    { name: 'Grace', age: 36 },
+  ],
   o: { a: 1, b: 0, c: 'x' },
   n: 4,
 };

@@ -13,16 +13,25 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 const FILES = {
   'values/demo-v1.values.yaml': 'greeting: hello\n',
   'routes/o/connector.yaml': 'values: demo-v1\nclients:\n  spare:\n    base-url: http://127.0.0.1:9\n',
-  'routes/o/hello.yaml': 'id: hello\nfrom:\n  http: { method: GET, path: /hello }\nsteps:\n  - transform: { expression: "{ \'say\': \'{{greeting}}\' }" }\n',
+  'routes/o/hello.yaml':
+    "id: hello\nfrom:\n  http: { method: GET, path: /hello }\nsteps:\n  - transform: { expression: \"{ 'say': '{{greeting}}' }\" }\n",
 };
 
 const engines: RunningEngine[] = [];
-afterAll(async () => { for (const e of engines) await e.close(); });
+afterAll(async () => {
+  for (const e of engines) await e.close();
+});
 
 /** `engine lint` of the project in a child process: its exit status and output. */
 function lintCli(root: string, ...args: string[]): { status: number; out: string } {
   try {
-    return { status: 0, out: execFileSync(process.execPath, [resolve('bin/engine.js'), 'lint', 'routes', ...args], { cwd: root, encoding: 'utf8' }) };
+    return {
+      status: 0,
+      out: execFileSync(process.execPath, [resolve('bin/engine.js'), 'lint', 'routes', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    };
   } catch (e: any) {
     return { status: e.status, out: e.stdout };
   }
@@ -36,7 +45,9 @@ describe('lint warnings', () => {
     engines.push(e);
     expect(await (await fetch(`${e.url}/hello`)).json()).toEqual({ say: 'hello' });
     const started = logs.lines.find((l) => /lint warning\(s\); starting/.test(l.msg));
-    expect(started?.warnings).toEqual([expect.stringMatching(/connector\.yaml:3:3 warning: client 'spare' is not used by any route/)]);
+    expect(started?.warnings).toEqual([
+      expect.stringMatching(/connector\.yaml:3:3 warning: client 'spare' is not used by any route/),
+    ]);
 
     writeFileSync(join(root, 'values/demo-v1.values.yaml'), 'greeting: bonjour\n');
     const ok = await e.reload('test');

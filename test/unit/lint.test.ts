@@ -41,17 +41,29 @@ describe('engine lint', () => {
 
   it('an unknown key gets file:line:col and a did-you-mean', async () => {
     const out = await lint(GOOD.replace('path-params:', 'path-parms:'));
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:13:7 unknown key 'path-parms' in to-http step; did you mean 'path-params'\?/));
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^routes\/demo\.yaml:13:7 unknown key 'path-parms' in to-http step; did you mean 'path-params'\?/,
+      ),
+    );
   });
 
   it('a value in a list is named by its list and index', async () => {
-    const out = await lint(`${GOOD}on-exception:\n  - when: { kind: [vendor, timeot] }\n    problem: { status: 502 }\n`);
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:\d+:\d+ 'kind\[1\]' must be one of: .*\(did you mean 'timeout'\?\)/));
+    const out = await lint(
+      `${GOOD}on-exception:\n  - when: { kind: [vendor, timeot] }\n    problem: { status: 502 }\n`,
+    );
+    expect(out).toContainEqual(
+      expect.stringMatching(/^routes\/demo\.yaml:\d+:\d+ 'kind\[1\]' must be one of: .*\(did you mean 'timeout'\?\)/),
+    );
   });
 
   it('a missing values file is said once, with a suggestion, not again at every placeholder', async () => {
     const out = await lint(GOOD.replace('values: demo-v1', 'values: demo-v2'));
-    expect(out).toEqual([expect.stringMatching(/^routes\/demo\.yaml:2:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/)]);
+    expect(out).toEqual([
+      expect.stringMatching(
+        /^routes\/demo\.yaml:2:9 values file 'demo-v2' not found under .*; did you mean 'demo-v1'\?/,
+      ),
+    ]);
   });
 
   it('a set step that sets nothing is refused', async () => {
@@ -64,7 +76,11 @@ describe('engine lint', () => {
 
   it('an enum gets its allowed values', async () => {
     const out = await lint(GOOD.replace('method: GET', 'method: GETT'));
-    expect(out).toContainEqual(expect.stringMatching(/^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/));
+    expect(out).toContainEqual(
+      expect.stringMatching(
+        /^routes\/demo\.yaml:11:15 'method' must be one of: GET, POST, PUT, PATCH, DELETE, HEAD \(did you mean 'GET'\?\)/,
+      ),
+    );
   });
 
   it('a value that fits none of its alternatives gets one diagnostic naming them all', async () => {
@@ -76,10 +92,14 @@ describe('engine lint', () => {
   });
 
   it('an unknown step kind, source kind or top-level key gets a suggestion', async () => {
-    const out = await lint(GOOD.replace('- validate:', '- validat:').replace('  http:', '  htp:').replace('values:', 'value:'));
+    const out = await lint(
+      GOOD.replace('- validate:', '- validat:').replace('  http:', '  htp:').replace('values:', 'value:'),
+    );
     expect(out.some((l) => /unknown step kind 'validat'; did you mean 'validate'\?/.test(l))).toBe(true);
     expect(out.some((l) => /unknown source kind 'htp'; did you mean 'http'\?/.test(l))).toBe(true);
-    expect(out.some((l) => /^routes\/demo\.yaml:2:1 unknown key 'value' in route; did you mean 'values'\?/.test(l))).toBe(true);
+    expect(
+      out.some((l) => /^routes\/demo\.yaml:2:1 unknown key 'value' in route; did you mean 'values'\?/.test(l)),
+    ).toBe(true);
   });
 
   it('a url template that lacks a path parameter names it', async () => {
@@ -103,11 +123,19 @@ describe('engine lint', () => {
   });
 
   it('the CLI prints diagnostics and exits 1; the shipped routes are clean', () => {
-    const root = tmpProject({ 'values/demo-v1.values.yaml': VALUES, 'routes/demo.yaml': GOOD.replace('path-params:', 'path-parms:') });
+    const root = tmpProject({
+      'values/demo-v1.values.yaml': VALUES,
+      'routes/demo.yaml': GOOD.replace('path-params:', 'path-parms:'),
+    });
     const bin = resolve('bin/engine.js');
     let status = 0;
     let out = '';
-    try { execFileSync(process.execPath, [bin, 'lint', 'routes'], { cwd: root, encoding: 'utf8' }); } catch (e: any) { status = e.status; out = e.stdout; }
+    try {
+      execFileSync(process.execPath, [bin, 'lint', 'routes'], { cwd: root, encoding: 'utf8' });
+    } catch (e: any) {
+      status = e.status;
+      out = e.stdout;
+    }
     expect(status).toBe(1);
     expect(out).toMatch(/routes\/demo\.yaml:13:7 unknown key 'path-parms'/);
     const clean = execFileSync(process.execPath, [bin, 'lint', 'routes/'], { encoding: 'utf8' });

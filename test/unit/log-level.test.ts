@@ -9,13 +9,23 @@ const ALLOWED = 'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal
 /** Runs `engine run` on the FX route until it exits or logs that it started, then stops it. */
 function run(level: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', '0'], {
-      env: { ...process.env, LOG_LEVEL: level }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/engine.js', 'run', 'routes/hubvendor-foreign-exchange', '--env', 'sandbox', '--port', '0'],
+      {
+        env: { ...process.env, LOG_LEVEL: level },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; if (stdout.includes('"engine started"')) child.kill('SIGTERM'); });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('"engine started"')) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -14,16 +14,25 @@ import { standaloneModule } from '../../engine/cli/precompile.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
 // what the engine finds in place of the build's module: the generated validators or none
-const lookups = vi.hoisted(() => ({ validators: new Map<string, unknown>(), meta: undefined as unknown, found: new Set<string>(), missing: new Set<string>() }));
+const lookups = vi.hoisted(() => ({
+  validators: new Map<string, unknown>(),
+  meta: undefined as unknown,
+  found: new Set<string>(),
+  missing: new Set<string>(),
+}));
 vi.mock('../../engine/schemas/precompiled.ts', () => ({
   configValidators: {
-    get size() { return lookups.validators.size; },
+    get size() {
+      return lookups.validators.size;
+    },
     get(key: string) {
       (lookups.validators.has(key) ? lookups.found : lookups.missing).add(key);
       return lookups.validators.get(key);
     },
   },
-  get metaSchemaValidator() { return lookups.meta; },
+  get metaSchemaValidator() {
+    return lookups.meta;
+  },
 }));
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,7 +41,10 @@ let generated: { configValidators: Map<string, ValidateFunction>; metaSchemaVali
 beforeAll(async () => {
   // the generated code calls require() for ajv's runtime helpers (the bundle resolves them)
   const file = join(mkdtempSync(join(tmpdir(), 'engine-validators-')), 'validators.mjs');
-  writeFileSync(file, `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});\n${standaloneModule()}`);
+  writeFileSync(
+    file,
+    `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});\n${standaloneModule()}`,
+  );
   generated = await import(pathToFileURL(file).href);
 }, 60_000);
 
@@ -50,7 +62,14 @@ async function freshEngine(withGenerated: boolean) {
   const { formatDiagnostic } = await import('../../engine/core/diagnostics.ts');
   return async (root: string, env?: string) => {
     const extensions = await loadExtensions([sandboxExtension()], ['node', 'engine', 'lint']);
-    const diags = await lintProject({ routes: ['routes'], root, env, extensions, logger: createLogger('silent'), processEnv: {} });
+    const diags = await lintProject({
+      routes: ['routes'],
+      root,
+      env,
+      extensions,
+      logger: createLogger('silent'),
+      processEnv: {},
+    });
     return diags.map((d) => formatDiagnostic({ ...d, file: d.file.replace(/^.*routes\//, 'routes/') }));
   };
 }
@@ -58,12 +77,18 @@ async function freshEngine(withGenerated: boolean) {
 const VALUES = 'base: ${demo-base-url}\n';
 /** Routes with one mistake each, of the kinds config-check reports differently. */
 const BROKEN: Record<string, string> = {
-  'routes/typo.yaml': 'id: typo\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /a }\nsteps:\n  - to-http:\n      method: GET\n      url: "{{base}}/x/{ref}"\n      path-param: { ref: params.ref }\n',
-  'routes/missing.yaml': 'id: missing\nvalues: demo-v1\nfrom:\n  http: { method: POST }\nsteps:\n  - log: { message: "\'hi\'" }\n',
-  'routes/enum.yaml': 'id: enum\nvalues: demo-v1\nfrom:\n  http: { method: PSOT, path: /b }\nsteps:\n  - log: { message: "\'hi\'", level: loud }\n',
-  'routes/types.yaml': 'id: types\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /c }\nsteps:\n  - to-http:\n      method: GET\n      url: "{{base}}/y"\n      retry: { maximumRetries: many, enabled: 3 }\n',
-  'routes/handler.yaml': 'id: handler\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /d }\nsteps:\n  - log: { message: "\'hi\'" }\non-exception:\n  - when: [oops]\n    status: nine\n',
-  'routes/connector.yaml': 'values: demo-v1\nclients:\n  vendor:\n    base-url: "{{base}}"\n    timeouts: { connect: soon }\n',
+  'routes/typo.yaml':
+    'id: typo\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /a }\nsteps:\n  - to-http:\n      method: GET\n      url: "{{base}}/x/{ref}"\n      path-param: { ref: params.ref }\n',
+  'routes/missing.yaml':
+    'id: missing\nvalues: demo-v1\nfrom:\n  http: { method: POST }\nsteps:\n  - log: { message: "\'hi\'" }\n',
+  'routes/enum.yaml':
+    'id: enum\nvalues: demo-v1\nfrom:\n  http: { method: PSOT, path: /b }\nsteps:\n  - log: { message: "\'hi\'", level: loud }\n',
+  'routes/types.yaml':
+    'id: types\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /c }\nsteps:\n  - to-http:\n      method: GET\n      url: "{{base}}/y"\n      retry: { maximumRetries: many, enabled: 3 }\n',
+  'routes/handler.yaml':
+    'id: handler\nvalues: demo-v1\nfrom:\n  http: { method: POST, path: /d }\nsteps:\n  - log: { message: "\'hi\'" }\non-exception:\n  - when: [oops]\n    status: nine\n',
+  'routes/connector.yaml':
+    'values: demo-v1\nclients:\n  vendor:\n    base-url: "{{base}}"\n    timeouts: { connect: soon }\n',
   'routes/tests/typo.yaml': 'tests:\n  - name: a test\n    route: typo\n    requst: { body: {} }\n',
 };
 
@@ -91,11 +116,15 @@ describe('the validators the build carries as code', () => {
     const { STEP_KINDS } = await import('../../engine/steps/registry.ts');
     const schema = STEP_KINDS.get('log')!.schema;
     expect(generated.configValidators.has(schemaKey(fullSchema(schema)))).toBe(true);
-    expect(generated.configValidators.has(schemaKey(fullSchema({ ...schema, required: ['message', 'level'] })))).toBe(false);
+    expect(generated.configValidators.has(schemaKey(fullSchema({ ...schema, required: ['message', 'level'] })))).toBe(
+      false,
+    );
   });
 
   it("of the meta-schema judge the project's schema files and broken ones as ajv's compile of it does, and ajv compiles it no more", async () => {
-    const files = readdirSync(join(ROOT, 'schemas'), { recursive: true }).map(String).filter((f) => f.endsWith('.schema.json'));
+    const files = readdirSync(join(ROOT, 'schemas'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.schema.json'));
     const schemas: unknown[] = files.map((f) => JSON.parse(readFileSync(join(ROOT, 'schemas', f), 'utf8')));
     expect(schemas.length).toBeGreaterThan(10);
     schemas.push(
@@ -111,9 +140,18 @@ describe('the validators the build carries as code', () => {
       const { SchemaStore, META_SCHEMA_ID } = await import('../../engine/schemas/schemas.ts');
       const store = new SchemaStore();
       const verdicts = schemas.map((s) => {
-        try { store.compileInline(structuredClone(s) as Record<string, unknown>); return 'ok'; } catch (e) { return (e as Error).message; }
+        try {
+          store.compileInline(structuredClone(s) as Record<string, unknown>);
+          return 'ok';
+        } catch (e) {
+          return (e as Error).message;
+        }
       });
-      return { verdicts, meta: (store.ajv as unknown as { schemas: Record<string, { validate?: unknown }> }).schemas[META_SCHEMA_ID].validate };
+      return {
+        verdicts,
+        meta: (store.ajv as unknown as { schemas: Record<string, { validate?: unknown }> }).schemas[META_SCHEMA_ID]
+          .validate,
+      };
     };
     const compiled = await judge(false);
     const asCode = await judge(true);

@@ -2,15 +2,36 @@ import { describe, it, expect } from 'vitest';
 import { retryPolicy, isRetryable, parseStatuses, type RetrySettings } from '../../engine/outbound/retry.ts';
 import { PlatformError } from '../../engine/core/errors.ts';
 
-const settings = (o: Partial<RetrySettings> = {}): RetrySettings => ({ enabled: true, maxRetries: 3, delay: 20, multiplier: 2, statuses: [429, 503], ...o });
+const settings = (o: Partial<RetrySettings> = {}): RetrySettings => ({
+  enabled: true,
+  maxRetries: 3,
+  delay: 20,
+  multiplier: 2,
+  statuses: [429, 503],
+  ...o,
+});
 const vendor = (status: number) => new PlatformError({ kind: 'vendor', vendorStatus: status });
 
-async function attempts(s: RetrySettings, idempotent: boolean, fail: (n: number) => unknown): Promise<{ n: number; times: number[] }> {
+async function attempts(
+  s: RetrySettings,
+  idempotent: boolean,
+  fail: (n: number) => unknown,
+): Promise<{ n: number; times: number[] }> {
   const policy = retryPolicy(s, idempotent);
   const times: number[] = [];
   let n = 0;
-  const run = async () => { times.push(Date.now()); n++; const e = fail(n); if (e) throw e; return 'ok'; };
-  try { await (policy ? policy.execute(run) : run()); } catch { /* counted */ }
+  const run = async () => {
+    times.push(Date.now());
+    n++;
+    const e = fail(n);
+    if (e) throw e;
+    return 'ok';
+  };
+  try {
+    await (policy ? policy.execute(run) : run());
+  } catch {
+    /* counted */
+  }
   return { n, times };
 }
 

@@ -9,7 +9,8 @@ import { Agent, EnvHttpProxyAgent } from '../../engine/outbound/undici-dispatche
 describe("undici's dispatchers without its index", () => {
   it('have the request API before anything loads the index', () => {
     const agent = new Agent();
-    for (const m of ['request', 'stream', 'pipeline', 'upgrade', 'connect'] as const) expect(typeof agent[m], m).toBe('function');
+    for (const m of ['request', 'stream', 'pipeline', 'upgrade', 'connect'] as const)
+      expect(typeof agent[m], m).toBe('function');
     void agent.close();
   });
 

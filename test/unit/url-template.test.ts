@@ -20,7 +20,10 @@ describe('url templates', () => {
   it('slashes, queries and host changes stay inside the segment', () => {
     expect(sent('../../admin')?.path).toBe('/v1/accounts/..%2F..%2Fadmin/balance');
     expect(sent('x?admin=1#f')?.path).toBe('/v1/accounts/x%3Fadmin%3D1%23f/balance');
-    expect(sent('@evil.test')).toEqual({ origin: 'http://vendor.test:8080', path: '/v1/accounts/%40evil.test/balance' });
+    expect(sent('@evil.test')).toEqual({
+      origin: 'http://vendor.test:8080',
+      path: '/v1/accounts/%40evil.test/balance',
+    });
     // dots inside a longer value are plain characters
     expect(sent('a..b')?.path).toBe('/v1/accounts/a..b/balance');
   });

@@ -11,7 +11,12 @@ const TIMESTAMP = 1614265330;
 const PAYLOAD = '{"test": 2432232314}';
 const EXPECTED = 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=';
 
-const input = (signature: string, body = PAYLOAD, timestamp = String(TIMESTAMP)) => ({ id: ID, timestamp, signature, body: Buffer.from(body) });
+const input = (signature: string, body = PAYLOAD, timestamp = String(TIMESTAMP)) => ({
+  id: ID,
+  timestamp,
+  signature,
+  body: Buffer.from(body),
+});
 
 describe('Standard Webhooks signatures', () => {
   it('signs the reference vector as the specification does', () => {
@@ -28,13 +33,24 @@ describe('Standard Webhooks signatures', () => {
   });
 
   it('refuses a changed body, another secret, a partial signature and a stale timestamp', () => {
-    expect(verifySignature([SECRET], input(EXPECTED, '{"test": 2432232315}'), 300, TIMESTAMP)).toMatchObject({ ok: false, reason: 'signature does not match' });
+    expect(verifySignature([SECRET], input(EXPECTED, '{"test": 2432232315}'), 300, TIMESTAMP)).toMatchObject({
+      ok: false,
+      reason: 'signature does not match',
+    });
     expect(verifySignature(['whsec_b2xkLXNlY3JldA=='], input(EXPECTED), 300, TIMESTAMP)).toMatchObject({ ok: false });
     expect(verifySignature([SECRET], input(EXPECTED.slice(0, 8)), 300, TIMESTAMP)).toMatchObject({ ok: false });
     expect(verifySignature([SECRET], input('v1,'), 300, TIMESTAMP)).toMatchObject({ ok: false });
-    expect(verifySignature([SECRET], input(EXPECTED), 300, TIMESTAMP + 301)).toMatchObject({ ok: false, reason: 'webhook-timestamp is more than 300 s off' });
+    expect(verifySignature([SECRET], input(EXPECTED), 300, TIMESTAMP + 301)).toMatchObject({
+      ok: false,
+      reason: 'webhook-timestamp is more than 300 s off',
+    });
     expect(verifySignature([SECRET], input(EXPECTED), 300, TIMESTAMP - 301)).toMatchObject({ ok: false });
-    expect(verifySignature([SECRET], input(EXPECTED, PAYLOAD, 'hello'), 300, TIMESTAMP)).toMatchObject({ ok: false, reason: 'webhook-timestamp is not a unix time in seconds' });
-    expect(verifySignature([SECRET], { ...input(EXPECTED), id: undefined }, 300, TIMESTAMP)).toMatchObject({ ok: false });
+    expect(verifySignature([SECRET], input(EXPECTED, PAYLOAD, 'hello'), 300, TIMESTAMP)).toMatchObject({
+      ok: false,
+      reason: 'webhook-timestamp is not a unix time in seconds',
+    });
+    expect(verifySignature([SECRET], { ...input(EXPECTED), id: undefined }, 300, TIMESTAMP)).toMatchObject({
+      ok: false,
+    });
   });
 });

@@ -7,7 +7,9 @@ import { join, relative } from 'node:path';
 import { parseYamlFile, shareYamlParses } from '../../engine/core/yaml-source.ts';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function file(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'yaml-share-'));

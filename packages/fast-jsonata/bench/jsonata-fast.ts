@@ -1,5 +1,6 @@
 // Micro-benchmark: JSONata's evaluate() against the fast evaluator for typical route expressions.
-// Run with `npm run bench:jsonata` (from the repository root) or `npm run bench` (in packages/fast-jsonata); the last rows are the forms of the ACH batch rules and the
+// Run with `npm run bench:jsonata` (from the repository root) or `npm run bench` (in packages/fast-jsonata); the last
+// rows are the forms of the ACH batch rules and the
 // screening mappings over 100 entries.
 
 import jsonata from 'jsonata';
@@ -52,11 +53,15 @@ const EXPRESSIONS: Record<string, string> = {
   path: 'body.buyCurrency',
   'string concatenation': "body.firstName & ' ' & body.lastName & ' (' & body.amount & ' ' & body.buyCurrency & ')'",
   // the forms of the ACH batch rules and the screening mappings (100 entries)
-  'entries#$i[filter].{constructor}': "batch.entries#$i[amount_minor > 1050].{'index': $i, 'field': '/entries/' & $i & '/amount_minor'}",
-  'group-by + $lookup per entry': '($c := batch.entries{entry_reference: $count(entry_reference)}; batch.entries#$i[$lookup($c, entry_reference) > 1].$i)',
-  'nested #$i.#$j + lambda variable': "($check := function($t){$count($split($t, ';'))}; batch.entries#$i.addenda#$j.{'i': $i, 'j': $j, 'n': $check(payment_related_information)})",
+  'entries#$i[filter].{constructor}':
+    "batch.entries#$i[amount_minor > 1050].{'index': $i, 'field': '/entries/' & $i & '/amount_minor'}",
+  'group-by + $lookup per entry':
+    '($c := batch.entries{entry_reference: $count(entry_reference)}; batch.entries#$i[$lookup($c, entry_reference) > 1].$i)',
+  'nested #$i.#$j + lambda variable':
+    "($check := function($t){$count($split($t, ';'))}; batch.entries#$i.addenda#$j.{'i': $i, 'j': $j, 'n': $check(payment_related_information)})",
   '$filter with index': '$filter(batch.entries, function($e, $i){$i % 2 = 0}).entry_reference',
-  '$map with a bound lambda + regex': "($cat := function($t){$contains($t, /^sanction/) ? 'Sanctions' : $contains($t, /^pep/) ? 'PEPs' : 'Other'}; $map(amlTypes, $cat))",
+  '$map with a bound lambda + regex':
+    "($cat := function($t){$contains($t, /^sanction/) ? 'Sanctions' : $contains($t, /^pep/) ? 'PEPs' : 'Other'}; $map(amlTypes, $cat))",
 };
 
 function compile(src: string) {
@@ -106,7 +111,9 @@ function opsPerSecSync(fn: () => unknown, ms: number): number {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(12);
 
 const MS = Number(process.env.BENCH_MS ?? 1000);
-console.log(`${'expression'.padEnd(42)}${'jsonata ops/s'.padStart(14)}${'fast ops/s'.padStart(14)}${'speed-up'.padStart(10)}`);
+console.log(
+  `${'expression'.padEnd(42)}${'jsonata ops/s'.padStart(14)}${'fast ops/s'.padStart(14)}${'speed-up'.padStart(10)}`,
+);
 for (const [label, src] of Object.entries(EXPRESSIONS)) {
   const { expr, fast } = compile(src);
   // same answer first: a benchmark of a wrong result is worthless

@@ -5,7 +5,18 @@
 import { FastJsonataError, BAIL } from './errors.ts';
 import { charge } from './budget.ts';
 import { parseSignature, type Signature } from './signature.ts';
-import { append, isFunction, nullObject, isNumeric, keysOf, lookup, seq, toBoolean, toJsonataString, type Seq } from './values.ts';
+import {
+  append,
+  isFunction,
+  nullObject,
+  isNumeric,
+  keysOf,
+  lookup,
+  seq,
+  toBoolean,
+  toJsonataString,
+  type Seq,
+} from './values.ts';
 
 /** Per-evaluation state: the clock JSONata samples once per evaluate() for $now()/$millis(). */
 export interface RunState {
@@ -123,7 +134,12 @@ function pad(str: string | undefined, width: number, char?: string): string | un
 function toNumber(arg: unknown): number | undefined {
   if (typeof arg === 'undefined') return undefined;
   if (typeof arg === 'number') return arg;
-  if (typeof arg === 'string' && /^-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?$/.test(arg) && !isNaN(parseFloat(arg)) && isFinite(arg as any)) {
+  if (
+    typeof arg === 'string' &&
+    /^-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?$/.test(arg) &&
+    !isNaN(parseFloat(arg)) &&
+    isFinite(arg as any)
+  ) {
     return parseFloat(arg);
   }
   if (typeof arg === 'string' && /^(0[xX][0-9A-Fa-f]+)|(0[oO][0-7]+)|(0[bB][0-1]+)$/.test(arg)) return Number(arg);
@@ -261,8 +277,20 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   average: ['<a<n>:n>', (a) => aggregate(a[0], (xs) => sum(xs) / xs.length)],
   string: ['<x-b?:s>', (a) => toJsonataString(a[0], a[1])],
   substring: ['<s-nn?:s>', (a) => substring(sized(a[0]), a[1], a[2])],
-  substringBefore: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(0, a[0].indexOf(a[1])) : a[0])],
-  substringAfter: ['<s-s:s>', (a) => (typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(a[0].indexOf(a[1]) + a[1].length) : a[0])],
+  substringBefore: [
+    '<s-s:s>',
+    (a) =>
+      typeof a[0] === 'undefined' ? undefined : a[0].indexOf(a[1]) > -1 ? a[0].substr(0, a[0].indexOf(a[1])) : a[0],
+  ],
+  substringAfter: [
+    '<s-s:s>',
+    (a) =>
+      typeof a[0] === 'undefined'
+        ? undefined
+        : a[0].indexOf(a[1]) > -1
+          ? a[0].substr(a[0].indexOf(a[1]) + a[1].length)
+          : a[0],
+  ],
   lowercase: ['<s-:s>', str((s) => s.toLowerCase())],
   uppercase: ['<s-:s>', str((s) => s.toUpperCase())],
   length: ['<s-:n>', (a) => (typeof a[0] === 'undefined' ? undefined : codePoints(sized(a[0])))],
@@ -271,7 +299,10 @@ const TABLE: Record<string, [string, Builtin['impl'], Partial<Builtin>?]> = {
   pad: ['<s-ns?:s>', (a) => (charge(Math.abs(a[1]) || 0), pad(a[0], a[1], a[2]))],
   contains: ['<s-(sf):b>', (a) => contains(a[0], a[1]), { regexArgs: [1] }],
   split: ['<s-(sf)n?:a<s>>', (a) => sized(split(a[0], a[1], a[2]))],
-  join: ['<a<s>s?:s>', (a) => (typeof a[0] === 'undefined' ? undefined : sized(a[0]).join(typeof a[1] === 'undefined' ? '' : a[1]))],
+  join: [
+    '<a<s>s?:s>',
+    (a) => (typeof a[0] === 'undefined' ? undefined : sized(a[0]).join(typeof a[1] === 'undefined' ? '' : a[1])),
+  ],
   number: ['<(nsb)-:n>', (a) => toNumber(a[0])],
   floor: ['<n-:n>', num(Math.floor)],
   ceil: ['<n-:n>', num(Math.ceil)],
@@ -300,11 +331,69 @@ export const BUILTINS: Record<string, Builtin> = Object.fromEntries(
  * these (as a value, not a call) is left to JSONata.
  */
 export const JSONATA_FUNCTION_NAMES = new Set([
-  'sum', 'count', 'max', 'min', 'average', 'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase',
-  'uppercase', 'length', 'trim', 'pad', 'match', 'contains', 'replace', 'split', 'join', 'formatNumber', 'formatBase',
-  'formatInteger', 'parseInteger', 'number', 'floor', 'ceil', 'round', 'abs', 'sqrt', 'power', 'random', 'boolean',
-  'not', 'map', 'zip', 'filter', 'single', 'reduce', 'sift', 'keys', 'lookup', 'append', 'exists', 'spread', 'merge',
-  'reverse', 'each', 'error', 'assert', 'type', 'sort', 'shuffle', 'distinct', 'base64encode', 'base64decode',
-  'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl', 'eval', 'toMillis', 'fromMillis', 'clone',
-  'now', 'millis',
+  'sum',
+  'count',
+  'max',
+  'min',
+  'average',
+  'string',
+  'substring',
+  'substringBefore',
+  'substringAfter',
+  'lowercase',
+  'uppercase',
+  'length',
+  'trim',
+  'pad',
+  'match',
+  'contains',
+  'replace',
+  'split',
+  'join',
+  'formatNumber',
+  'formatBase',
+  'formatInteger',
+  'parseInteger',
+  'number',
+  'floor',
+  'ceil',
+  'round',
+  'abs',
+  'sqrt',
+  'power',
+  'random',
+  'boolean',
+  'not',
+  'map',
+  'zip',
+  'filter',
+  'single',
+  'reduce',
+  'sift',
+  'keys',
+  'lookup',
+  'append',
+  'exists',
+  'spread',
+  'merge',
+  'reverse',
+  'each',
+  'error',
+  'assert',
+  'type',
+  'sort',
+  'shuffle',
+  'distinct',
+  'base64encode',
+  'base64decode',
+  'encodeUrlComponent',
+  'encodeUrl',
+  'decodeUrlComponent',
+  'decodeUrl',
+  'eval',
+  'toMillis',
+  'fromMillis',
+  'clone',
+  'now',
+  'millis',
 ]);

@@ -5,23 +5,66 @@
 
 import { BAIL, FastJsonataError, Unsupported } from './errors.ts';
 import { charge, enter, maxRange, newBudget, restore } from './budget.ts';
-import { BUILTINS, JSONATA_FUNCTION_NAMES, isRegexMatcher, regexMatcher, type Builtin, type RunState } from './builtins.ts';
+import {
+  BUILTINS,
+  JSONATA_FUNCTION_NAMES,
+  isRegexMatcher,
+  regexMatcher,
+  type Builtin,
+  type RunState,
+} from './builtins.ts';
 import { callLambda, Frame, LambdaProc, NOT_BOUND, Thunk, wrapLambda, type CallCore, type Ev } from './frame.ts';
 import { evaluateGroup, evaluateTupleStep, indexStage, RESERVED_KEYS, type Filter } from './streams.ts';
 import { parseSignature, type Signature } from './signature.ts';
 import {
-  append, boolize, flatten, isArrayOfNumbers, isDeepEqual, isFunction, isIterable, isNumeric, isPromise, looksLikeThunk,
-  isSequence, keysOf, lookup, nullObject, seq, seq1, toBoolean, toJsonataString, type Seq,
+  append,
+  boolize,
+  flatten,
+  isArrayOfNumbers,
+  isDeepEqual,
+  isFunction,
+  isIterable,
+  isNumeric,
+  isPromise,
+  looksLikeThunk,
+  isSequence,
+  keysOf,
+  lookup,
+  nullObject,
+  seq,
+  seq1,
+  toBoolean,
+  toJsonataString,
+  type Seq,
 } from './values.ts';
 
 export type CustomFunctions = Record<string, { fn: (...a: any[]) => unknown; signature?: string }>;
 
-
 const NODE_KEYS = new Set([
-  'type', 'value', 'position', 'predicate', 'stages', 'keepArray', 'keepSingletonArray', 'consarray', 'steps', 'lhs',
-  'rhs', 'expressions', 'expression', 'condition', 'then', 'else', 'procedure', 'arguments', 'body', 'thunk', 'group',
+  'type',
+  'value',
+  'position',
+  'predicate',
+  'stages',
+  'keepArray',
+  'keepSingletonArray',
+  'consarray',
+  'steps',
+  'lhs',
+  'rhs',
+  'expressions',
+  'expression',
+  'condition',
+  'then',
+  'else',
+  'procedure',
+  'arguments',
+  'body',
+  'thunk',
+  'group',
   // `#$i` positional binding on a path step (compilePath checks where they are)
-  'index', 'tuple',
+  'index',
+  'tuple',
 ]);
 
 /** Rejects nodes carrying anything we do not emulate (focus `@`, parent `%`, signatures...). */
@@ -70,7 +113,14 @@ class Ctx {
    * and a variable holding a lambda holds nothing else.
    */
   checkBindable(name: unknown, lambda = false): string {
-    if (typeof name !== 'string' || name === '' || name === '$' || name === '__proto__' || (this.isFunctionName(name) && !this.shadowable.has(name)) || this.lambdaVars.has(name) !== lambda) {
+    if (
+      typeof name !== 'string' ||
+      name === '' ||
+      name === '$' ||
+      name === '__proto__' ||
+      (this.isFunctionName(name) && !this.shadowable.has(name)) ||
+      this.lambdaVars.has(name) !== lambda
+    ) {
       throw new Unsupported(`binding $${String(name)}`);
     }
     return name;
@@ -82,7 +132,12 @@ class Ctx {
     const custom = Object.prototype.hasOwnProperty.call(this.functions, name) ? this.functions[name] : undefined;
     this.called.add(name);
     if (custom) {
-      return { kind: 'custom', name, fn: custom.fn, signature: custom.signature ? parseSignature(custom.signature) : undefined };
+      return {
+        kind: 'custom',
+        name,
+        fn: custom.fn,
+        signature: custom.signature ? parseSignature(custom.signature) : undefined,
+      };
     }
     const builtin = Object.prototype.hasOwnProperty.call(BUILTINS, name) ? BUILTINS[name] : undefined;
     if (!builtin) throw new Unsupported(`function $${name}`);
@@ -126,7 +181,9 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   if (!preds && !keepArray) {
     return (input, frame) => {
       const result = inner(input, frame);
-      return result && result.sequence === true && Array.isArray(result) && !(result as Seq).tupleStream ? collapse(result) : result;
+      return result && result.sequence === true && Array.isArray(result) && !(result as Seq).tupleStream
+        ? collapse(result)
+        : result;
     };
   }
   return (input, frame) => {
@@ -250,7 +307,8 @@ function compilePath(node: any, c: Ctx): Ev {
   if (node.tuple !== undefined) throw new Unsupported('path tuple');
   const simple = simpleNamePath(node);
   const steps: Step[] = node.steps.map((step: any) => {
-    if (step !== null && typeof step === 'object' && step.index !== undefined && typeof step.index !== 'string') throw new Unsupported('index');
+    if (step !== null && typeof step === 'object' && step.index !== undefined && typeof step.index !== 'string')
+      throw new Unsupported('index');
     return {
       ev: compileNode(step, c, 'value', true),
       stages: step.stages === undefined ? undefined : compileStages(step.stages, c),
@@ -302,7 +360,11 @@ function compilePath(node: any, c: Ctx): Ev {
 }
 
 function isPlainName(step: any): boolean {
-  return step.type === 'name' && typeof step.value === 'string' && Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position');
+  return (
+    step.type === 'name' &&
+    typeof step.value === 'string' &&
+    Object.keys(step).every((k) => k === 'type' || k === 'value' || k === 'position')
+  );
 }
 
 /**
@@ -331,11 +393,25 @@ function evaluateNameStep(name: string, input: any, lastStep: boolean): any {
 
 /** `$var.a.b`: a plain variable (not `$`, `$$`, a function or a lambda) and plain names. */
 function variablePath(node: any, c: Ctx): { name: string; names: string[] } | undefined {
-  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined)
+    return undefined;
   const [first, ...rest] = node.steps;
-  if (first.type !== 'variable' || typeof first.value !== 'string' || !Object.keys(first).every((k) => k === 'type' || k === 'value' || k === 'position')) return undefined;
+  if (
+    first.type !== 'variable' ||
+    typeof first.value !== 'string' ||
+    !Object.keys(first).every((k) => k === 'type' || k === 'value' || k === 'position')
+  )
+    return undefined;
   const name: string = first.value;
-  if (name === '' || name === '$' || c.isFunctionName(name) || c.lambdaVars.has(name) || rest.length === 0 || !rest.every(isPlainName)) return undefined;
+  if (
+    name === '' ||
+    name === '$' ||
+    c.isFunctionName(name) ||
+    c.lambdaVars.has(name) ||
+    rest.length === 0 ||
+    !rest.every(isPlainName)
+  )
+    return undefined;
   return { name, names: rest.map((step: any) => step.value) };
 }
 
@@ -373,7 +449,8 @@ function evaluateStep(step: Step, input: any, frame: Frame, lastStep: boolean): 
 
 /** Field names of a path made only of plain names (`body.buyCurrency`), or undefined. */
 function simpleNamePath(node: any): string[] | undefined {
-  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
+  if (node.keepSingletonArray || node.predicate !== undefined || node.keepArray || node.group !== undefined)
+    return undefined;
   const names: string[] = [];
   for (const step of node.steps) {
     if (!isPlainName(step)) return undefined;
@@ -389,13 +466,15 @@ function simpleNamePath(node: any): string[] | undefined {
  */
 function simplePathEvaluator(names: string[], general: Ev): Ev {
   const last = names.length - 1;
-  return (input, frame) => (Array.isArray(input) ? general(input, frame) : walkNames(input, names, last, input, frame, general));
+  return (input, frame) =>
+    Array.isArray(input) ? general(input, frame) : walkNames(input, names, last, input, frame, general);
 }
 
 /** The fields `names` from `cur` on, while no arrays are met (simplePathEvaluator says why). */
 function walkNames(cur: any, names: string[], last: number, input: any, frame: Frame, general: Ev): any {
   for (let i = 0; i <= last; i++) {
-    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true)
+      return undefined;
     if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
     const v = cur[names[i]];
     if (v === undefined) return undefined;
@@ -538,7 +617,8 @@ const BINARY_OPS: Record<string, BinaryOp> = {
   '<=': comparison,
   '>': comparison,
   '>=': comparison,
-  '&': (l, r) => (typeof l === 'undefined' ? '' : toJsonataString(l)!).concat(typeof r === 'undefined' ? '' : toJsonataString(r)!),
+  '&': (l, r) =>
+    (typeof l === 'undefined' ? '' : toJsonataString(l)!).concat(typeof r === 'undefined' ? '' : toJsonataString(r)!),
   '..': range,
   in: includes,
 };
@@ -663,7 +743,6 @@ function compileArray(node: any, c: Ctx): Ev {
   };
 }
 
-
 function compileObject(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.lhs)) throw new Unsupported('object');
   const pairs = compilePairs(node.lhs, c);
@@ -671,7 +750,9 @@ function compileObject(node: any, c: Ctx): Ev {
   const literalKeys = literalObjectKeys(node.lhs);
   if (!literalKeys) return general;
   const values = pairs.map((p) => p[1]);
-  const shared = sharedSteps(node.lhs.map((pair: any[]) => (pair[1]?.type === 'path' ? simpleNamePath(pair[1]) : undefined)));
+  const shared = sharedSteps(
+    node.lhs.map((pair: any[]) => (pair[1]?.type === 'path' ? simpleNamePath(pair[1]) : undefined)),
+  );
   // with constant, distinct keys and a single context item, grouping is just "evaluate each value"
   if (!shared) {
     return (input, frame) => {
@@ -695,7 +776,8 @@ function compileObject(node: any, c: Ctx): Ev {
     const result: Record<string, unknown> = nullObject();
     for (let i = 0; i < values.length; i++) {
       const rest = rests[i];
-      let value = rest === undefined || base === NOT_PLAIN ? NOT_PLAIN : base === undefined ? undefined : walkPlain(base, rest);
+      let value =
+        rest === undefined || base === NOT_PLAIN ? NOT_PLAIN : base === undefined ? undefined : walkPlain(base, rest);
       if (value === NOT_PLAIN) value = values[i](input, frame);
       if (typeof value !== 'undefined') result[literalKeys[i]] = value;
     }
@@ -712,7 +794,8 @@ const NOT_PLAIN = Symbol('not plain');
  */
 function walkPlain(cur: any, names: string[]): any {
   for (let i = 0; i < names.length; i++) {
-    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true) return undefined;
+    if (cur === null || typeof cur !== 'object' || cur._jsonata_function === true || cur._jsonata_lambda === true)
+      return undefined;
     if (!Object.prototype.hasOwnProperty.call(cur, names[i])) return undefined;
     const v = cur[names[i]];
     if (v === undefined) return undefined;
@@ -727,7 +810,9 @@ function walkPlain(cur: any, names: string[]): any {
  * or more such paths, each with a step of its own after them), and each path's remaining steps
  * (undefined for the other values); undefined when there is nothing to share.
  */
-function sharedSteps(paths: (string[] | undefined)[]): { prefix: string[]; rests: (string[] | undefined)[] } | undefined {
+function sharedSteps(
+  paths: (string[] | undefined)[],
+): { prefix: string[]; rests: (string[] | undefined)[] } | undefined {
   const named = paths.filter((p): p is string[] => p !== undefined);
   if (named.length < 2) return undefined;
   let n = Math.min(...named.map((p) => p.length)) - 1;
@@ -743,7 +828,10 @@ function sharedSteps(paths: (string[] | undefined)[]): { prefix: string[]; rests
 function literalObjectKeys(lhs: any[]): string[] | undefined {
   const keys: string[] = [];
   for (const [key] of lhs) {
-    const plain = key.type === 'string' && typeof key.value === 'string' && Object.keys(key).every((k) => k === 'type' || k === 'value' || k === 'position');
+    const plain =
+      key.type === 'string' &&
+      typeof key.value === 'string' &&
+      Object.keys(key).every((k) => k === 'type' || k === 'value' || k === 'position');
     if (!plain || RESERVED_KEYS.has(key.value) || keys.includes(key.value)) return undefined;
     keys.push(key.value);
   }
@@ -798,7 +886,9 @@ function compileCondition(node: any, c: Ctx): Ev {
 function compileBlock(node: any, c: Ctx): Ev {
   if (!Array.isArray(node.expressions)) throw new Unsupported('block');
   const last = node.expressions.length - 1;
-  const statements: Ev[] = node.expressions.map((e: any, i: number) => compileNode(e, c, i === last ? 'result' : 'statement'));
+  const statements: Ev[] = node.expressions.map((e: any, i: number) =>
+    compileNode(e, c, i === last ? 'result' : 'statement'),
+  );
   // a frame only matters when a statement of this block binds a variable
   const scoped = node.expressions.some((e: any) => e.type === 'bind');
   return (input, frame) => {
@@ -850,8 +940,10 @@ function shadowableNames(ast: unknown, isFunctionName: (name: string) => boolean
   const walk = (node: any): void => {
     if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(walk);
-    if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string') bound.add(node.lhs.value);
-    if ((node.type === 'function' || node.type === 'partial') && node.procedure?.type === 'variable') called.add(node.procedure.value);
+    if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string')
+      bound.add(node.lhs.value);
+    if ((node.type === 'function' || node.type === 'partial') && node.procedure?.type === 'variable')
+      called.add(node.procedure.value);
     for (const key of Object.keys(node)) if (key !== 'value' || typeof node[key] === 'object') walk(node[key]);
   };
   walk(ast);
@@ -865,8 +957,15 @@ function lambdaVariables(node: any, into = new Set<string>()): Set<string> {
     for (const item of node) lambdaVariables(item, into);
     return into;
   }
-  if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string' && isLambdaNode(node.rhs)) into.add(node.lhs.value);
-  for (const key of Object.keys(node)) if (key !== 'value' || typeof node[key] === 'object') lambdaVariables(node[key], into);
+  if (
+    node.type === 'bind' &&
+    node.lhs?.type === 'variable' &&
+    typeof node.lhs.value === 'string' &&
+    isLambdaNode(node.rhs)
+  )
+    into.add(node.lhs.value);
+  for (const key of Object.keys(node))
+    if (key !== 'value' || typeof node[key] === 'object') lambdaVariables(node[key], into);
   return into;
 }
 
@@ -893,7 +992,8 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
     }
     if (arg !== null && typeof arg === 'object' && arg.type === 'variable' && c.lambdaVars.has(arg.value)) {
       // `$map(xs, $f)`: only to $map/$filter, only outside lambda bodies (no recursion)
-      const allowed = !tail && !c.inLambda && target.kind === 'builtin' && target.builtin.lambdaArgs?.includes(i + offset);
+      const allowed =
+        !tail && !c.inLambda && target.kind === 'builtin' && target.builtin.lambdaArgs?.includes(i + offset);
       if (!allowed) throw new Unsupported('lambda variable argument');
       checkKeys(arg);
       const name: string = arg.value;
@@ -901,7 +1001,12 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
     }
     if (arg !== null && typeof arg === 'object' && arg.type === 'regex') {
       // a regex literal (evaluateRegex) for the built-ins that take one; they see a matcher
-      if (target.kind !== 'builtin' || !target.builtin.regexArgs?.includes(i + offset) || Object.keys(arg).some((k) => k !== 'type' && k !== 'value' && k !== 'position') || !(arg.value instanceof RegExp)) {
+      if (
+        target.kind !== 'builtin' ||
+        !target.builtin.regexArgs?.includes(i + offset) ||
+        Object.keys(arg).some((k) => k !== 'type' && k !== 'value' && k !== 'position') ||
+        !(arg.value instanceof RegExp)
+      ) {
         throw new Unsupported('regex');
       }
       const matcher = regexMatcher(arg.value);
@@ -971,7 +1076,8 @@ function compileLambdaCall(node: any, c: Ctx, piped: boolean): CallCore {
   const name: string = node.procedure.value;
   if (!Array.isArray(node.arguments)) throw new Unsupported('arguments');
   const args: Ev[] = node.arguments.map((arg: any) => {
-    if (arg !== null && typeof arg === 'object' && (arg.type === 'lambda' || arg.type === 'regex')) throw new Unsupported('function argument');
+    if (arg !== null && typeof arg === 'object' && (arg.type === 'lambda' || arg.type === 'regex'))
+      throw new Unsupported('function argument');
     return compileNode(arg, c);
   });
   return (input, frame) => {
@@ -1037,15 +1143,25 @@ export interface Program {
  * `timeout` ms throws JSONata's timeout error (D1012), checked as budget.ts describes; a range of
  * more than `rangeLimit` items (engine.expressions.maxRange) throws D2015.
  */
-export function compileProgram(ast: unknown, functions: CustomFunctions, timeout = Infinity, rangeLimit?: number): Program {
-  const isFunctionName = (name: string) => JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
+export function compileProgram(
+  ast: unknown,
+  functions: CustomFunctions,
+  timeout = Infinity,
+  rangeLimit?: number,
+): Program {
+  const isFunctionName = (name: string) =>
+    JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
   const c = new Ctx(functions, lambdaVariables(ast), shadowableNames(ast, isFunctionName));
   const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout, rangeLimit);
   return {
     called: [...c.called],
     run(input, bindings) {
-      const run: RunState = { root: input, bindings: typeof bindings === 'object' && bindings !== null ? bindings : undefined, millis: undefined };
+      const run: RunState = {
+        root: input,
+        bindings: typeof bindings === 'object' && bindings !== null ? bindings : undefined,
+        millis: undefined,
+      };
       const frame = new Frame(undefined, run);
       // like evaluate(): a top-level array is wrapped so it is treated as one value
       let context: any = input;

@@ -18,7 +18,8 @@ const MESSAGES: Record<string, string> = {
   T2004: 'The right side of the range operator (..) must evaluate to an integer',
   T2009: 'The values {{value}} and {{value2}} either side of operator {{token}} must be of the same data type',
   T2010: 'The expressions either side of operator {{token}} must evaluate to numeric or string values',
-  D2014: 'The size of the sequence allocated by the range operator (..) must not exceed 1e7.  Attempted to allocate {{value}}.',
+  D2014:
+    'The size of the sequence allocated by the range operator (..) must not exceed 1e7.  Attempted to allocate {{value}}.',
   D2015: 'The maximum sequence length of {{value}} was exceeded.',
   D3001: 'Attempting to invoke string function on Infinity or NaN',
   D3020: 'Third argument of split function must evaluate to a positive number',

@@ -78,7 +78,11 @@ function shadowsAny(bindings: Record<string, unknown>, names: readonly string[])
  * trivial expression is created and its AST (which `ast()` returns by reference and evaluate()
  * reads) is replaced with ours. ASTs are not modified by evaluation, so sharing is safe.
  */
-function lazySlowPath(ast: unknown, functions: CustomFunctions, limits: FastLimits): (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown> {
+function lazySlowPath(
+  ast: unknown,
+  functions: CustomFunctions,
+  limits: FastLimits,
+): (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown> {
   let expr: jsonata.Expression | undefined;
   return (input, bindings) => {
     if (!expr) {

@@ -91,7 +91,8 @@ async function sort(this: Focus, arr: any[] | undefined, comparator?: Callback) 
   let comp: Callback;
   let tick: () => void;
   if (typeof comparator === 'undefined') {
-    if (!isArrayOfNumbers(arr) && !arr.every((item) => typeof item === 'string')) throw { stack: new Error().stack, code: 'D3070', index: 1 };
+    if (!isArrayOfNumbers(arr) && !arr.every((item) => typeof item === 'string'))
+      throw { stack: new Error().stack, code: 'D3070', index: 1 };
     comp = (a: any, b: any) => a > b;
     tick = every1024(limitsOf(this));
   } else {

@@ -45,8 +45,10 @@ export function boundRanges(node: any): any {
  */
 export function rangeOf(max: number) {
   return function range(this: { createSequence?: () => unknown[] }, lhs: unknown, rhs: unknown): unknown[] | undefined {
-    if (typeof lhs !== 'undefined' && !Number.isInteger(lhs)) throw { code: 'T2003', token: '..', stack: new Error().stack, value: lhs };
-    if (typeof rhs !== 'undefined' && !Number.isInteger(rhs)) throw { code: 'T2004', token: '..', stack: new Error().stack, value: rhs };
+    if (typeof lhs !== 'undefined' && !Number.isInteger(lhs))
+      throw { code: 'T2003', token: '..', stack: new Error().stack, value: lhs };
+    if (typeof rhs !== 'undefined' && !Number.isInteger(rhs))
+      throw { code: 'T2004', token: '..', stack: new Error().stack, value: rhs };
     if (typeof lhs === 'undefined' || typeof rhs === 'undefined') return undefined;
     const from = lhs as number;
     const to = rhs as number;

@@ -20,7 +20,14 @@ export interface Signature {
   validate(args: unknown[], context: unknown): unknown[];
 }
 
-const ARRAY_TYPE_NAMES: Record<string, string> = { a: 'arrays', b: 'booleans', f: 'functions', n: 'numbers', o: 'objects', s: 'strings' };
+const ARRAY_TYPE_NAMES: Record<string, string> = {
+  a: 'arrays',
+  b: 'booleans',
+  f: 'functions',
+  n: 'numbers',
+  o: 'objects',
+  s: 'strings',
+};
 
 /** The one-letter type JSONata matches against the signature regex ('m' for missing). */
 function symbolOf(value: unknown): string {
@@ -180,7 +187,8 @@ export function parseSignature(signature: string): Signature {
         return;
       }
       // a '+' parameter may have matched several arguments
-      for (const single of match.split('')) ops.push({ kind: param.type === 'a' ? 'array' : 'as-is', argIndex: argIndex++, param, single, match });
+      for (const single of match.split(''))
+        ops.push({ kind: param.type === 'a' ? 'array' : 'as-is', argIndex: argIndex++, param, single, match });
     });
     return ops.length === argCount && ops.every((op, i) => op.kind === 'as-is' && op.argIndex === i) ? 'as-is' : ops;
   };
@@ -216,7 +224,11 @@ export function parseSignature(signature: string): Signature {
           if (op.single === 'm') arg = undefined;
           else {
             if (!checkArrayItems(op.param, arg, op.single, op.match)) {
-              throw new FastJsonataError('T0412', { value: arg, index: op.argIndex + 1, type: ARRAY_TYPE_NAMES[op.param.subtype!] });
+              throw new FastJsonataError('T0412', {
+                value: arg,
+                index: op.argIndex + 1,
+                type: ARRAY_TYPE_NAMES[op.param.subtype!],
+              });
             }
             if (op.single !== 'a') arg = [arg];
           }

@@ -87,11 +87,13 @@ export function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, f
     const context = reduce ? item['@'] : item;
     for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
       const key = pairs[pairIndex][0](context, env);
-      if (typeof key !== 'string' && key !== undefined) throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
+      if (typeof key !== 'string' && key !== undefined)
+        throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
       if (key === undefined) continue;
       if (RESERVED_KEYS.has(key)) throw new FastJsonataError('D1013', { value: key }).locate(position, undefined);
       if (Object.prototype.hasOwnProperty.call(groups, key)) {
-        if (groups[key].exprIndex !== pairIndex) throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
+        if (groups[key].exprIndex !== pairIndex)
+          throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
         groups[key].data = append(groups[key].data, item);
       } else {
         groups[key] = { data: item, exprIndex: pairIndex };

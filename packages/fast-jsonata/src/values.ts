@@ -72,7 +72,9 @@ export function looksLikeThunk(v: any): boolean {
 }
 
 export function isIterable(arg: any): boolean {
-  return typeof arg === 'object' && arg !== null && Symbol.iterator in arg && 'next' in arg && typeof arg.next === 'function';
+  return (
+    typeof arg === 'object' && arg !== null && Symbol.iterator in arg && 'next' in arg && typeof arg.next === 'function'
+  );
 }
 
 export function isPromise(arg: any): boolean {
@@ -185,7 +187,12 @@ export function lookup(input: any, key: string): any {
     }
     return result;
   }
-  if (input !== null && typeof input === 'object' && Object.prototype.hasOwnProperty.call(input, key) && !isFunction(input)) {
+  if (
+    input !== null &&
+    typeof input === 'object' &&
+    Object.prototype.hasOwnProperty.call(input, key) &&
+    !isFunction(input)
+  ) {
     return input[key];
   }
   return undefined;
@@ -206,7 +213,6 @@ export function flatten(arg: unknown, flattened: unknown[] = []): unknown[] {
   if (Array.isArray(arg)) {
     charge(arg.length);
     arg.forEach((item) => flatten(item, flattened));
-  }
-  else flattened.push(arg);
+  } else flattened.push(arg);
   return flattened;
 }

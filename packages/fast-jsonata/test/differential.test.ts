@@ -47,20 +47,37 @@ const INPUTS: Record<string, unknown> = {
   arrayBody: {
     body: [
       { x: 1, n: 2, items: [{ price: 1, qty: 1, name: 'p', tags: 'one' }] },
-      { x: 2, n: 3, items: [{ price: 2, qty: 2, name: 'q' }, { price: 3, qty: 3, name: 'r', tags: [['deep']] }] },
+      {
+        x: 2,
+        n: 3,
+        items: [
+          { price: 2, qty: 2, name: 'q' },
+          { price: 3, qty: 3, name: 'r', tags: [['deep']] },
+        ],
+      },
     ],
   },
   arraysOfArrays: {
     body: {
-      items: [[{ price: 1, name: 'i' }], [{ price: 2, name: 'j' }, { price: 3, name: 'k' }]],
+      items: [
+        [{ price: 1, name: 'i' }],
+        [
+          { price: 2, name: 'j' },
+          { price: 3, name: 'k' },
+        ],
+      ],
       x: [[1], [2, [3]]],
       matrix: [[[1]], []],
       single: [[{ price: 9 }]],
     },
   },
   numbers: { body: { amount: 0.1, n: 0.2, x: 1e21, c: 'ÄbC ß', str: '1e3', items: [], obj: { a: 1e-7 }, zero: -0 } },
-  strings: { body: { amount: '100', x: '', n: 'five', c: '  a \t b  ', str: '0x1F', items: 'notarray', flag: 'true', obj: '' } },
-  booleans: { body: { amount: false, x: true, n: true, c: false, items: [true, false], flag: false, obj: { a: false } } },
+  strings: {
+    body: { amount: '100', x: '', n: 'five', c: '  a \t b  ', str: '0x1F', items: 'notarray', flag: 'true', obj: '' },
+  },
+  booleans: {
+    body: { amount: false, x: true, n: true, c: false, items: [true, false], flag: false, obj: { a: false } },
+  },
   nulls: { body: { amount: null, x: null, n: null, c: null, items: [null, { price: null }], obj: null, single: null } },
   topArray: [{ body: { x: 'first', n: 1, items: [{ price: 1 }] } }, { body: { x: 'second', n: 2 } }],
   topArraySingle: [{ body: { x: 'only', n: 9 } }],
@@ -653,7 +670,7 @@ const FALLBACKS = [
   "$now('[Y]')",
   '$map(body.items, function($v)<o:n>{$v.price})',
   '$single(body.items, function($v){true})',
-  "$split(body.x, /l/)",
+  '$split(body.x, /l/)',
   '$match(body.x, /l/) ~> $contains(/x/)',
   '($f := function($x){$x}; $f)',
   '($f := function($x){$x}; {"f": $f})',
@@ -773,9 +790,32 @@ describe('random expressions give the same results as JSONata', () => {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
   const NAMES = ['a', 'b', 'c', 'n', 'x', 'items', 'price', 'tags'];
-  const FNS = ['$string', '$count', '$sum', '$exists', '$boolean', '$not', '$uppercase', '$length', '$keys', '$type', '$number', '$append', '$lookup', '$join', '$substring', '$max', '$merge', '$trim', '$contains', '$split', '$abs', '$round'];
+  const FNS = [
+    '$string',
+    '$count',
+    '$sum',
+    '$exists',
+    '$boolean',
+    '$not',
+    '$uppercase',
+    '$length',
+    '$keys',
+    '$type',
+    '$number',
+    '$append',
+    '$lookup',
+    '$join',
+    '$substring',
+    '$max',
+    '$merge',
+    '$trim',
+    '$contains',
+    '$split',
+    '$abs',
+    '$round',
+  ];
   const OPS = ['+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', '&', 'and', 'or', 'in'];
 
   const doc = (d: number): unknown => {
@@ -789,7 +829,9 @@ describe('random expressions give the same results as JSONata', () => {
   const path = (d: number): string => {
     let s = pick(NAMES);
     for (let i = Math.floor(rnd() * 3); i > 0; i--) {
-      s += '.' + (rnd() < 0.1 ? pick(['$', '*', `(${expr(d - 1)})`, `[${expr(d - 1)}]`, `{"k": ${expr(d - 1)}}`]) : pick(NAMES));
+      s +=
+        '.' +
+        (rnd() < 0.1 ? pick(['$', '*', `(${expr(d - 1)})`, `[${expr(d - 1)}]`, `{"k": ${expr(d - 1)}}`]) : pick(NAMES));
       // positional bindings (tuple streams), read by `$i` leaves and predicates
       if (rnd() < 0.12) s += '#$i';
       const r = rnd();
@@ -801,7 +843,10 @@ describe('random expressions give the same results as JSONata', () => {
   };
   const list = (d: number, n: number) => Array.from({ length: Math.floor(rnd() * n) }, () => expr(d - 1));
   function expr(d: number): string {
-    if (d <= 0) return rnd() < 0.6 ? path(0) : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '$i', '[]', '{}']);
+    if (d <= 0)
+      return rnd() < 0.6
+        ? path(0)
+        : pick(['1', '0', '-2', '0.1', '"a"', 'true', 'false', 'null', '$', '$$', '$v', '$i', '[]', '{}']);
     const r = rnd();
     // group-by over a path, keys from the data or literal
     if (r < 0.03) return `${path(d)}{${pick(['$string($)', '"k"', 'a', '$string($i)'])}: ${expr(d - 1)}}`;
@@ -810,11 +855,15 @@ describe('random expressions give the same results as JSONata', () => {
     if (r < 0.52) return `${expr(d - 1)} ? ${expr(d - 1)}` + (rnd() < 0.7 ? ` : ${expr(d - 1)}` : '');
     if (r < 0.68) return `${pick(FNS)}(${list(d, 3).join(', ')})`;
     if (r < 0.75) return `[${list(d, 3).join(', ')}]`;
-    if (r < 0.82) return `{${list(d, 3).map((v) => `${rnd() < 0.8 ? JSON.stringify(pick(NAMES)) : expr(d - 1)}: ${v}`).join(', ')}}`;
+    if (r < 0.82)
+      return `{${list(d, 3)
+        .map((v) => `${rnd() < 0.8 ? JSON.stringify(pick(NAMES)) : expr(d - 1)}: ${v}`)
+        .join(', ')}}`;
     if (r < 0.86) return `-${expr(d - 1)}`;
     if (r < 0.9) return `${pick(['$map', '$filter'])}(${expr(d - 1)}, function($v, $i){${expr(d - 1)}})`;
     if (r < 0.94) return `($v := ${expr(d - 1)}; ${expr(d - 1)})`;
-    if (r < 0.97) return `${expr(d - 1)} ~> ${pick(['$string()', '$count()', '$exists()', '$uppercase()', '$append(1)'])}`;
+    if (r < 0.97)
+      return `${expr(d - 1)} ~> ${pick(['$string()', '$count()', '$exists()', '$uppercase()', '$append(1)'])}`;
     return `(${expr(d - 1)})${pick(['[0]', '[]', `[${expr(d - 1)}]`])}`;
   }
 

@@ -16,7 +16,11 @@ const files = (dir: string) =>
 
 it('imports nothing outside the package but jsonata, node: built-ins and (tests, bench) vitest and fast-check', () => {
   const offending: string[] = [];
-  for (const [dir, allowed] of [['src', ['jsonata']], ['test', ['jsonata', 'vitest', 'fast-check']], ['bench', ['jsonata']]] as const) {
+  for (const [dir, allowed] of [
+    ['src', ['jsonata']],
+    ['test', ['jsonata', 'vitest', 'fast-check']],
+    ['bench', ['jsonata']],
+  ] as const) {
     const list = files(dir);
     expect(list.length, dir).toBeGreaterThan(0);
     for (const file of list) {

@@ -24,7 +24,9 @@ const timed = (f: () => unknown) => {
 
 describe('fast path time limit', () => {
   it("fails with JSONata's own timeout error (code D1012, same message)", () => {
-    const fast = compileFast(jsonata('$count([1..100000].($x := $; [1..100000][$ = $x]))').ast(), TEST_FUNCTIONS, { timeout: 100 })!;
+    const fast = compileFast(jsonata('$count([1..100000].($x := $; [1..100000][$ = $x]))').ast(), TEST_FUNCTIONS, {
+      timeout: 100,
+    })!;
     const { err, ms } = timed(() => fast({}));
     expect(err.code).toBe('D1012');
     expect(err.message).toBe('Evaluation timeout after 100 milliseconds. Check for infinite loop');
@@ -52,6 +54,8 @@ describe('maxRange', () => {
     expect(fast({ n: 10 })).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(() => fast({ n: 11 })).toThrow(expect.objectContaining({ code: 'D2015' }));
     const counted = compileFast(jsonata('$count([1..n])').ast(), TEST_FUNCTIONS, { maxRange: 10 })!;
-    await expect(Promise.resolve(counted({ n: 11 }, { count: (xs: unknown[]) => xs.length }))).rejects.toMatchObject({ code: 'D2015' });
+    await expect(Promise.resolve(counted({ n: 11 }, { count: (xs: unknown[]) => xs.length }))).rejects.toMatchObject({
+      code: 'D2015',
+    });
   });
 });

@@ -11,40 +11,139 @@ import { describe, expect, it } from 'vitest';
 import { compareOn, compile } from './support/compare.ts';
 
 const NAMES = ['a', 'b', 'c', 'n', 'x', 'items', 'price', 'tags'];
-const FUNCTIONS_1 = ['$string', '$count', '$sum', '$exists', '$boolean', '$not', '$uppercase', '$lowercase', '$length', '$keys', '$type', '$number', '$trim', '$abs', '$floor', '$round', '$max', '$min', '$average', '$distinct', '$reverse', '$merge'];
-const FUNCTIONS_2 = ['$append', '$lookup', '$join', '$substring', '$substringBefore', '$substringAfter', '$contains', '$split', '$merge', '$pad', '$round', '$spread', '$zip'];
+const FUNCTIONS_1 = [
+  '$string',
+  '$count',
+  '$sum',
+  '$exists',
+  '$boolean',
+  '$not',
+  '$uppercase',
+  '$lowercase',
+  '$length',
+  '$keys',
+  '$type',
+  '$number',
+  '$trim',
+  '$abs',
+  '$floor',
+  '$round',
+  '$max',
+  '$min',
+  '$average',
+  '$distinct',
+  '$reverse',
+  '$merge',
+];
+const FUNCTIONS_2 = [
+  '$append',
+  '$lookup',
+  '$join',
+  '$substring',
+  '$substringBefore',
+  '$substringAfter',
+  '$contains',
+  '$split',
+  '$merge',
+  '$pad',
+  '$round',
+  '$spread',
+  '$zip',
+];
 const OPERATORS = ['+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', '&', 'and', 'or', 'in'];
 
 const name = fc.constantFrom(...NAMES);
 const leaf = fc.oneof(
   name,
-  fc.constantFrom('1', '0', '-2', '0.5', '1e21', '"a"', '""', '"abc"', '"A"', '" Ab "', 'true', 'false', 'null', '$', '$$', '$v', '$i', '[]', '{}'),
+  fc.constantFrom(
+    '1',
+    '0',
+    '-2',
+    '0.5',
+    '1e21',
+    '"a"',
+    '""',
+    '"abc"',
+    '"A"',
+    '" Ab "',
+    'true',
+    'false',
+    'null',
+    '$',
+    '$$',
+    '$v',
+    '$i',
+    '[]',
+    '{}',
+  ),
   fc.integer({ min: -1000, max: 1000 }).map(String),
   fc.string({ maxLength: 4 }).map((s) => JSON.stringify(s)),
 );
 
 /** The grammar: each alternative is a form fast-jsonata compiles (others fall back and are skipped). */
 const { expr } = fc.letrec<{ expr: string; path: string }>((tie) => ({
-  path: fc.tuple(name, fc.array(fc.tuple(fc.oneof(name, fc.constantFrom('*', '$'), tie('expr').map((e) => `(${e})`)), fc.constantFrom('', '', '', '[0]', '[-1]', '[]', '#$i'), fc.option(tie('expr'), { nil: undefined })), { maxLength: 3 }))
-    .map(([first, steps]) => first + steps.map(([step, suffix, pred]) => `.${step}${suffix}${pred ? `[${pred}]` : ''}`).join('')),
+  path: fc
+    .tuple(
+      name,
+      fc.array(
+        fc.tuple(
+          fc.oneof(
+            name,
+            fc.constantFrom('*', '$'),
+            tie('expr').map((e) => `(${e})`),
+          ),
+          fc.constantFrom('', '', '', '[0]', '[-1]', '[]', '#$i'),
+          fc.option(tie('expr'), { nil: undefined }),
+        ),
+        { maxLength: 3 },
+      ),
+    )
+    .map(
+      ([first, steps]) =>
+        first + steps.map(([step, suffix, pred]) => `.${step}${suffix}${pred ? `[${pred}]` : ''}`).join(''),
+    ),
   expr: fc.oneof(
     { depthSize: 'small', maxDepth: 4 },
     leaf,
     tie('path'),
     fc.tuple(tie('expr'), fc.constantFrom(...OPERATORS), tie('expr')).map(([l, op, r]) => `(${l} ${op} ${r})`),
-    fc.tuple(tie('expr'), tie('expr'), fc.option(tie('expr'), { nil: undefined })).map(([c, t, e]) => `(${c} ? ${t}${e === undefined ? '' : ` : ${e}`})`),
+    fc
+      .tuple(tie('expr'), tie('expr'), fc.option(tie('expr'), { nil: undefined }))
+      .map(([c, t, e]) => `(${c} ? ${t}${e === undefined ? '' : ` : ${e}`})`),
     fc.tuple(fc.constantFrom(...FUNCTIONS_1), tie('expr')).map(([f, a]) => `${f}(${a})`),
     fc.tuple(fc.constantFrom(...FUNCTIONS_2), tie('expr'), tie('expr')).map(([f, a, b]) => `${f}(${a}, ${b})`),
     fc.array(tie('expr'), { maxLength: 3 }).map((xs) => `[${xs.join(', ')}]`),
-    fc.array(fc.tuple(fc.oneof(name.map((n) => JSON.stringify(n)), tie('expr')), tie('expr')), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
-    fc.tuple(tie('path'), fc.constantFrom('$string($)', '"k"', 'a', '$string($i)'), tie('expr')).map(([p, k, v]) => `${p}{${k}: ${v}}`),
+    fc
+      .array(
+        fc.tuple(
+          fc.oneof(
+            name.map((n) => JSON.stringify(n)),
+            tie('expr'),
+          ),
+          tie('expr'),
+        ),
+        { maxLength: 3 },
+      )
+      .map((kv) => `{${kv.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
+    fc
+      .tuple(tie('path'), fc.constantFrom('$string($)', '"k"', 'a', '$string($i)'), tie('expr'))
+      .map(([p, k, v]) => `${p}{${k}: ${v}}`),
     // objects merged: from constructors, the data and the context
-    fc.tuple(fc.constantFrom('$', 'a', 'items', `{"a": 1}`, `{"x": $}`), tie('expr'), name).map(([o, v, k]) => `$merge([${o}, {"${k}": ${v}}])`),
+    fc
+      .tuple(fc.constantFrom('$', 'a', 'items', `{"a": 1}`, `{"x": $}`), tie('expr'), name)
+      .map(([o, v, k]) => `$merge([${o}, {"${k}": ${v}}])`),
     tie('expr').map((e) => `-${e}`),
-    fc.tuple(fc.constantFrom('$map', '$filter'), tie('expr'), tie('expr')).map(([f, xs, body]) => `${f}(${xs}, function($v, $i){${body}})`),
+    fc
+      .tuple(fc.constantFrom('$map', '$filter'), tie('expr'), tie('expr'))
+      .map(([f, xs, body]) => `${f}(${xs}, function($v, $i){${body}})`),
     fc.tuple(tie('expr'), tie('expr')).map(([v, body]) => `($v := ${v}; ${body})`),
     fc.tuple(tie('expr'), tie('expr')).map(([arg, body]) => `($f := function($v){${body}}; $f(${arg}))`),
-    fc.tuple(tie('expr'), fc.constantFrom('$string()', '$count()', '$exists()', '$uppercase()', '$append(1)', '$join(",")')).map(([e, f]) => `${e} ~> ${f}`),
+    fc
+      .tuple(
+        tie('expr'),
+        fc.constantFrom('$string()', '$count()', '$exists()', '$uppercase()', '$append(1)', '$join(",")'),
+      )
+      .map(([e, f]) => `${e} ~> ${f}`),
     fc.tuple(tie('expr'), fc.constantFrom(0, 1, 2)).map(([e, lo]) => `[${lo}..${e}]`),
   ),
 }));
@@ -55,7 +154,12 @@ const scalar = fc.oneof(
   fc.string({ maxLength: 5 }),
 );
 const { doc } = fc.letrec<{ doc: unknown }>((tie) => ({
-  doc: fc.oneof({ depthSize: 'small', maxDepth: 4 }, scalar, fc.array(tie('doc'), { maxLength: 4 }), fc.dictionary(name, tie('doc'), { maxKeys: 4 })),
+  doc: fc.oneof(
+    { depthSize: 'small', maxDepth: 4 },
+    scalar,
+    fc.array(tie('doc'), { maxLength: 4 }),
+    fc.dictionary(name, tie('doc'), { maxKeys: 4 }),
+  ),
 }));
 const bindings = fc.option(fc.record({ v: doc }), { nil: undefined });
 
@@ -86,19 +190,26 @@ describe('generated expressions on generated documents (fast-check, fixed seed)'
   it('error codes agree when the expression builds no array or object (no concurrent members)', async () => {
     let failures = 0;
     await fc.assert(
-      fc.asyncProperty(expr.filter((s) => !/[[{]/.test(s)), doc, async (src, input) => {
-        let compiled: ReturnType<typeof compile>;
-        try {
-          compiled = compile(src);
-        } catch {
-          return;
-        }
-        if (!compiled.fast) return;
-        const reference = await Promise.resolve(compiled.expr.evaluate(structuredClone(input))).then(() => false, () => true);
-        if (reference) failures++;
-        const diff = await compareOn(src, { expr: compiled.expr, fast: compiled.fast }, input);
-        if (diff) throw new Error(`fast-jsonata diverges from jsonata:\n${diff}`);
-      }),
+      fc.asyncProperty(
+        expr.filter((s) => !/[[{]/.test(s)),
+        doc,
+        async (src, input) => {
+          let compiled: ReturnType<typeof compile>;
+          try {
+            compiled = compile(src);
+          } catch {
+            return;
+          }
+          if (!compiled.fast) return;
+          const reference = await Promise.resolve(compiled.expr.evaluate(structuredClone(input))).then(
+            () => false,
+            () => true,
+          );
+          if (reference) failures++;
+          const diff = await compareOn(src, { expr: compiled.expr, fast: compiled.fast }, input);
+          if (diff) throw new Error(`fast-jsonata diverges from jsonata:\n${diff}`);
+        },
+      ),
       { seed: 20261128, numRuns: 1500, interruptAfterTimeLimit: 5_000 },
     );
     // the property saw errors to compare, not only values

@@ -39,7 +39,9 @@ function amountValid(amount: unknown, currency?: unknown): boolean {
 const today = () => new Date().toISOString().slice(0, 10);
 
 function stableId(...parts: unknown[]): string {
-  const h = createHash('sha256').update(parts.map((p) => String(p ?? '')).join('\u0000')).digest('hex');
+  const h = createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('\u0000'))
+    .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
