@@ -252,6 +252,20 @@ export async function lintProject(opts: EngineOptions): Promise<Diagnostic[]> {
   }
 }
 
+/**
+ * The routes as lint loads them (extensions prepared with `lintOnly`, simulators stand-ins, nothing
+ * started), with the values they resolved from: `engine routes` and `--explain`. The extensions'
+ * documents (the gateway's tools files) are read as in a run, so they are not taken for routes.
+ */
+export async function loadForListing(
+  opts: EngineOptions,
+): Promise<{ routes: CompiledRoute[]; diagnostics: Diagnostic[]; values: ValuesSet }> {
+  const p = await prepare(opts, true);
+  for (const c of p.closers.reverse()) await c();
+  await p.services.http.close();
+  return { routes: p.routes, diagnostics: p.diagnostics, values: p.values };
+}
+
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   // the route files parsed to compile them are parsed once more to fingerprint them: shared instead
   const releaseParses = shareYamlParses();

@@ -4,17 +4,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { routeTestDocuments } from '../dsl/route-test-documents.ts';
-import { loadValues } from '../config/values.ts';
-import { loadRoutes } from '../dsl/route-loader.ts';
 import { codesByConnector, renderErrorTable, updateErrorsDoc } from '../dsl/error-reference.ts';
 import { CATALOG_ENTRIES, ERROR_CATALOG, type PlatformCode } from '../core/error-catalog.ts';
 import { createLogger } from '../observability/logger.ts';
-import { Metrics } from '../observability/metrics.ts';
-import { HttpClients } from '../outbound/http-client.ts';
-import { SchemaStore } from '../schemas/schemas.ts';
-import { EngineTracing } from '../pipeline/tracing.ts';
-import type { EngineExtension } from '../engine.ts';
+import { loadForListing, type EngineExtension } from '../engine.ts';
 
 /** The generated table of docs/errors.md for the routes under `dirs` of the project at `root`. */
 export async function errorTable(
@@ -23,32 +16,10 @@ export async function errorTable(
   extensions: EngineExtension[] = [],
 ): Promise<string> {
   const abs = dirs.map((d) => resolve(root, d));
-  // loaded as `engine routes` loads them: lint mode, simulator references to stand-ins
-  const values = loadValues({ dir: resolve(root, 'values'), lenient: true, routes: abs });
-  const standIn = (_t: object, n: string | symbol) => `http://127.0.0.1:9/${String(n)}`;
-  values.keys.setSimulatorUrls(new Proxy({}, { get: standIn }) as Record<string, string>);
-  const services = {
-    root,
-    logger: createLogger('silent'),
-    metrics: new Metrics(false),
-    http: new HttpClients(),
-    schemas: new SchemaStore(),
-    callRoute: async () => {
-      throw new Error('not running');
-    },
-    settings: values.environment.engine,
-    lintOnly: true,
-    onClose: () => {},
-    readiness: new Map(),
-    tracing: new EngineTracing(),
-  };
-  const docs = [routeTestDocuments(), ...extensions.flatMap((x) => x.documents?.({ values, services }) ?? [])];
-  try {
-    // what failed to load maps nothing: `engine lint` says why
-    return renderErrorTable(codesByConnector(loadRoutes(abs, values, services, docs).routes, abs));
-  } finally {
-    await services.http.close();
-  }
+  // loaded as `engine routes` loads them (lint mode, simulator references to stand-ins); what
+  // failed to load maps nothing: `engine lint` says why
+  const { routes } = await loadForListing({ routes: abs, root, logger: createLogger('silent'), extensions });
+  return renderErrorTable(codesByConnector(routes, abs));
 }
 
 export function registerErrorsCommand(program: Command, extensions: EngineExtension[]): void {

@@ -174,7 +174,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       const opts = { ...engineOptions(dirs, o, extensions), logger: createLogger('silent') };
       if (o.explain !== undefined) {
         const { explainRoute } = await import('./route-explain.ts');
-        const r = explainRoute(opts, o.explain);
+        const r = await explainRoute(opts, o.explain);
         (r.ok ? process.stdout : process.stderr).write(r.text);
         if (!r.ok) process.exitCode = 1;
         return;

@@ -8,12 +8,11 @@ import { stringify } from 'yaml';
 import { resolve } from 'node:path';
 import { isError } from '../core/diagnostics.ts';
 import { routeInheritance, type RouteInheritance } from '../dsl/route-inheritance.ts';
-import type { EngineOptions } from '../engine.ts';
-import { loadForListing } from './routes-table.ts';
+import { loadForListing, type EngineOptions } from '../engine.ts';
 
 /** The explanation of route `id`; `ok` false when no such route is loaded. */
-export function explainRoute(opts: EngineOptions, id: string): { ok: boolean; text: string } {
-  const { routes, diagnostics, values } = loadForListing(opts);
+export async function explainRoute(opts: EngineOptions, id: string): Promise<{ ok: boolean; text: string }> {
+  const { routes, diagnostics, values } = await loadForListing(opts);
   const route = routes.find((r) => r.id === id);
   if (!route) {
     const ids = routes

@@ -42,8 +42,8 @@ const explain = (id: string) => {
 };
 
 describe('engine routes --explain', () => {
-  it("shows what a route takes from its folder's connector document, the profile after extends, the secret masked", () => {
-    const { ok, text } = explain('inherits');
+  it("shows what a route takes from its folder's connector document, the profile after extends, the secret masked", async () => {
+    const { ok, text } = await explain('inherits');
     expect(ok).toBe(true);
     expect(text).toMatch(/^route inherits \(.*routes\/conn\/inherits\.yaml\)\n/);
     expect(text).toMatch(/\nvalues: demo-v1 \(from the connector document .*routes\/conn\/connector\.yaml\)\n/);
@@ -57,16 +57,16 @@ describe('engine routes --explain', () => {
     );
   });
 
-  it("shows a route's own values and on-exception as its own", () => {
-    const { text } = explain('own');
+  it("shows a route's own values and on-exception as its own", async () => {
+    const { text } = await explain('own');
     expect(text).toContain('values: other-v1 (named by the route)');
     // the template resolved from the route's connector document's values, not the route's
     expect(text).toContain('request: 1500');
     expect(text).toMatch(/\non-exception: none\n$/);
   });
 
-  it('names the connector id and where it is said, and where each client setting is written, with the values line behind a placeholder', () => {
-    const inherits = explain('inherits').text;
+  it('names the connector id and where it is said, and where each client setting is written, with the values line behind a placeholder', async () => {
+    const inherits = (await explain('inherits')).text;
     expect(inherits).toMatch(
       /\nconnector: gc-demo-connector \(from the connector document .*routes\/conn\/connector\.yaml\)\n/,
     );
@@ -77,13 +77,13 @@ describe('engine routes --explain', () => {
     );
     expect(inherits).toMatch(/\n {4}static-headers\.x-api-key: .*routes\/conn\/connector\.yaml:9\n/);
     expect(inherits).not.toContain('do-not-print-this-key');
-    const own = explain('own').text;
+    const own = (await explain('own')).text;
     expect(own).toContain('connector: own-connector (named by the route)');
     // the template resolves from the connector document's values, and says so
     expect(own).toMatch(/\{\{vendor\.timeout\}\} = .*values\/demo-v1\.values\.yaml:2\n/);
   });
 
-  it('an unknown id is refused, naming the routes', () => {
-    expect(explain('nope')).toEqual({ ok: false, text: "no route 'nope' is loaded (routes: inherits, own)\n" });
+  it('an unknown id is refused, naming the routes', async () => {
+    expect(await explain('nope')).toEqual({ ok: false, text: "no route 'nope' is loaded (routes: inherits, own)\n" });
   });
 });
