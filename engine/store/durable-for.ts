@@ -50,7 +50,7 @@ export function describeDurable(s: DurableSettings): string {
 }
 
 /** Opens the store the settings name and brings its schema up to date. */
-export async function openDurableStore(s: DurableSettings): Promise<DurableStore> {
+async function openDurableStore(s: DurableSettings): Promise<DurableStore> {
   if (s.kind === 'postgres') {
     const { openPostgresStore } = await import('./durable-pg.ts');
     return openPostgresStore(s);
