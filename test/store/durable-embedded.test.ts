@@ -1,8 +1,10 @@
 // The embedded durable store (PGlite in a data folder): the same migrations and SQL as PostgreSQL,
 // its records kept when the process closes and reopens the folder. Opened the way an engine opens
-// it (durable-for.ts: once per engine, one log line, closed with the engine).
+// it (durable-for.ts: once per engine, one log line, closed with the engine). One process per
+// folder: a second open while the first holds it is refused, a lock left by a dead process is taken over.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,9 +45,15 @@ describe('durable store: embedded (PGlite)', () => {
     expect(await store.getFailed(one.id)).toEqual({ ...one, status: 'open' });
     expect((await store.listFailed({ code: 'VALIDATION_FAILED' })).map((r) => r.id)).toEqual([one.id]);
     expect((await store.listFailed()).map((r) => r.code)).toEqual(['UPSTREAM_REJECTED', 'VALIDATION_FAILED']);
+    const second = await openEmbeddedStore({ dir }).catch((e) => e);
+    expect(second.cause?.message).toMatch(new RegExp(`in use by process ${process.pid}: one process per folder`));
     await engine.close();
+    expect(existsSync(`${dir}.lock`)).toBe(false);
     await expect(store.countOpen()).rejects.toThrow();
 
+    // a lock a killed engine left behind (its pid is gone) does not keep the folder closed
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(`${dir}.lock`, String(dead));
     store = await openEmbeddedStore({ dir });
     try {
       expect(await store.getFailed(one.id)).toEqual(one);
