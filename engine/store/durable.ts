@@ -3,7 +3,10 @@
 // (durable-pglite.ts); both run the same SQL (durable-sql.ts) and the same migrations (migrate.ts).
 // Short-lived claims and counters stay in store.ts (memory or Redis).
 
-/** One input that failed for good, as recorded: masked already, never a token or key. */
+/**
+ * One input that failed for good, as recorded: the original input, so that it can run again, with
+ * no credential among its headers (never a token or key); shown masked by the one masking policy.
+ */
 export interface FailedExchangeInput {
   /** the route id */
   route: string;
@@ -13,9 +16,9 @@ export interface FailedExchangeInput {
   source: string;
   /** the mapped platform error code */
   code: string;
-  /** the raw cause, masked */
+  /** the raw cause (masked: a vendor may echo a credential into it) */
   cause?: string;
-  /** the original input's body, masked */
+  /** the original input's body, as received (to run it again) */
   body?: string;
   /** the headers needed to run the input again (never credentials) */
   headers?: Record<string, string>;

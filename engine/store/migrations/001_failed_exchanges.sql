@@ -1,5 +1,6 @@
 -- Failed exchanges: an asynchronous input that failed for good, kept with its cause so an operator
--- can list, inspect and later replay or discard it. Bodies and headers are stored masked.
+-- can list, inspect and later replay or discard it. The body is the original input (to run it again);
+-- headers hold only what a replay needs, never a credential; both are shown masked.
 CREATE TABLE failed_exchanges (
   id            text PRIMARY KEY,
   route         text NOT NULL,
