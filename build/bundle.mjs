@@ -5,7 +5,7 @@
 // start reads bytecode instead of compiling: see docs/benchmarks.md, Start-up. One file rather than
 // lazily loaded chunks: what a start does not use is never run, and with the cache costs little.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -48,6 +48,30 @@ async function precompiledValidators() {
 }
 
 /**
+ * engine/store/migration-files.ts becomes the text of the durable store's SQL migrations
+ * (engine/store/migrations/*.sql): the bundle carries them instead of reading a folder it lacks.
+ */
+function storeMigrations() {
+  const dir = join(root, 'engine', 'store', 'migrations');
+  const target = join(root, 'engine', 'store', 'migration-files.ts');
+  const files = Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+  );
+  return {
+    name: 'store-migrations',
+    setup(b) {
+      b.onLoad({ filter: /migration-files\.ts$/ }, (a) =>
+        a.path === target
+          ? { contents: `export function migrationFiles() { return ${JSON.stringify(files)}; }`, loader: 'js' }
+          : undefined,
+      );
+    },
+  };
+}
+
+/**
  * V8 keeps a script's source as two bytes per character once one character is beyond Latin-1:
  * the chunk holding undici (1.8 MB) took 3.4 MiB for a ’ in its comments. esbuild already escapes
  * strings and regular expressions (charset ascii); what is left is in comments, where an escape
@@ -82,7 +106,7 @@ export async function bundleEngine() {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [lazyPackages, validators],
+    plugins: [lazyPackages, validators, storeMigrations()],
     define: { 'import.meta.url': '__engineModuleUrl' },
     banner: { js: "const __engineModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });

@@ -44,6 +44,10 @@ export interface StoreSettings {
   redis?: { url: string; prefix: string; commandTimeout: number };
   /** how long an exchange may hold an in-flight claim (a dedupe key) before another may take it, ms */
   inFlightTimeout: number;
+  /** the durable store (engine/store/durable.ts) on PostgreSQL; without it, embedded (PGlite in `embedded.dir`) */
+  postgres?: { url: string; schema: string; poolSize: number };
+  /** the embedded durable store's data folder, relative to the project */
+  embedded?: { dir: string };
 }
 
 /** The browser console (engine/console, docs/console.md). */
@@ -67,6 +71,9 @@ export interface EngineSettings {
 }
 
 export const STORE_DEFAULTS = { prefix: 'engine:', commandTimeout: 2000, inFlightTimeout: 120_000 };
+
+/** The durable store's defaults (engine/store/durable-for.ts). */
+export const DURABLE_DEFAULTS = { schema: 'engine', poolSize: 5, dir: '.engine/store' };
 
 export const ENGINE_DEFAULTS: EngineSettings = {
   // requestTimeout: the largest ACH batch (5,000 entries, 1.3 MB; 40-100 ms over loopback) arrives
@@ -156,8 +163,37 @@ export const engineSettingsSchema = {
     store: {
       type: 'object',
       additionalProperties: false,
-      description: 'what replicas share: webhook dedupe keys (memory for one process, Redis when configured)',
+      description:
+        'what replicas share: webhook dedupe keys (memory for one process, Redis when configured); what survives a restart: failed exchanges (PostgreSQL when configured, else embedded)',
       properties: {
+        postgres: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            url: {
+              type: 'string',
+              description:
+                "postgres:// URL of the durable store ('' = embedded); a password belongs in ENGINE_STORE_POSTGRES_URL or the file ENGINE_STORE_POSTGRES_URL_FILE names, not here",
+            },
+            schema: {
+              type: 'string',
+              pattern: '^[a-z_][a-z0-9_]{0,62}$',
+              description: "schema of the engine's tables, created when missing (default engine)",
+            },
+            poolSize: { ...int(1, 'most connections to PostgreSQL per replica (default 5)'), maximum: 100 },
+          },
+        },
+        embedded: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            dir: {
+              type: 'string',
+              minLength: 1,
+              description: 'data folder of the embedded durable store, relative to the project (default .engine/store)',
+            },
+          },
+        },
         redis: {
           type: 'object',
           additionalProperties: false,
@@ -198,7 +234,12 @@ export function readEngineSettings(
     server?: Partial<ServerSettings>;
     expressions?: Partial<ExpressionSettings>;
     console?: Partial<ConsoleSettings>;
-    store?: { redis?: { url?: string; prefix?: string; commandTimeout?: number }; inFlightTimeout?: number };
+    store?: {
+      redis?: { url?: string; prefix?: string; commandTimeout?: number };
+      inFlightTimeout?: number;
+      postgres?: { url?: string; schema?: string; poolSize?: number };
+      embedded?: { dir?: string };
+    };
   };
   const settings: EngineSettings = {
     server: { ...ENGINE_DEFAULTS.server, ...v.server },
@@ -250,8 +291,26 @@ export function readEngineSettings(
         ),
       );
     }
+    const pgUrl = v.store.postgres?.url;
+    if (src && typeof pgUrl === 'string' && hasPassword(pgUrl)) {
+      diagnostics.push(
+        diagAt(
+          src,
+          ['engine', 'store', 'postgres', 'url'],
+          'engine.store.postgres.url: a PostgreSQL password is a secret; set the whole URL in the process environment as ENGINE_STORE_POSTGRES_URL (or in the file ENGINE_STORE_POSTGRES_URL_FILE names) instead',
+        ),
+      );
+    }
     settings.store = {
       inFlightTimeout: v.store.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
+      postgres: pgUrl
+        ? {
+            url: pgUrl,
+            schema: v.store.postgres?.schema ?? DURABLE_DEFAULTS.schema,
+            poolSize: v.store.postgres?.poolSize ?? DURABLE_DEFAULTS.poolSize,
+          }
+        : undefined,
+      embedded: v.store.embedded?.dir ? { dir: v.store.embedded.dir } : undefined,
       redis: r?.url
         ? {
             url: r.url,

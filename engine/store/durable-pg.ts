@@ -1,0 +1,53 @@
+// The durable store on PostgreSQL: a pg pool whose connections use the store's schema, migrated
+// at open on one connection (migrate.ts). `pg` is imported when the store first opens.
+
+import type { PoolClient } from 'pg';
+import { DurableStoreUnavailableError, type DurableStore } from './durable.ts';
+import { SqlDurableStore, type SqlClient } from './durable-sql.ts';
+import { migrate, SCHEMA_NAME } from './migrate.ts';
+
+export interface PostgresStoreOptions {
+  /** postgres:// URL; may carry a password, so it is never logged */
+  url: string;
+  /** the schema of the engine's tables (created when missing) */
+  schema: string;
+  /** most connections the pool opens */
+  poolSize: number;
+  /** longest wait for a connection, ms */
+  connectTimeout?: number;
+}
+
+/** A pool client as the SqlClient migrate.ts needs: one session. */
+function session(c: Pick<PoolClient, 'query'>): SqlClient {
+  return {
+    query: (text, params) => c.query(text, params),
+    exec: async (sql) => {
+      await c.query(sql);
+    },
+  };
+}
+
+export async function openPostgresStore(opts: PostgresStoreOptions): Promise<DurableStore> {
+  if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name '${opts.schema}'`);
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize,
+    connectionTimeoutMillis: opts.connectTimeout ?? 5000,
+    options: `-c search_path=${opts.schema}`,
+  });
+  // an idle connection that drops is replaced on next use; unhandled, it would end the process
+  pool.on('error', () => {});
+  try {
+    const c = await pool.connect();
+    try {
+      await migrate(session(c), opts.schema);
+    } finally {
+      c.release();
+    }
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw new DurableStoreUnavailableError(e);
+  }
+  return new SqlDurableStore('postgres', session(pool), () => pool.end());
+}
