@@ -10,11 +10,17 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 
 describe('npm run lint', () => {
-  it('type-checks the code and the console page, then runs ESLint, knip and the route lint', () => {
+  it('type-checks the code and the console page, then runs ESLint, prettier --check, knip and the route lint', () => {
     expect(pkg.scripts.typecheck).toContain('tsc -p tsconfig.json --noEmit');
     expect(pkg.scripts.typecheck).toContain('tsc -p console-ui');
     const steps = pkg.scripts.lint.split(' && ');
-    expect(steps).toEqual(['npm run typecheck', 'eslint .', 'knip --no-progress', 'node bin/engine.js lint routes/']);
+    expect(steps).toEqual([
+      'npm run typecheck',
+      'eslint .',
+      'prettier --check . --log-level warn',
+      'knip --no-progress',
+      'node bin/engine.js lint routes/',
+    ]);
   });
 
   it('runs in CI before the tests', () => {
