@@ -21,6 +21,7 @@ import { runRoute, type CompiledRoute } from './pipeline/route.ts';
 import { PlatformError } from './core/errors.ts';
 import type { DirectCall, DirectResult, EngineServices } from './pipeline/compile-context.ts';
 import { HttpServer } from './http/server.ts';
+import { ENGINE_PATHS, type ReservedPath } from './http/route-paths.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './reload/reload.ts';
 import { fingerprintRoutes } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
@@ -86,6 +87,11 @@ export interface EngineExtension {
   prepare?(
     ctx: PrepareContext,
   ): Promise<{ simulatorUrls?: Record<string, string> } | void> | { simulatorUrls?: Record<string, string> } | void;
+  /**
+   * Paths the extension serves on the engine's listener (the gateway's /mcp), each with everything
+   * under it: lint refuses a route on one, whether or not the extension is switched on.
+   */
+  paths?: string[];
   /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
   /** after the routes are registered, before the listener accepts connections */
@@ -158,8 +164,16 @@ function loadProject(opts: EngineOptions, root: string, values: ValuesSet, servi
     values,
     services,
     docs,
-    { run },
+    { run, reservedPaths: reservedPaths(opts.extensions ?? []) },
   );
+}
+
+/** The paths no route may take: the engine's own and those its extensions serve. */
+function reservedPaths(extensions: EngineExtension[]): ReservedPath[] {
+  return [
+    ...ENGINE_PATHS.map((path) => ({ path, owner: 'the engine' })),
+    ...extensions.flatMap((x) => (x.paths ?? []).map((path) => ({ path, owner: `the ${x.name} extension` }))),
+  ];
 }
 
 async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {

@@ -52,6 +52,8 @@ function lazyGateway(): CliExtension {
   let real: CliExtension | undefined;
   const stub: CliExtension = {
     name: 'gateway',
+    // the paths the gateway serves (gateway/index.ts GATEWAY_PATHS), known without loading it
+    paths: ['/mcp', '/.well-known/oauth-protected-resource'],
     async prepare(ctx: PrepareContext) {
       if (!real && hasToolsFiles(ctx.routes)) real = await importGateway();
       return real?.prepare?.(ctx);
@@ -69,6 +71,8 @@ function lazyConsole(extensions: () => CliExtension[]): CliExtension {
   let real: CliExtension | undefined;
   const stub: CliExtension = {
     name: 'console',
+    // the paths the console serves (console/index.ts CONSOLE_PATHS), known without loading it
+    paths: ['/console'],
     async prepare(ctx: PrepareContext) {
       if (ctx.lintOnly || !consoleEnabled(ctx.services.settings.console.enabled, ctx.simulated)) return;
       real ??= (await import('../console/index.ts')).consoleExtension(extensions);

@@ -18,6 +18,9 @@ export interface ConsoleExtension extends EngineExtension {
   readonly recorder?: ExchangeRecorder;
 }
 
+/** What the console serves on the engine's listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
+export const CONSOLE_PATHS = ['/console'];
+
 /** `extensions`: the engine's other extensions (the gateway's tools, contributed panels). */
 export function consoleExtension(extensions: () => EngineExtension[]): ConsoleExtension {
   let recorder: ExchangeRecorder | undefined;
@@ -28,6 +31,7 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
   const secretsOf = (values: ValuesSet) => compileSecrets(valuesSecrets(values));
   return {
     name: 'console',
+    paths: CONSOLE_PATHS,
     get recorder() {
       return recorder;
     },

@@ -38,6 +38,8 @@ export class ConfigError extends Error {
   constructor(
     message: string,
     readonly path: (string | number)[] = [],
+    /** the problem is the key at `path` (an unknown keyword), not its value */
+    readonly key = false,
   ) {
     super(message);
     this.name = 'ConfigError';

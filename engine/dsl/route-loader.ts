@@ -12,6 +12,7 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
 import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { RoutePaths, type ReservedPath } from '../http/route-paths.ts';
 import { checkConfig } from '../schemas/config-check.ts';
 import { ClientRegistry, type ConnectorDoc } from './clients.ts';
 import { connectorFilesIn, connectorFileDiagnostics } from './connector-file.ts';
@@ -76,10 +77,12 @@ export function loadRoutes(
   values: ValuesSet,
   services: EngineServices,
   docs: DocumentHandler[] = [],
-  opts: { run?: boolean } = {},
+  opts: { run?: boolean; reservedPaths?: ReservedPath[] } = {},
 ): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const routes: CompiledRoute[] = [];
+  // the method and path of each HTTP route, as the listener's router will match them
+  const taken = new RoutePaths(opts.reservedPaths);
   const unused = opts.run ? docs.flatMap((d) => d.lintOnlyFiles ?? []) : [];
   const files = findYamlFiles(paths).filter((f) => !unused.some((u) => u(f)));
   const ids = new Map<string, string>();
@@ -199,6 +202,8 @@ export function loadRoutes(
         else {
           ids.set(route.id, rel);
           routes.push(route);
+          const clash = claimPath(taken, route, one);
+          if (clash) diagnostics.push(clash);
         }
       } catch (e) {
         if (!(e instanceof DiagnosticError)) throw e;
@@ -234,6 +239,14 @@ export function loadRoutes(
     );
   }
   return { routes, diagnostics, files, clients };
+}
+
+/** An HTTP route's method and path taken in `taken`: a diagnostic at its `path` when another has them. */
+function claimPath(taken: RoutePaths, route: CompiledRoute, src: YamlSource): Diagnostic | undefined {
+  if (route.source.kind !== 'http') return undefined;
+  const cfg = route.source.compiled as { method: string; path: string };
+  const at = diagAt(src, ['from', 'http', 'path'], '');
+  return taken.claim({ route: route.id, method: cfg.method, path: cfg.path, at });
 }
 
 /** A route or client profile a step names: where, and the step's kind. */
@@ -363,7 +376,7 @@ function compileRoute(
         out.push(compileStep(item, p, parent, src, meta, clients));
       } catch (e) {
         if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
-        else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
+        else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message, e.key));
         else throw e;
       }
     });
@@ -382,7 +395,7 @@ function compileRoute(
       return fn();
     } catch (e) {
       if (e instanceof DiagnosticError) errs.push(...e.diagnostics);
-      else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message));
+      else if (e instanceof ConfigError) errs.push(diagAt(src, e.path, e.message, e.key));
       else throw e;
       return undefined;
     }

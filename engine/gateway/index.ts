@@ -23,6 +23,8 @@ import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 
 export const MCP_PATH = '/mcp';
+/** What the gateway serves on the engine's listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
+export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
 export type { GatewayExtension };
 
@@ -33,6 +35,7 @@ export function gatewayExtension(): GatewayExtension {
 
   const ext: GatewayExtension = {
     name: 'gateway',
+    paths: GATEWAY_PATHS,
     get tools() {
       return collector?.tools ?? [];
     },

@@ -14,6 +14,7 @@ import { PlatformError, problemOf, toPlatformError } from '../core/errors.ts';
 import { ENGINE_DEFAULTS } from '../config/engine-settings.ts';
 import { CODE } from '../core/error-catalog.ts';
 import type { CompiledRoute } from '../pipeline/route.ts';
+import { ROUTER_MATCHING, routerPath } from './route-paths.ts';
 
 export interface HttpServerOptions extends OperationsOptions {
   logger: Logger;
@@ -198,8 +199,7 @@ export class HttpServer implements RouteRegistrar {
         this.inFlight--;
       },
     });
-    const url = cfg.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    add(t, cfg.method as HTTPMethod, url, (req, res, params) => handler(req, res, params));
+    add(t, cfg.method as HTTPMethod, routerPath(cfg.path), (req, res, params) => handler(req, res, params));
   }
 
   /** A router with the operations endpoints and extension paths registered so far. */
@@ -207,7 +207,7 @@ export class HttpServer implements RouteRegistrar {
     const t: Table = {
       methods: new Set(),
       router: FindMyWay({
-        ignoreTrailingSlash: true,
+        ...ROUTER_MATCHING,
         defaultRoute: (req, res) => this.noRoute(req, res),
         onBadUrl: (path, req, res) => {
           writeProblem(

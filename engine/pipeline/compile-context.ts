@@ -16,7 +16,7 @@ import { compileExpression, type Expression } from '../expressions/expressions.t
 import { unknownCode } from '../core/error-catalog.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { HttpClients } from '../outbound/http-client.ts';
-import type { SchemaStore } from '../schemas/schemas.ts';
+import { SchemaProblemsError, type SchemaStore } from '../schemas/schemas.ts';
 import type { Step } from './pipeline.ts';
 import type { EngineTracing } from './tracing.ts';
 
@@ -199,11 +199,22 @@ export class CompileContext {
     try {
       if (typeof ref === 'string') {
         const file = this.file(ref, path);
-        return { ...this.services.schemas.compileFile(file), file: relative(this.services.root, file) };
+        // a schema file's problems are said at its own lines, naming the route that uses it
+        const shown = relative(process.cwd(), file) || ref;
+        const context = ` (named by route ${this.route.id} at ${formatPath([...this.base, ...path])})`;
+        return {
+          ...this.services.schemas.compileFile(file, shown, context),
+          file: relative(this.services.root, file),
+        };
       }
       return this.services.schemas.compileInline(ref);
     } catch (e: any) {
-      if (e instanceof ConfigError) throw e;
+      if (e instanceof ConfigError || e instanceof DiagnosticError) throw e;
+      // an inline schema: its first problem at its line in the route (the next one after the fix)
+      if (e instanceof SchemaProblemsError) {
+        const p = e.problems[0];
+        throw new ConfigError(p.message, [...this.base, ...path, ...p.path], p.key);
+      }
       this.fail(`schema: ${e.message}`, path);
     }
   }

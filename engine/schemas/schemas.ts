@@ -1,11 +1,20 @@
 // One Ajv (JSON Schema 2020-12, ajv-formats, banking formats) shared by all routes; schema files
-// compiled once and cached by path. Beside the schema, one text rule holds for every string a
-// validate step checks (see unsafeTextErrors): no schema has to repeat it.
+// compiled once and cached by path, strictly: an unknown keyword is an error, said at its line by
+// schema-check.ts. Beside the schema, one text rule holds for every string a validate step checks
+// (see unsafeTextErrors): no schema has to repeat it.
 
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../core/errors.ts';
+import { DiagnosticError } from '../core/diagnostics.ts';
+import {
+  jsonSyntaxDiagnostic,
+  parseJson,
+  schemaFileDiagnostics,
+  schemaProblems,
+  type SchemaProblem,
+} from './schema-check.ts';
 import { metaSchemaValidator } from './precompiled.ts';
 import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from '../core/functions.ts';
 
@@ -99,10 +108,13 @@ const pointer = (path: string[]): string => path.map((p) => '/' + p.replace(/~/g
  * by tests, and checking them against the 2020-12 meta-schema costs a compile of that meta-schema
  * at every start. Schema files of a project are always checked.
  */
-export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } = {}): Ajv2020 {
+export function createAjv(o: { validateSchema?: boolean; standalone?: boolean; strictSchema?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: false,
+    // a project's schemas: an unknown keyword or an ignored one (`then` without `if`) is an error
+    // (schema-check.ts says the common ones in words, at their place, first)
+    strictSchema: o.strictSchema ?? false,
     useDefaults: false,
     coerceTypes: false,
     validateSchema: o.validateSchema ?? true,
@@ -122,6 +134,8 @@ export function createAjv(o: { validateSchema?: boolean; standalone?: boolean } 
   // NACHA alphanumeric fields: ASCII above 0x1F (printable ASCII); anything else breaks the fixed-width record
   ajv.addFormat('nacha-alphanumeric', { type: 'string', validate: /^[\x20-\x7e]*$/ });
   ajv.addKeyword({ keyword: RAW_TEXT_KEYWORD, schemaType: 'boolean' });
+  // the message of a field's error in place of ajv's (field-errors.ts), as ajv-errors spells it
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
   return ajv;
 }
 
@@ -140,14 +154,37 @@ function withPrecompiledMetaSchema(ajv: Ajv2020): Ajv2020 {
   return ajv;
 }
 
+/** An inline schema's problems (schema-check.ts), for the caller to say at the route's lines. */
+export class SchemaProblemsError extends Error {
+  constructor(readonly problems: SchemaProblem[]) {
+    super(problems.map((p) => p.message).join('; '));
+    this.name = 'SchemaProblemsError';
+  }
+}
+
 export class SchemaStore {
-  readonly ajv = withPrecompiledMetaSchema(createAjv());
+  readonly ajv = withPrecompiledMetaSchema(createAjv({ strictSchema: true }));
   private byFile = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown> }>();
 
-  compileFile(file: string): { validate: ValidateFunction; schema: Record<string, unknown> } {
+  /**
+   * The validator of a schema file. Invalid JSON, an unknown keyword or a value the meta-schema
+   * refuses throws a DiagnosticError at the file's line and column: `shown` is the file's name
+   * in it, `context` is appended (which route names the file).
+   */
+  compileFile(
+    file: string,
+    shown = file,
+    context = '',
+  ): { validate: ValidateFunction; schema: Record<string, unknown> } {
     let c = this.byFile.get(file);
     if (!c) {
-      const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const text = readFileSync(file, 'utf8');
+      const parsed = parseJson(text);
+      if (!('value' in parsed))
+        throw new DiagnosticError([jsonSyntaxDiagnostic(shown, text, parsed.offset, parsed.message, context)]);
+      const schema = parsed.value as Record<string, unknown>;
+      const problems = schemaProblems(this.ajv, schema);
+      if (problems.length) throw new DiagnosticError(schemaFileDiagnostics(shown, text, problems, context));
       // $id lets schemas $ref each other; the file path is the fallback id.
       const validate =
         schema.$id && this.ajv.getSchema(String(schema.$id))
@@ -159,7 +196,10 @@ export class SchemaStore {
     return c;
   }
 
+  /** The validator of an inline schema; its problems throw a SchemaProblemsError. */
   compileInline(schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown> } {
+    const problems = schemaProblems(this.ajv, schema);
+    if (problems.length) throw new SchemaProblemsError(problems);
     return { validate: this.ajv.compile(schema), schema };
   }
 

@@ -1,6 +1,7 @@
 // `engine run --dev` and SIGHUP, through the real CLI in a child process on a small project: a
 // route file that appears is served without a restart, an edit is served, a broken edit keeps
-// the last good route and prints its diagnostic; without --dev, SIGHUP reloads.
+// the last good route and prints its diagnostic (a route saved on another's path names both
+// files); without --dev, SIGHUP reloads.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -79,6 +80,20 @@ describe('engine run --dev', () => {
     await until(() => /still serving the previous routes/.test(c.err()), 15_000, 'the refused reload printed');
     expect(c.err()).toMatch(/routes\/fresh\.yaml:5:\d+ .*pathh/);
     expect((await post(c.url + '/fresh')).body).toBe('{"fresh":2}');
+  });
+
+  it('refuses a saved route on the path of another, naming both files', async () => {
+    vendor = await startVendor();
+    const p = reloadProject(vendor.url);
+    cli = await runCli(p.root, ['--dev']);
+    const c = cli;
+    p.write('routes/twin.yaml', httpRoute('twin', '{"twin": 1}').replace('path: /twin', 'path: /hello'));
+    await until(() => /still serving the previous routes/.test(c.err()), 15_000, 'the refused reload printed');
+    expect(c.err()).toContain(
+      "routes/twin.yaml:5:11 POST /hello is already served by route 'hello' (routes/hello.yaml:5:11); two routes cannot share a method and path",
+    );
+    expect(c.err()).not.toMatch(/reload failed/);
+    expect((await post(c.url + '/hello')).status).toBe(200);
   });
 });
 
