@@ -18,7 +18,7 @@ export interface ConsoleExtension extends EngineExtension {
   readonly recorder?: ExchangeRecorder;
 }
 
-/** What the console serves on the engine's listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
+/** What the console serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
 export const CONSOLE_PATHS = ['/console'];
 
 /** `extensions`: the engine's other extensions (the gateway's tools, contributed panels). */

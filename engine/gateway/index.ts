@@ -23,7 +23,7 @@ import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 
 export const MCP_PATH = '/mcp';
-/** What the gateway serves on the engine's listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
+/** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
 export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
 export type { GatewayExtension };
