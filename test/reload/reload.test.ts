@@ -127,7 +127,13 @@ describe('reload', () => {
     project.write('routes/twin.yaml', httpRoute('twin', '{"twin": true}').replace('path: /twin', 'path: /hello'));
     const r = await engine.reload();
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.diagnostics[0].message).toMatch(/reload failed: .*\/hello/);
+    // lint names both files (before, the router threw: `reload failed: ... /hello`, at the project)
+    if (!r.ok) {
+      expect(r.diagnostics[0].file).toMatch(/routes\/twin\.yaml$/);
+      expect(r.diagnostics[0].message).toMatch(
+        /^POST \/hello is already served by route 'hello' \(.*routes\/hello\.yaml:5:11\); two routes cannot share/,
+      );
+    }
     expect((await post('/hello')).body).toEqual({ version: 3 });
     project.remove('routes/twin.yaml');
   });
