@@ -137,7 +137,7 @@ describe('the build (bundled)', () => {
       cwd: dir,
       env: { ...process.env, LOG_LEVEL: 'info' },
     });
-    await waitFor('health ready', ready(port), 60_000, engine.child);
+    await waitFor('health ready', ready(port), 60_000, engine.child, engine.output);
     expect((await exchangeRate(port)).status, engine.output()).toBe(200);
     // the start says it read the build's code cache
     expect(engine.output()).toMatch(
@@ -176,7 +176,7 @@ describe('the build (bundled)', () => {
           ENGINE_CONSOLE_ENABLED: 'false',
         },
       });
-      await waitFor('health ready', ready(port), 60_000, engine.child);
+      await waitFor('health ready', ready(port), 60_000, engine.child, engine.output);
       const res = await fetch(`http://127.0.0.1:${port}/foreign-exchange/exchange-rates`, {
         method: 'POST',
         headers: {

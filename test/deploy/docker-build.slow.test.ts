@@ -126,7 +126,7 @@ describe.skipIf(skip)('slow: the Dockerfile build and start commands make a work
 
   it('CMD starts an engine that the health check finds ready, which serves FX and stops on SIGTERM', async () => {
     engine = spawnEngine(image.cmd[0], image.cmd.slice(1), { cwd: app, env: containerEnv });
-    await waitFor('health ready', ready(port), 60_000, engine.child);
+    await waitFor('health ready', ready(port), 60_000, engine.child, engine.output);
     const hc = await run(image.healthcheck[0], image.healthcheck.slice(1), {
       cwd: app,
       env: containerEnv,

@@ -105,7 +105,7 @@ describe.skipIf(skip)('slow: the npm package installs into an empty directory an
       cwd: pkg,
       env: { ...process.env, LOG_LEVEL: 'warn' },
     });
-    await waitFor('health ready', ready(port), 60_000, engine.child);
+    await waitFor('health ready', ready(port), 60_000, engine.child, engine.output);
     const fx = await exchangeRate(port);
     expect(fx.status, engine.output()).toBe(200);
     expect(fx.body).toMatchObject({ buyCurrency: 'EUR', sellCurrency: 'USD', transactionAmount: '1000.00' });

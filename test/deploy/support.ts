@@ -117,10 +117,15 @@ export async function waitFor(
   check: () => Promise<boolean>,
   timeoutMs: number,
   child?: ChildProcess,
+  output?: () => string,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`${what}: the process exited ${child.exitCode} first`);
+    if (child && child.exitCode !== null) {
+      // what the process said last is why it stopped (a port taken, a diagnostic)
+      const said = output ? `; its output ends:\n${output().slice(-2000)}` : '';
+      throw new Error(`${what}: the process exited ${child.exitCode} first${said}`);
+    }
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
