@@ -1,28 +1,13 @@
 // `engine.store` in an environment file: defaults, lint (a typo, a password in the URL), the
 // process environment's URL, and which Redis the gateway's limits use.
 
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadValues } from '../../engine/config/values.ts';
-import { DiagnosticError } from '../../engine/core/diagnostics.ts';
 import { effectiveStoreSettings } from '../../engine/store/store-for.ts';
 import { limiterRedis } from '../../engine/gateway/rate-limit.ts';
-import { tmpProject } from '../helpers/tmp-project.ts';
+import { engineSettingsProblems, loadEngineSettings } from '../helpers/environment-engine.ts';
 
-function load(envFile: string) {
-  const root = tmpProject({ 'values/demo-v1.values.yaml': 'a: 1\n', 'values/environments/dev.yaml': envFile });
-  return loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine;
-}
-
-function problems(envFile: string): string[] {
-  try {
-    load(envFile);
-  } catch (e) {
-    expect(e).toBeInstanceOf(DiagnosticError);
-    return (e as DiagnosticError).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
-  }
-  throw new Error('accepted');
-}
+const load = loadEngineSettings;
+const problems = engineSettingsProblems;
 
 describe('engine.store settings', () => {
   it('read with defaults; no store section means memory', () => {

@@ -2,28 +2,14 @@
 // ENGINE_STORE_POSTGRES_URL_FILE names, or engine.store.postgres.url (never with a password), else
 // the embedded store in .engine/store; its log line never shows the password; lint never opens it.
 
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadValues } from '../../engine/config/values.ts';
-import { DiagnosticError } from '../../engine/core/diagnostics.ts';
 import { describeDurable, durableStoreFor, effectiveDurableSettings } from '../../engine/store/durable-for.ts';
 import type { EngineServices } from '../../engine/pipeline/compile-context.ts';
+import { engineSettingsProblems, loadEngineSettings } from '../helpers/environment-engine.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
-function load(envFile: string) {
-  const root = tmpProject({ 'values/demo-v1.values.yaml': 'a: 1\n', 'values/environments/dev.yaml': envFile });
-  return loadValues({ dir: join(root, 'values'), env: 'dev', processEnv: {} }).environment.engine;
-}
-
-function problems(envFile: string): string[] {
-  try {
-    load(envFile);
-  } catch (e) {
-    expect(e).toBeInstanceOf(DiagnosticError);
-    return (e as DiagnosticError).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
-  }
-  throw new Error('accepted');
-}
+const load = loadEngineSettings;
+const problems = engineSettingsProblems;
 
 describe('engine.store.postgres and engine.store.embedded', () => {
   it('read with defaults; without a URL the embedded store in .engine/store under the project', () => {
