@@ -1,9 +1,9 @@
 // The durable store on PostgreSQL: a pg pool whose connections use the store's schema, migrated
 // at open on one connection (migrate.ts). `pg` is imported when the store first opens.
 
-import type { PoolClient } from 'pg';
-import { DurableStoreUnavailableError, type DurableStore } from './durable.ts';
-import { SqlDurableStore, type SqlClient } from './durable-sql.ts';
+import type { Pool, PoolClient } from 'pg';
+import { DurableStoreUnavailableError, type DurableStore, type SqlClient } from './durable.ts';
+import { SqlDurableStore } from './durable-sql.ts';
 import { migrate, SCHEMA_NAME } from './migrate.ts';
 
 export interface PostgresStoreOptions {
@@ -17,12 +17,33 @@ export interface PostgresStoreOptions {
   connectTimeout?: number;
 }
 
-/** A pool client as the SqlClient migrate.ts needs: one session. */
-function session(c: Pick<PoolClient, 'query'>): SqlClient {
+/** A pool client as the session migrate.ts needs. */
+function session(c: Pick<PoolClient, 'query'>): Pick<SqlClient, 'query' | 'exec'> {
   return {
     query: (text, params) => c.query(text, params),
     exec: async (sql) => {
       await c.query(sql);
+    },
+  };
+}
+
+/** The pool as a SqlClient: a transaction takes one connection of it for its statements. */
+function pooled(pool: Pool): SqlClient {
+  return {
+    ...session(pool),
+    transaction: async (fn) => {
+      const c = await pool.connect();
+      try {
+        await c.query('BEGIN');
+        const out = await fn({ query: (text, params) => c.query(text, params) });
+        await c.query('COMMIT');
+        return out;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        c.release();
+      }
     },
   };
 }
@@ -49,5 +70,5 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Dur
     await pool.end().catch(() => {});
     throw new DurableStoreUnavailableError(e);
   }
-  return new SqlDurableStore('postgres', session(pool), () => pool.end());
+  return new SqlDurableStore('postgres', pooled(pool), () => pool.end());
 }

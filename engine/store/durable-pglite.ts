@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
-import { DurableStoreUnavailableError, type DurableStore } from './durable.ts';
+import { DurableStoreUnavailableError, type DurableStore, type SqlClient } from './durable.ts';
 import { SqlDurableStore } from './durable-sql.ts';
 import { migrate } from './migrate.ts';
 import { lockEmbeddedDir } from './embedded-lock.ts';
@@ -24,11 +24,13 @@ export async function openEmbeddedStore(opts: { dir?: string }): Promise<Durable
     const { PGlite } = await import('@electric-sql/pglite');
     const open = await PGlite.create(opts.dir);
     db = open;
-    const sql = {
-      query: (text: string, params?: unknown[]) => open.query<Record<string, unknown>>(text, params),
-      exec: async (text: string) => {
+    const sql: SqlClient = {
+      query: (text, params) => open.query<Record<string, unknown>>(text, params),
+      exec: async (text) => {
         await open.exec(text);
       },
+      // PGlite is one connection: its transaction queues the other statements until it ends
+      transaction: (fn) => open.transaction((tx) => fn({ query: (text, params) => tx.query(text, params) })),
     };
     await migrate(sql, SCHEMA);
     // one connection: the search path set once holds for every later query

@@ -4,7 +4,7 @@
 // migrate once: the first applies, the others wait and find nothing left to do.
 // Numbers taken or reserved: 001 failed exchanges, 002 the webhook outbox, 003 replay and discard audit.
 
-import type { SqlClient } from './durable-sql.ts';
+import type { SqlClient } from './durable.ts';
 import { migrationFiles } from './migration-files.ts';
 
 export interface Migration {
@@ -32,7 +32,11 @@ export function loadMigrations(files = migrationFiles()): Migration[] {
  * Brings `schema` up to date on `session` (one connection: the lock and the transactions are a
  * session's). Returns the versions this call applied (none when another replica had).
  */
-export async function migrate(session: SqlClient, schema: string, migrations = loadMigrations()): Promise<number[]> {
+export async function migrate(
+  session: Pick<SqlClient, 'query' | 'exec'>,
+  schema: string,
+  migrations = loadMigrations(),
+): Promise<number[]> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name '${schema}'`);
   await session.query('SELECT pg_advisory_lock(hashtext($1))', [`engine-store:${schema}`]);
   try {
