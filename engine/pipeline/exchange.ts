@@ -49,6 +49,13 @@ export interface Exchange {
   trace?: Context;
   /** the last vendor answer a to-http step took as a success (logged when the answer breaks the output schema) */
   vendorAnswer?: VendorAnswer;
+  /**
+   * The failed exchange this one replays (its id in the durable store): the input was verified
+   * when it was received, so verify-signature trusts it (its timestamp is past the tolerance by now)
+   */
+  replayOf?: string;
+  /** the key the dedupe step claimed for this input (the outbox keeps it with the event) */
+  dedupeKey?: string;
 }
 
 export interface NewExchange {
@@ -65,6 +72,7 @@ export interface NewExchange {
   log?: Logger;
   logger?: Logger;
   signal?: AbortSignal;
+  replayOf?: string;
 }
 
 export function createExchange(init: NewExchange): Exchange {
@@ -95,6 +103,8 @@ class ExchangeRecord implements Exchange {
   #logger: Logger | undefined;
   #trace: Context | undefined;
   #vendorAnswer: VendorAnswer | undefined;
+  #replayOf: string | undefined;
+  #dedupeKey: string | undefined;
 
   constructor(init: NewExchange) {
     this.routeId = init.routeId;
@@ -109,6 +119,7 @@ class ExchangeRecord implements Exchange {
     this.signal = init.signal;
     this.#log = init.log;
     this.#logger = init.logger;
+    this.#replayOf = init.replayOf;
   }
 
   // most exchanges never log: the child logger (with route and correlation id) is made on demand
@@ -130,6 +141,17 @@ class ExchangeRecord implements Exchange {
     this.#vendorAnswer = a;
   }
 
+  get replayOf(): string | undefined {
+    return this.#replayOf;
+  }
+
+  get dedupeKey(): string | undefined {
+    return this.#dedupeKey;
+  }
+  set dedupeKey(k: string | undefined) {
+    this.#dedupeKey = k;
+  }
+
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
@@ -146,6 +168,7 @@ class ExchangeRecord implements Exchange {
       signal: ex.signal,
       log: ex.#log,
       logger: ex.#logger,
+      replayOf: ex.#replayOf,
     });
     sub.vars = ex.vars;
     sub.status = ex.status;
@@ -155,6 +178,7 @@ class ExchangeRecord implements Exchange {
     sub.completions = ex.completions;
     sub.#trace = ex.#trace;
     sub.#vendorAnswer = ex.#vendorAnswer;
+    sub.#dedupeKey = ex.#dedupeKey;
     return Object.assign(sub, patch);
   }
 }
