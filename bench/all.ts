@@ -12,6 +12,7 @@ const SEQUENCE = [
   'bench:payment-inbound',
   'bench:batch',
   'bench:screening',
+  'bench:outbox',
   'bench:startup',
 ];
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;

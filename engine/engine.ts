@@ -48,6 +48,11 @@ export interface EngineOptions {
   extensions?: EngineExtension[];
   /** spans go to this exporter (tests); otherwise tracing follows the OTEL_* variables of `processEnv` */
   tracing?: { exporter?: SpanExporter };
+  /**
+   * false: every to-eventhub step publishes directly, whatever its connector says (route tests, whose
+   * event hub stub expects the event during the case); default: the connectors' `outbox` settings
+   */
+  outbox?: boolean;
 }
 
 export interface PrepareContext {
@@ -197,6 +202,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     },
     readiness: new Map(),
     tracing: new EngineTracing(),
+    ...(opts.outbox === false ? { outboxOff: true } : {}),
   };
   try {
     const simulated = opts.simulated ?? values.environment.simulated;

@@ -23,7 +23,13 @@ import { checkConfig } from '../schemas/config-check.ts';
 import { ConfigError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
 import { resolvePlaceholders } from '../config/placeholders.ts';
 import { compileExpression } from '../expressions/expressions.ts';
-import { retrySchema, timeoutsSchema, checkedRetrySettings, BASE_URL_PROPERTIES } from '../steps/shared-schemas.ts';
+import {
+  retrySchema,
+  timeoutsSchema,
+  checkedRetrySettings,
+  BASE_URL_PROPERTIES,
+  OUTBOX_SCHEMA,
+} from '../steps/shared-schemas.ts';
 import { mergeSettings, type ClientProfile, type Settings } from '../steps/client-profile.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
@@ -83,6 +89,7 @@ export const CLIENT_SCHEMA = {
         source: { type: 'string', description: 'CloudEvents source' },
         version: { type: 'string', description: 'schema version of the data (dataversion, dataschema)' },
         topic: { type: 'string', description: 'topic, sent as the `topic` extension attribute' },
+        outbox: OUTBOX_SCHEMA,
       },
     },
   },

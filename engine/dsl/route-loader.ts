@@ -362,6 +362,7 @@ function compileRoute(
     id: resolved.id as string,
     file: src.file,
     checksOutput: !!resolved['output-schema'] && checkOutput !== false,
+    from: fromOf(resolved.from),
   };
   const meta: RouteMeta = {};
 
@@ -651,4 +652,17 @@ function compileHandlers(
 function templateDiagnostics(file: string, problems: { path: YamlPath; message: string }[]): Diagnostic[] {
   const src = parseYamlFile(relative(process.cwd(), file) || file);
   return problems.map((p) => diagAt(src, p.path, p.message));
+}
+
+/** The `from` kind of a route and, for http, its method and path (the outbox keeps them with a webhook). */
+function fromOf(from: unknown): RouteInfo['from'] {
+  if (!from || typeof from !== 'object' || Array.isArray(from)) return undefined;
+  const [kind, cfg] = Object.entries(from)[0] ?? [];
+  if (!kind) return undefined;
+  const c = (cfg ?? {}) as { method?: unknown; path?: unknown };
+  return {
+    kind,
+    ...(typeof c.method === 'string' ? { method: c.method.toUpperCase() } : {}),
+    ...(typeof c.path === 'string' ? { path: c.path } : {}),
+  };
 }

@@ -39,6 +39,8 @@ export interface EngineServices {
   readiness: Map<string, () => boolean>;
   /** this engine's tracer, span consumers and span detail (reloads keep it) */
   tracing: EngineTracing;
+  /** every to-eventhub publishes directly, the outbox settings notwithstanding (route tests) */
+  outboxOff?: boolean;
 }
 
 export interface DirectCall {
@@ -65,6 +67,8 @@ export interface RouteInfo {
    * failed check
    */
   checksOutput?: boolean;
+  /** the `from` kind (http, amqp, cron, direct) and, for http, its method and path template */
+  from?: { kind: string; method?: string; path?: string };
 }
 
 export type StepListCompiler = (list: unknown, path: YamlPath, ctx: CompileContext) => Step[];

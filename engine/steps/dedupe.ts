@@ -69,6 +69,8 @@ export default defineStep<DedupeConfig>({
           headers: { 'Retry-After': '5' },
           transient: true,
         });
+      // the outbox keeps the key with the event: its row is the key's durable mark (engine/outbox/)
+      ex.dedupeKey = id;
       (ex.completions ??= []).push((error) => {
         // the exchange already answered: a store failure here is logged; the claim then expires
         // (inFlightTimeout) and a redelivery is processed again, with the same event id

@@ -117,3 +117,10 @@ function toRetrySettings(c: RetryConfig | undefined): RetrySettings {
     maxDelay: c?.['max-delay'] !== undefined ? Number(c['max-delay']) : undefined,
   };
 }
+
+/** `outbox:` of a step or of its event hub profile's `event:` (a placeholder gives 'true' or 'false'). */
+export const OUTBOX_SCHEMA = {
+  anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }],
+  description:
+    'write the event to the durable outbox and answer the input once it is written; the engine publishes it (default: true for routes served over HTTP, i.e. webhooks; false for AMQP and cron, whose input is durable already)',
+};

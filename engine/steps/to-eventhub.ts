@@ -5,6 +5,11 @@
 // deduplicate; publishing is therefore safe to retry. A step usually names an event hub profile
 // (`client:`, found by the loader, engine/dsl/clients.ts, and merged in by `withClient` below)
 // giving url, timeouts, retry and the event's source and version.
+//
+// Outbox mode (`outbox:`, default on for routes served over HTTP, i.e. webhooks): the event is
+// built as above, then written to the durable outbox (engine/outbox/) with the webhook's dedupe
+// key instead of being sent; the webhook is answered once the row is committed and the engine's
+// publisher sends it. A row of the same route and dedupe key already there makes it a duplicate.
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';
@@ -16,6 +21,7 @@ import { stableId } from '../core/functions.ts';
 import {
   retrySchema,
   timeoutsSchema,
+  OUTBOX_SCHEMA,
   checkedRetrySettings,
   toTimeouts,
   type RetryConfig,
@@ -34,6 +40,8 @@ import { eventPublished } from '../pipeline/tracing-detail.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings, HTTP_ONLY } from './client-profile.ts';
+import { outboxFor } from '../outbox/outbox-for.ts';
+import { webhookInput } from '../outbox/webhook-input.ts';
 
 interface ToEventHubConfig {
   url?: string;
@@ -49,6 +57,7 @@ interface ToEventHubConfig {
   timeouts?: TimeoutsConfig;
   retry?: RetryConfig;
   into?: string;
+  outbox?: boolean | 'true' | 'false';
 }
 
 export interface CloudEvent {
@@ -112,6 +121,7 @@ export default defineStep<ToEventHubConfig>({
         pattern: TARGET_PATTERN,
         description: 'where to keep the published event: body, status or vars.<name> (default: not kept)',
       },
+      outbox: OUTBOX_SCHEMA,
     },
   },
   compile(cfg, ctx) {
@@ -136,6 +146,14 @@ export default defineStep<ToEventHubConfig>({
     const routeId = ctx.route.id;
     const keep = cfg.into ? compileTarget(cfg.into) : undefined;
     const dataschema = cfg.version ? `urn:${source}:${cfg.type}:${cfg.version}` : undefined;
+    const from = ctx.route.from;
+    const outbox =
+      !ctx.services.lintOnly &&
+      !ctx.services.outboxOff &&
+      (cfg.outbox === undefined ? from?.kind === 'http' : cfg.outbox === true || cfg.outbox === 'true')
+        ? outboxFor(ctx.services)
+        : undefined;
+    outbox?.register(routeId, { timeouts, retry });
 
     return describeStep(
       async (ex: Exchange) => {
@@ -166,6 +184,57 @@ export default defineStep<ToEventHubConfig>({
           data,
         };
         const body = JSON.stringify(event);
+        if (outbox) {
+          const headers: Record<string, string> = {
+            'content-type': 'application/cloudevents+json',
+            'x-correlation-id': ex.correlationId,
+          };
+          if (event.traceparent) headers.traceparent = event.traceparent;
+          if (event.tracestate) headers.tracestate = event.tracestate;
+          const input = webhookInput(ex, from);
+          let written: 'inserted' | 'duplicate' | 'unavailable';
+          try {
+            written = await outbox.insert({
+              route: routeId,
+              dedupeKey: ex.dedupeKey,
+              orderKey: event.subject ?? ex.dedupeKey ?? event.id,
+              eventId: event.id,
+              eventType: event.type,
+              url,
+              headers,
+              event: body,
+              inputBody: input.body,
+              inputHeaders: input.headers,
+              inputContext: input.context,
+              traceId: event.traceparent?.split('-')[1],
+              correlationId: ex.correlationId,
+            });
+          } catch (e) {
+            throw new PlatformError({
+              kind: 'eventhub',
+              detail: 'the outbox (durable store) did not take the event',
+              transient: true,
+              cause: e,
+            });
+          }
+          if (written === 'duplicate') {
+            // its event waits in the outbox already: the webhook was accepted before a crash
+            ex.log.info(
+              { key: ex.dedupeKey, eventId: event.id },
+              'duplicate input skipped (its event is in the outbox)',
+            );
+            ex.body = { status: 'duplicate' };
+            ex.stopped = true;
+            return;
+          }
+          if (written === 'inserted') {
+            metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'queued' });
+            ex.log.info({ eventId: event.id, type: event.type, topic: event.topic }, 'event queued in the outbox');
+            if (keep) keep(ex, event);
+            return;
+          }
+          // the store did not open: published now, as without the outbox
+        }
         const once = async (attempt: number) => {
           if (attempt > 0) {
             metrics.retries.inc({ route: routeId, target: 'eventhub' });

@@ -207,6 +207,8 @@ async function runGroup(
       simulated: simulators,
       processEnv: {},
       shutdownTimeoutMs: 1000,
+      // a case's event hub stub expects the event during the case: publish directly
+      outbox: false,
       extensions,
       logger: createLogger(wantsLogs ? 'debug' : 'silent', logs),
     });

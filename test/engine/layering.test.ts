@@ -25,6 +25,7 @@ const LAYERS = [
   'amqp', // AMQP client helpers
   'pipeline', // exchanges, compiled routes and step lists, spans, error templates
   'store', // what replicas remember (memory, Redis)
+  'outbox', // webhook events written durably, then published (publisher.ts)
   'steps', // step kinds
   'http', // the HTTP server, OpenAPI
   'sources', // source kinds (http, amqp, cron, direct)

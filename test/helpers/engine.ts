@@ -28,6 +28,8 @@ export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promis
     port: 0,
     logger: createLogger((process.env.LOG_LEVEL as any) ?? 'silent'),
     shutdownTimeoutMs: 2000,
+    // the tests of webhook routes expect the event during the request (the outbox's own tests turn it on)
+    outbox: false,
     ...opts,
     // the gateway reads the tool files under routes/gateway, so the default project loads whole
     extensions: [sandbox, ...(opts.extensions ?? [gatewayExtension()])],
