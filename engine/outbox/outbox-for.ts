@@ -15,7 +15,7 @@ export interface Outbox {
   /** registers (or replaces, on reload) how a route's events are sent */
   register(route: string, target: RouteTarget): void;
   /**
-   * writes an event: `duplicate` when its route and dedupe key are there already; `unavailable` when
+   * writes an event: `duplicate` when it waits already (same route, dedupe key and event id); `unavailable` when
    * the durable store could not be opened (the step then publishes directly, as without the outbox)
    */
   insert(entry: OutboxEntry): Promise<'inserted' | 'duplicate' | 'unavailable'>;

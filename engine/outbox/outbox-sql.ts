@@ -8,7 +8,10 @@ type Query = Pick<SqlClient, 'query'>;
 export interface OutboxEntry {
   route: string;
   routeVersion?: string;
-  /** the key the dedupe step claimed; its (route, key) is unique while the row waits */
+  /**
+   * the key the dedupe step claimed; (route, key, event id) is unique while the row waits, so the
+   * row is the key's durable mark (one webhook may give several events: one per split item)
+   */
   dedupeKey?: string;
   /** events of one key are published in order of arrival */
   orderKey: string;
@@ -31,13 +34,13 @@ export interface PendingEntry extends OutboxEntry {
   createdAt: Date;
 }
 
-/** Inserts the entry; false when a row with its route and dedupe key is there already (a duplicate). */
+/** Inserts the entry; false when a row with its route, dedupe key and event id waits already (a duplicate). */
 export async function insertEntry(sql: Query, e: OutboxEntry): Promise<boolean> {
   const { rows } = await sql.query(
     `INSERT INTO outbox (route, route_version, dedupe_key, order_key, event_id, event_type, url, headers, event,
        input_body, input_headers, input_context, trace_id, correlation_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb, $13, $14)
-     ON CONFLICT (route, dedupe_key) DO NOTHING
+     ON CONFLICT (route, dedupe_key, event_id) DO NOTHING
      RETURNING seq`,
     [
       e.route,

@@ -9,7 +9,7 @@
 // Outbox mode (`outbox:`, default on for routes served over HTTP, i.e. webhooks): the event is
 // built as above, then written to the durable outbox (engine/outbox/) with the webhook's dedupe
 // key instead of being sent; the webhook is answered once the row is committed and the engine's
-// publisher sends it. A row of the same route and dedupe key already there makes it a duplicate.
+// publisher sends it. A row of the same route, dedupe key and event id waiting already makes it a duplicate.
 
 import { randomUUID } from 'node:crypto';
 import { defineStep } from './step-kind.ts';

@@ -57,6 +57,29 @@ steps:
         body: "{ 'status': 'accepted', 'eventId': vars.event.id }"
 `;
 
+// one webhook, one event per item: each its own row under the webhook's one dedupe key
+const SPLIT_ROUTE = `id: hook-split
+from:
+  http:
+    method: POST
+    path: /split
+    raw-body: true
+steps:
+  - dedupe:
+      key: "headers.'webhook-id'"
+  - split:
+      items: body.items
+      steps:
+        - to-eventhub:
+            client: hub
+            type: com.example.item
+            id: "'item-' & $string(body)"
+            subject: "'items'"
+  - set:
+      values:
+        body: "{ 'status': 'accepted' }"
+`;
+
 /** The project's files: `outbox` as the connector's event hub profile says it (absent: the default). */
 export function webhookProject(hubUrl: string, outbox?: boolean, store: 'embedded' | { schema: string } = 'embedded') {
   const env =
@@ -73,6 +96,7 @@ export function webhookProject(hubUrl: string, outbox?: boolean, store: 'embedde
 ${outbox === undefined ? '' : `      outbox: ${outbox}\n`}    retry: { enabled: true, max-retries: 1, delay: 10, statuses: "503" }
 `,
     'routes/hooks/hook.yaml': ROUTE,
+    'routes/hooks/split.yaml': SPLIT_ROUTE,
   });
 }
 

@@ -42,13 +42,13 @@ it('two publishers on one schema publish each event once, in order of arrival pe
     });
     expect(inserted).toBe(true);
   }
-  // the same route and dedupe key again: the row is the dedupe mark
+  // the same route, dedupe key and event id again: the row is the dedupe mark
   expect(
     await insertEntry(b.sql, {
       route: 'hook',
       dedupeKey: 'ev-0',
       orderKey: 'x',
-      eventId: 'other',
+      eventId: 'ev-0',
       eventType: 't',
       url: hub.url,
       headers: {},

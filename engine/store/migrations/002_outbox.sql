@@ -22,7 +22,7 @@ CREATE TABLE outbox (
   attempts       integer NOT NULL DEFAULT 0,
   created_at     timestamptz NOT NULL DEFAULT now(),
   last_error     text,
-  CONSTRAINT outbox_dedupe UNIQUE (route, dedupe_key)
+  CONSTRAINT outbox_dedupe UNIQUE (route, dedupe_key, event_id)
 );
 
 CREATE INDEX outbox_order ON outbox (order_key, seq);
