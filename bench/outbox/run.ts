@@ -107,7 +107,7 @@ async function round(mode: Mode, p: Proc, n: number, record: boolean): Promise<v
 const ticks0 = cpuTicks();
 try {
   for (const m of MODES)
-    engines.set(m, await spawnUrl(['--import', 'tsx', 'bench/outbox/engine.ts', m, hubUrl, schema]));
+    engines.set(m, await spawnUrl(['--import', 'tsx', 'bench/outbox/engine.ts', m, hubUrl, schema], {}, 120_000));
   for (const m of MODES) await round(m, engines.get(m)!, Math.min(500, WEBHOOKS), false);
   for (let i = 0; i < ROUNDS; i++) for (const m of MODES) await round(m, engines.get(m)!, WEBHOOKS, true);
 } finally {

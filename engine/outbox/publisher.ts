@@ -62,7 +62,7 @@ export class OutboxPublisher {
   constructor(
     private readonly store: DurableStore,
     private readonly http: HttpClients,
-    metrics: Metrics,
+    private readonly metrics: Metrics,
     private readonly log: Logger,
     opts: PublisherOptions = {},
   ) {
@@ -164,10 +164,13 @@ export class OutboxPublisher {
         if (o.ok) {
           done.push(row.seq);
           this.published.inc({ route: row.route });
+          // the route's own event counter too, as a direct publication counts it
+          this.metrics.events.inc({ route: row.route, type: row.eventType, outcome: 'published' });
         } else if (o.permanent) {
           await this.recordRefusal(row, o);
           done.push(row.seq);
           this.failed.inc({ route: row.route });
+          this.metrics.events.inc({ route: row.route, type: row.eventType, outcome: 'failed' });
         } else {
           firstFailure ??= o.detail;
           await noteAttempt(tx, row.seq, o.detail);

@@ -1,5 +1,6 @@
-// Two publishers (two replicas' stores on one PostgreSQL schema) drain one outbox together: each
-// event reaches the event hub once, and the events of one key in order of arrival.
+// The outbox publisher on PostgreSQL: two publishers (two replicas' stores on one schema) drain one
+// outbox together, each event reaching the event hub once and the events of one key in order of
+// arrival; while the hub is down the rows stay and the publisher backs off, logging once.
 
 import { afterAll, expect, it } from 'vitest';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
@@ -14,6 +15,7 @@ import { PG_URL, dropSchema, uniqueSchema } from '../store/helpers.ts';
 import { startHub, until } from './helpers.ts';
 
 const schema = uniqueSchema('outbox2');
+const NO_RETRY = { enabled: false, maxRetries: 0, delay: 10, multiplier: 2, statuses: [] };
 const stores: DurableStore[] = [];
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -86,5 +88,48 @@ it('two publishers on one schema publish each event once, in order of arrival pe
   for (let k = 0; k < 7; k++) {
     const order = hub.events.filter((e) => e.subject === `key-${k}`).map((e) => e.data.n);
     expect(order).toEqual([...order].sort((x, y) => x - y));
+  }
+});
+
+it('while the hub is down: rows stay, attempts grow with backoff, one log line when failing and one on recovery', async () => {
+  const hub = await startHub(503);
+  const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 2 });
+  stores.push(store);
+  for (let i = 0; i < 5; i++)
+    await insertEntry(store.sql, {
+      route: 'down',
+      dedupeKey: `down-${i}`,
+      orderKey: `down-${i}`,
+      eventId: `down-${i}`,
+      eventType: 't',
+      url: hub.url,
+      headers: {},
+      event: JSON.stringify({ id: `down-${i}` }),
+      inputHeaders: {},
+      inputContext: {},
+    });
+  const lines: { msg: string }[] = [];
+  const log = createLogger('info', { write: (s: string) => void lines.push(JSON.parse(s)) });
+  const p = new OutboxPublisher(store, new HttpClients(), new Metrics(false), log, {
+    pollMs: 10,
+    backoffMs: 20,
+    maxBackoffMs: 80,
+  });
+  p.routes.set('down', { timeouts: DEFAULT_TIMEOUTS, retry: NO_RETRY });
+  try {
+    p.start();
+    await until(() => hub.posts >= 25);
+    const { rows } = await store.sql.query("SELECT min(attempts)::int AS a FROM outbox WHERE route = 'down'");
+    expect(Number(rows[0].a)).toBeGreaterThanOrEqual(3);
+    expect(lines.map((l) => l.msg)).toEqual(['outbox: the event hub does not accept events; they wait in the outbox']);
+    hub.status = 200;
+    await until(async () => (await countEntries(store.sql)) === 0 && hub.events.length >= 5);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'outbox: the event hub does not accept events; they wait in the outbox',
+      'outbox: publishing to the event hub again',
+    ]);
+  } finally {
+    await p.stop();
+    await hub.close();
   }
 });
