@@ -10,7 +10,7 @@ import { PG_URL } from '../store/helpers.ts';
 
 export interface Hub {
   url: string;
-  /** the status it answers every POST with */
+  /** the status it answers every POST with; 0: it never answers (a hub that hangs) */
   status: number;
   /** the events it accepted (2xx), in order of arrival */
   events: { id: string; subject?: string; data: any }[];
@@ -27,13 +27,18 @@ export async function startHub(status = 200): Promise<Hub> {
     req.on('end', () => {
       hub.posts++;
       const s = hub.status;
+      if (s === 0) return;
       if (s >= 200 && s < 300) hub.events.push(JSON.parse(text));
       res.writeHead(s, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   hub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
-  hub.close = () => new Promise((r) => server.close(() => r()));
+  hub.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return hub;
 }
 

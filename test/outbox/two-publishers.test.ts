@@ -2,6 +2,8 @@
 // outbox together, each event reaching the event hub once and the events of one key in order of
 // arrival; while the hub is down the rows stay and the publisher backs off, logging once.
 
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, expect, it } from 'vitest';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
 import type { DurableStore } from '../../engine/store/durable.ts';
@@ -131,5 +133,51 @@ it('while the hub is down: rows stay, attempts grow with backoff, one log line w
   } finally {
     await p.stop();
     await hub.close();
+  }
+});
+
+it('a replica SIGKILLed mid-batch: its transaction rolls back and another replica publishes its rows', async () => {
+  const hub = await startHub(0);
+  const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 2 });
+  stores.push(store);
+  for (let i = 0; i < 20; i++)
+    await insertEntry(store.sql, {
+      route: 'hook',
+      dedupeKey: `kill-${i}`,
+      orderKey: `kill-${i % 4}`,
+      eventId: `kill-${i}`,
+      eventType: 't',
+      url: hub.url,
+      headers: {},
+      event: JSON.stringify({ id: `kill-${i}`, subject: `kill-${i % 4}`, data: { n: i } }),
+      inputHeaders: {},
+      inputContext: {},
+    });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/outbox/publisher-process.ts', PG_URL, schema], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const publisher = new OutboxPublisher(store, new HttpClients(), new Metrics(false), createLogger('silent'), {
+    pollMs: 20,
+  });
+  publisher.routes.set('hook', { timeouts: DEFAULT_TIMEOUTS, retry: NO_RETRY });
+  try {
+    // the child holds a batch: one row per key, its calls hanging at the hub
+    await until(() => hub.posts >= 4, 30_000);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    hub.status = 200;
+    publisher.start();
+    await until(async () => (await countEntries(store.sql)) === 0, 30_000);
+  } finally {
+    child.kill('SIGKILL');
+    await publisher.stop();
+    await hub.close();
+  }
+  const ids = hub.events.map((e) => e.id);
+  expect(new Set(ids).size).toBe(20);
+  expect(ids).toHaveLength(20);
+  for (let k = 0; k < 4; k++) {
+    const order = hub.events.filter((e) => e.subject === `kill-${k}`).map((e) => e.data.n);
+    expect(order).toEqual([...order].sort((x, y) => x - y));
   }
 });
