@@ -24,9 +24,11 @@ export function webhookInput(ex: Exchange, from: RouteInfo['from']): WebhookInpu
   }
   const query: Record<string, string> = {};
   for (const [k, v] of Object.entries(ex.query)) if (v !== undefined) query[k] = String(v);
-  const path = (from?.path ?? '').replace(/:([A-Za-z0-9_]+)/g, (m, p: string) =>
-    ex.params[p] !== undefined ? encodeURIComponent(ex.params[p]) : m,
-  );
+  // the request's path: the route's template (`/webhooks/{id}`) with its parameters filled in
+  const path = (from?.path ?? '').replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}|:([A-Za-z_][A-Za-z0-9_]*)/g, (m, a, b) => {
+    const v = ex.params[(a ?? b) as string];
+    return v !== undefined ? encodeURIComponent(v) : m;
+  });
   const body = ex.rawBody
     ? ex.rawBody.toString('utf8')
     : ex.body === undefined

@@ -46,7 +46,7 @@ const ROUTE = `id: hook
 from:
   http:
     method: POST
-    path: /hook/:tenant
+    path: /hook/{tenant}
     raw-body: true
 steps:
   - dedupe:
