@@ -1,6 +1,7 @@
 // `engine failed list|show|replay|discard|history`: the failed exchanges of the environment's
 // durable store (its engine.store settings, ENGINE_STORE_POSTGRES_URL), browsed masked, replayed
-// through the routes as they are now (run in this process: no source, no listener), discarded,
+// through the routes as they are now (run in this process: no source, no listener; a route with
+// problems does not load, and its records are refused, not run), discarded,
 // and every act audited (engine/store/replay.ts). Bad input is one line on stderr and exit 1,
 // with nothing changed.
 
@@ -8,7 +9,7 @@ import { userInfo } from 'node:os';
 import pino from 'pino';
 import type { Command } from 'commander';
 import { openEngine, type EngineOptions, type OpenedEngine } from '../engine.ts';
-import { DiagnosticError, formatDiagnostic, isError } from '../core/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic } from '../core/diagnostics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { compileSecrets, maskText, valuesSecrets, type Secrets } from '../observability/mask.ts';
 import { durableStoreFor, describeDurable, effectiveDurableSettings } from '../store/durable-for.ts';
@@ -73,7 +74,6 @@ async function session(
   o: FailedCommon,
   toOptions: (o: FailedCommon) => EngineOptions,
   fn: (s: Session) => Promise<number | void>,
-  runsRoutes = false,
 ): Promise<void> {
   // logs (a replayed route's warnings) go to stderr: stdout is the table or the JSON
   const logger = createLogger(
@@ -90,11 +90,6 @@ async function session(
         throw new Refused(`${e.diagnostics.length} problem(s) loading the project`);
       }
       throw e;
-    }
-    const errors = engine.diagnostics.filter(isError);
-    if (runsRoutes && errors.length) {
-      for (const d of errors) process.stderr.write(formatDiagnostic(d) + '\n');
-      throw new Refused(`${errors.length} problem(s) in the routes: fix them (engine lint) before replaying`);
     }
     let store: DurableStore;
     try {
@@ -280,67 +275,60 @@ export function registerFailedCommand(
       .option('--dry-run', 'print how many open records match, change nothing')
       .option('--as <name>', 'who acts, for the audit (default: the OS user)')
       .action((ids: string[], o: ActOpts) =>
-        session(
-          o,
-          opts,
-          async ({ engine, store }) => {
-            const actor = o.as?.trim() || defaultActor();
-            const byId = new Map(engine.routes.map((r) => [r.id, r]));
-            const host: ReplayHost = {
-              store,
-              route: (id) => byId.get(id),
-              metrics: engine.services.metrics,
-              logger: engine.services.logger,
-              actor,
-              via: 'cli',
-            };
-            const f = parseFilter({ route: o.route, code: o.code, since: o.since, until: o.until }, 'any');
-            if (ids.length) {
-              if (narrows(f) || o.allMatching)
-                throw new Refused(
-                  'give either record ids or a filter (--route, --code, --since, --until, --all-matching), not both',
-                );
-              if (o.dryRun) {
-                const n = (await Promise.all(ids.map((id) => store.getFailed(id)))).filter(
-                  (r) => r?.status === 'open',
-                ).length;
-                return out(
-                  o.json ? JSON.stringify({ matched: n }) : `${n} of ${ids.length} open; dry run, nothing changed`,
-                );
-              }
-              return one(name, host, ids, o.json);
-            }
-            if (!narrows(f) && !o.allMatching)
+        session(o, opts, async ({ engine, store }) => {
+          const actor = o.as?.trim() || defaultActor();
+          const byId = new Map(engine.routes.map((r) => [r.id, r]));
+          const host: ReplayHost = {
+            store,
+            route: (id) => byId.get(id),
+            metrics: engine.services.metrics,
+            logger: engine.services.logger,
+            actor,
+            via: 'cli',
+          };
+          const f = parseFilter({ route: o.route, code: o.code, since: o.since, until: o.until }, 'any');
+          if (ids.length) {
+            if (narrows(f) || o.allMatching)
               throw new Refused(
-                `give record ids, or a filter (--route, --code, --since, --until) or --all-matching to ${name} every open record it matches`,
+                'give either record ids or a filter (--route, --code, --since, --until, --all-matching), not both',
               );
-            const n = await countMatching(store, f);
-            if (!n) throw new Refused(`no open failed exchanges match (${describeFilter(f)}); nothing to ${name}`);
-            if (!o.json) out(`${n} open record(s) match (${describeFilter(f)})`);
-            if (o.dryRun) return out(o.json ? JSON.stringify({ matched: n }) : 'dry run: nothing changed');
-            const r = name === 'replay' ? await replayMatching(host, f) : await discardMatching(host, f);
-            if (o.json)
-              out(
-                JSON.stringify({
-                  matched: r.matched,
-                  replayed: r.replayed,
-                  failed: r.failed,
-                  refused: r.refused,
-                  records: r.records,
-                }),
+            if (o.dryRun) {
+              const n = (await Promise.all(ids.map((id) => store.getFailed(id)))).filter(
+                (r) => r?.status === 'open',
+              ).length;
+              return out(
+                o.json ? JSON.stringify({ matched: n }) : `${n} of ${ids.length} open; dry run, nothing changed`,
               );
-            else if (name === 'replay')
-              out(
-                `replayed ${r.replayed}, failed again ${r.failed}${r.refused ? `, refused ${r.refused}` : ''} (as ${actor})`,
-              );
-            else
-              out(
-                `discarded ${r.matched - r.refused}${r.refused ? `, ${r.refused} no longer open` : ''} (as ${actor})`,
-              );
-            return r.failed || r.refused ? 1 : 0;
-          },
-          name === 'replay',
-        ),
+            }
+            return one(name, host, ids, o.json);
+          }
+          if (!narrows(f) && !o.allMatching)
+            throw new Refused(
+              `give record ids, or a filter (--route, --code, --since, --until) or --all-matching to ${name} every open record it matches`,
+            );
+          const n = await countMatching(store, f);
+          if (!n) throw new Refused(`no open failed exchanges match (${describeFilter(f)}); nothing to ${name}`);
+          if (!o.json) out(`${n} open record(s) match (${describeFilter(f)})`);
+          if (o.dryRun) return out(o.json ? JSON.stringify({ matched: n }) : 'dry run: nothing changed');
+          const r = name === 'replay' ? await replayMatching(host, f) : await discardMatching(host, f);
+          if (o.json)
+            out(
+              JSON.stringify({
+                matched: r.matched,
+                replayed: r.replayed,
+                failed: r.failed,
+                refused: r.refused,
+                records: r.records,
+              }),
+            );
+          else if (name === 'replay')
+            out(
+              `replayed ${r.replayed}, failed again ${r.failed}${r.refused ? `, refused ${r.refused}` : ''} (as ${actor})`,
+            );
+          else
+            out(`discarded ${r.matched - r.refused}${r.refused ? `, ${r.refused} no longer open` : ''} (as ${actor})`);
+          return r.failed || r.refused ? 1 : 0;
+        }),
       );
 
   act('replay').description(

@@ -149,7 +149,7 @@ async function replayable(host: ReplayHost, id: string): Promise<{ rec: FailedEx
   if (!route)
     throw new ReplayRefusal(
       'route',
-      `failed exchange ${id}: its route '${rec.route}' is not loaded now; the record stays open (discard it if the route is gone for good)`,
+      `failed exchange ${id}: its route '${rec.route}' is not loaded now (removed, or it has problems: engine lint says which); the record stays open`,
       rec,
     );
   if (route.source.kind !== rec.source && !(rec.source === 'webhook' && route.source.kind === 'http'))
