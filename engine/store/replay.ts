@@ -54,7 +54,7 @@ export interface BulkResult {
 }
 
 /** Most records one bulk action takes: a filter matching more is narrowed (by time) and run again. */
-export const BULK_MAX = 10_000;
+const BULK_MAX = 10_000;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
@@ -84,7 +84,7 @@ const strings = (v: unknown): Record<string, string> =>
     : {};
 
 /** The exchange the record's source built from this input; replayOf marks it a replay. */
-export function rebuildExchange(r: FailedExchange, route: CompiledRoute, logger: Logger): Exchange {
+function rebuildExchange(r: FailedExchange, route: CompiledRoute, logger: Logger): Exchange {
   const ctx = r.context;
   const headers: Record<string, string | undefined> = { ...r.headers };
   const common = { routeId: route.id, replayOf: r.id };
