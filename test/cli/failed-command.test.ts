@@ -72,6 +72,18 @@ steps:
       type: demo.status
       data: "{ 'paymentId': body.paymentId, 'amount': body.amount, 'tenant': headers.tenant }"
 `,
+    'routes/tick.yaml': `id: tick
+values: demo
+from:
+  cron:
+    schedule: "0 0 1 1 *"
+    body: { kind: tick }
+steps:
+  - to-eventhub:
+      url: "{{hub.url}}"
+      source: demo
+      type: demo.tick
+`,
   });
   store = await openPostgresStore({ url: PG_URL, schema, poolSize: 2 });
 }, 30_000);
@@ -141,6 +153,23 @@ describe('engine failed', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(new RegExp(`failed exchange ${first.id} was already replayed by alice`));
     expect(sink.events.length).toBe(before + 2);
+  }, 60_000);
+
+  it('replays a cron run with the body it ran with', async () => {
+    const rec = await store.recordFailed({
+      route: 'tick',
+      source: 'cron',
+      code: 'GC027',
+      body: JSON.stringify({ kind: 'tick', n: 3 }),
+      context: {},
+    });
+    const before = sink.events.length;
+    const r = await dev('replay', rec.id, '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ results: [{ id: rec.id, outcome: 'replayed' }] });
+    expect(sink.events.slice(before)).toEqual([
+      expect.objectContaining({ type: 'demo.tick', data: { kind: 'tick', n: 3 } }),
+    ]);
   }, 60_000);
 
   it('runs a record once when two operators replay it at the same time', async () => {

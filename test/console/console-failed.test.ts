@@ -14,7 +14,7 @@ import { openPostgresStore } from '../../engine/store/durable-pg.ts';
 import type { DurableStore, FailedExchangeInput } from '../../engine/store/durable.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { dropSchema, PG_URL, uniqueSchema } from '../store/helpers.ts';
-import { startCountingSink, type CountingSink } from '../hubvendor-payment-inbound/helpers.ts';
+import { captureLogs, startCountingSink, type CountingSink } from '../hubvendor-payment-inbound/helpers.ts';
 
 const SECRET = 'whsec_' + Buffer.from('a-webhook-secret-of-32-bytes!!!!').toString('base64');
 const schema = uniqueSchema('console');
@@ -22,6 +22,7 @@ let sink: CountingSink;
 let store: DurableStore;
 let root: string;
 let engine: RunningEngine;
+const logs = captureLogs();
 
 const envFile = (url: string) =>
   `engine:\n  console:\n    enabled: true\n  store:\n    postgres:\n      url: ${url}\n      schema: ${schema}\nkeys: {}\nproperties: {}\n`;
@@ -34,7 +35,7 @@ function start(env: string): Promise<RunningEngine> {
     root,
     env,
     port: 0,
-    logger: createLogger('silent'),
+    logger: env === 'dev' ? logs.logger : createLogger('silent'),
     shutdownTimeoutMs: 1000,
     extensions: list,
     processEnv: {},
@@ -166,6 +167,14 @@ describe('console Failed API', () => {
     expect(events).toHaveLength(2);
     expect(events[0]!.data).toEqual({ paymentId: 'p-hook-9', amount: 7 });
     expect(events[1]!.id).toBe(events[0]!.id);
+    // the step says why it let the stale signature through
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'webhook signature verified when received',
+        replayOf: first.id,
+        webhookId: 'hook-9',
+      }),
+    );
 
     const again = await post(`/console/api/failed/${first.id}/replay`);
     expect(again.status).toBe(409);
