@@ -138,7 +138,7 @@ export function parseMapping(mapping: string | string[]): { queue: string; route
 export default defineSource<AmqpConfig>({
   kind: 'amqp',
   description:
-    'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, rejects it on a permanent one.',
+    'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, records it as a failed exchange and rejects it on a permanent one or past max-deliveries.',
   schema: {
     type: 'object',
     additionalProperties: false,

@@ -94,11 +94,11 @@ class Recorder implements FailedRecorder {
       routeVersion: route.version,
       source: input.source,
       code,
-      cause: maskText(causeOf(e), secrets, MAX_CAUSE),
-      detail: e.detail === undefined ? undefined : maskText(e.detail, secrets, MAX_CAUSE),
-      body: input.body,
-      headers: keptHeaders(input.headers, (v) => maskText(v, secrets, MAX_HEADER)),
-      context: input.context,
+      cause: noNul(maskText(causeOf(e), secrets, MAX_CAUSE)),
+      detail: e.detail === undefined ? undefined : noNul(maskText(e.detail, secrets, MAX_CAUSE)),
+      body: input.body === undefined ? undefined : noNul(input.body),
+      headers: keptHeaders(input.headers, (v) => noNul(maskText(v, secrets, MAX_HEADER))),
+      context: noNulDeep(input.context) as Record<string, unknown>,
       attempts: input.attempts ?? 1,
       firstAt: input.firstAt ?? now,
       lastAt: input.lastAt ?? now,
@@ -143,6 +143,17 @@ class Recorder implements FailedRecorder {
   }
 }
 
+// PostgreSQL text and jsonb hold no NUL character: a binary body (or a parser's message quoting it)
+// keeps its place with U+FFFD, as invalid UTF-8 bytes already have when decoded
+const noNul = (s: string): string => (s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s);
+function noNulDeep(v: unknown): unknown {
+  if (typeof v === 'string') return noNul(v);
+  if (Array.isArray(v)) return v.map(noNulDeep);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [noNul(k), noNulDeep(x)]));
+  return v;
+}
+
 /** The platform code of an error; one the route left without a code gets the engine's own by kind. */
 function codeOf(e: PlatformError): string {
   if (e.code) return e.code;
@@ -184,10 +195,7 @@ function causeOf(e: PlatformError): string {
 }
 
 /** Headers to keep: strings (lists joined), credentials dropped, the rest masked. */
-function keptHeaders(
-  headers: FailedInput['headers'],
-  mask: (v: string) => string,
-): Record<string, string> | undefined {
+function keptHeaders(headers: FailedInput['headers'], mask: (v: string) => string): Record<string, string> | undefined {
   if (!headers) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {

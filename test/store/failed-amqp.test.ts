@@ -128,7 +128,11 @@ describe('failed AMQP messages', () => {
         correlation_id: 'corr-bad-json',
         subject: 'things',
         content_type: 'application/json',
-        application_properties: { Tenant: 'acme', Authorization: 'Bearer sekret-token-123456', 'X-Api-Key': 'k-1234567' },
+        application_properties: {
+          Tenant: 'acme',
+          Authorization: 'Bearer sekret-token-123456',
+          'X-Api-Key': 'k-1234567',
+        },
         body: '{"n": 1,',
       },
       {
@@ -141,9 +145,9 @@ describe('failed AMQP messages', () => {
     ]);
     await until(async () => (await store.countFailed({ route: 'rec-inbound' })) === 2, 15_000, 'two records');
     await until(() => sink.events.length === 2, 5000, 'two events');
-    const [notJson] = await store.listFailed({ route: 'rec-inbound', code: 'GC025', limit: 10 }).then((rs) =>
-      rs.filter((r) => r.context.messageId === 'bad-json'),
-    );
+    const [notJson] = await store
+      .listFailed({ route: 'rec-inbound', code: 'GC025', limit: 10 })
+      .then((rs) => rs.filter((r) => r.context.messageId === 'bad-json'));
     expect(notJson).toMatchObject({
       route: 'rec-inbound',
       source: 'amqp',
@@ -170,7 +174,9 @@ describe('failed AMQP messages', () => {
     expect(Object.keys(notJson!.headers)).not.toContain('x-api-key');
     expect(JSON.stringify(notJson)).not.toContain('sekret-token');
 
-    const [schema] = (await store.listFailed({ route: 'rec-inbound' })).filter((r) => r.context.messageId === 'bad-schema');
+    const [schema] = (await store.listFailed({ route: 'rec-inbound' })).filter(
+      (r) => r.context.messageId === 'bad-schema',
+    );
     expect(schema).toMatchObject({ body: '{"n":"one"}', headers: { tenant: 'acme' }, code: 'GC025' });
     expect(schema!.cause).toMatch(/\/n: must be of type integer/);
 
@@ -224,4 +230,44 @@ describe('failed AMQP messages', () => {
     await store.discard(one!.id, 'test');
     expect(await (await fetch(`${engine.url}/metrics`)).text()).toMatch(/^engine_failed_exchanges_open 2$/m);
   });
+});
+
+describe('a failed message while the store is down', () => {
+  it('is released instead of rejected, logged, and stays in the queue', async () => {
+    const q = uniqueQueue('rec-down');
+    const down = captureLogs();
+    const root = tmpProject({
+      'values/demo.values.yaml': `amqp.url: ${BROKER_URL}\namqp.username: ${BROKER_USER}\namqp.password: ${BROKER_PASSWORD}\n`,
+      // nothing listens on port 1: the store cannot be reached
+      'values/environments/test.yaml': `engine:\n  store:\n    postgres:\n      url: postgres://postgres@127.0.0.1:1/test\n      schema: ${SCHEMA}\n`,
+      'routes/inbound.yaml': `${amqpFrom('rec-down', q)}steps:
+  - log: { message: got it }
+`,
+    });
+    const e = await startEngine({
+      routes: ['routes'],
+      root,
+      env: 'test',
+      port: 0,
+      logger: down.logger,
+      shutdownTimeoutMs: 2000,
+      processEnv: {},
+    });
+    try {
+      await publish(q, [{ message_id: 'not-json-down', content_type: 'application/json', body: 'nope' }]);
+      await until(
+        () => down.lines.filter((l) => l.msg?.startsWith('message released')).length >= 2,
+        10_000,
+        'releases while the store is down',
+      );
+      const line = down.lines.find((l) => /could not be recorded/.test(l.msg ?? ''));
+      expect(line).toMatchObject({ level: 'error', messageId: 'not-json-down' });
+      expect(down.lines.some((l) => l.msg?.startsWith('message rejected'))).toBe(false);
+    } finally {
+      await e.close();
+    }
+    // the message was never rejected: the broker still holds it
+    const left = await drain(q);
+    expect(left.map((m) => m.message_id)).toEqual(['not-json-down']);
+  }, 30_000);
 });
