@@ -468,6 +468,8 @@ class AmqpConsumer {
     const text = b.bytes ? b.bytes.toString('utf8') : b.text;
     /** set when the message failed for good: recorded before it is rejected */
     let failure: PlatformError | undefined;
+    /** a poison message's failed deliveries, this one included (counted by countFailure) */
+    let poisonCount: number | undefined;
     let ex: ReturnType<typeof createExchange> | undefined;
     try {
       if (!messageId) log.warn('message has no message_id: the event id is derived from the body hash');
@@ -519,6 +521,7 @@ class AmqpConsumer {
             reason = `poison message: failed on each of ${delivered} deliveries (max-deliveries ${this.c.maxDeliveries}); last: ${reason}`;
             outcome = { outcome: 'rejected', condition: 'amqp:internal-error', description: reason };
             failure = out.error;
+            poisonCount = delivered;
           } else outcome = { outcome: 'released' };
         } else {
           reason = reasonOf(out.error);
@@ -543,7 +546,8 @@ class AmqpConsumer {
               correlationId: messageIdString(message.correlation_id),
               content: this.c.content,
             },
-            attempts: Math.max(seen?.count ?? 1, 1),
+            // the failed deliveries counted before, and this one
+            attempts: poisonCount ?? (seen?.count ?? 0) + 1,
             firstAt: seen?.firstAt,
             correlationId,
             ex,

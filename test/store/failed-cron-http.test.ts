@@ -110,7 +110,8 @@ describe('failed cron runs and HTTP requests', () => {
     });
     expect(res.status).toBe(502);
     await res.text();
-    // recorded before the request ended
+    // recorded once the answer is written
+    await until(async () => (await store.countFailed({ route: 'rec-http-on' })) === 1, 5000, 'the HTTP record');
     const recs = await store.listFailed({ route: 'rec-http-on' });
     expect(recs).toHaveLength(1);
     expect(recs[0]).toMatchObject({
