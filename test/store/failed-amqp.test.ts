@@ -29,6 +29,7 @@ import { PG_URL, dropSchema, uniqueSchema } from './helpers.ts';
 const Q_IN = uniqueQueue('rec-in');
 const Q_POISON = uniqueQueue('rec-poison');
 const Q_OUTAGE = uniqueQueue('rec-outage');
+const Q_ATMOST = uniqueQueue('rec-atmost');
 const SCHEMA = uniqueSchema('rec_amqp');
 const EVENT = 'com.example.test.v1.Thing';
 
@@ -89,6 +90,12 @@ beforeAll(async () => {
       method: POST
       url: "{{vendor.url}}"
 `,
+    'routes/atmost.yaml': `${amqpFrom('rec-atmost', Q_ATMOST, '    transacted: false\n')}steps:
+  - to-http:
+      name: vendor
+      method: POST
+      url: "{{vendor.url}}"
+`,
     'routes/outage.yaml': `${amqpFrom('rec-outage', Q_OUTAGE, '    max-deliveries: 2\n')}steps:
   - to-eventhub:
       url: "{{outage.url}}"
@@ -105,7 +112,7 @@ beforeAll(async () => {
     shutdownTimeoutMs: 2000,
     processEnv: {},
   });
-  await until(() => logs.lines.filter((l) => l.msg === 'AMQP connected').length === 3, 10_000, 'three consumers');
+  await until(() => logs.lines.filter((l) => l.msg === 'AMQP connected').length === 4, 10_000, 'four consumers');
   store = await durableStoreFor(engine.services);
 });
 
@@ -219,16 +226,26 @@ describe('failed AMQP messages', () => {
     expect(await store.countFailed({ route: 'rec-outage' })).toBe(0);
   }, 30_000);
 
+  it('with transacted: false records any failure: the message was accepted on arrival', async () => {
+    const before = vendorCalls;
+    await publish(Q_ATMOST, [{ message_id: 'atmost-1', content_type: 'application/json', body: '{"n":3}' }]);
+    await until(async () => (await store.countFailed({ route: 'rec-atmost' })) === 1, 10_000, 'the record');
+    const [rec] = await store.listFailed({ route: 'rec-atmost' });
+    expect(rec).toMatchObject({ source: 'amqp', code: 'GC027', attempts: 1, body: '{"n":3}' });
+    expect(vendorCalls - before).toBe(1); // never redelivered
+    expect(await drain(Q_ATMOST)).toEqual([]);
+  }, 20_000);
+
   it('counts records per route and code, and the open records in a gauge', async () => {
     const res = await fetch(`${engine.url}/metrics`);
     const text = await res.text();
     expect(text).toContain('engine_failed_exchanges_total{route="rec-inbound",code="GC025"} 2');
     expect(text).toContain('engine_failed_exchanges_total{route="rec-poison",code="GC027"} 1');
-    expect(text).toMatch(/^engine_failed_exchanges_open 3$/m);
+    expect(text).toMatch(/^engine_failed_exchanges_open 4$/m);
     // an operator discards one: the next scrape counts it
     const [one] = await store.listFailed({ route: 'rec-poison' });
     await store.discard(one!.id, 'test');
-    expect(await (await fetch(`${engine.url}/metrics`)).text()).toMatch(/^engine_failed_exchanges_open 2$/m);
+    expect(await (await fetch(`${engine.url}/metrics`)).text()).toMatch(/^engine_failed_exchanges_open 3$/m);
   });
 });
 
