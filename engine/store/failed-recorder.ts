@@ -52,7 +52,7 @@ const MAX_HEADER = 8192;
 const CREDENTIAL_HEADER = /signature|subscription-key|api[-_]?key|session|set-cookie|x-auth/i;
 
 /** Whether a header is dropped from a record: it carries (or may carry) a credential. */
-export function isCredentialHeader(name: string): boolean {
+function isCredentialHeader(name: string): boolean {
   return isSecretHeader(name) || CREDENTIAL_HEADER.test(name);
 }
 
