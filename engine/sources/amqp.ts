@@ -516,7 +516,7 @@ class AmqpConsumer {
           failure = out.error;
         } else if (out.error.transient) {
           reason = reasonOf(out.error);
-          const delivered = this.countFailure(stableMessageId, message, out.error);
+          const delivered = this.countFailure(stableMessageId, out.error);
           if (delivered !== undefined && this.c.maxDeliveries > 0 && delivered >= this.c.maxDeliveries) {
             reason = `poison message: failed on each of ${delivered} deliveries (max-deliveries ${this.c.maxDeliveries}); last: ${reason}`;
             outcome = { outcome: 'rejected', condition: 'amqp:internal-error', description: reason };
@@ -580,15 +580,15 @@ class AmqpConsumer {
 
   /**
    * Counts a delivery that failed transiently; returns how many deliveries of the message failed
-   * so far, or undefined when this failure does not count (the event hub is down). Quorum queues
-   * count deliveries themselves (delivery_count): the larger of the two is taken.
+   * so far, or undefined when this failure does not count (the event hub is down). A broker's own
+   * delivery_count is not taken: where it is kept, it counts the releases of an outage too.
    */
-  private countFailure(id: string, message: Message, error: PlatformError): number | undefined {
+  private countFailure(id: string, error: PlatformError): number | undefined {
     if (eventHubOutage(error)) return undefined;
     const seen = this.failures.get(id);
     this.failures.delete(id);
     const entry = {
-      count: Math.max((seen?.count ?? 0) + 1, (message.delivery_count ?? 0) + 1),
+      count: (seen?.count ?? 0) + 1,
       firstAt: seen?.firstAt ?? new Date(),
     };
     this.failures.set(id, entry);
