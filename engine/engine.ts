@@ -23,7 +23,7 @@ import type { DirectCall, DirectResult, EngineServices } from './pipeline/compil
 import { HttpServer } from './http/server.ts';
 import { ENGINE_PATHS, type ReservedPath } from './http/route-paths.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './reload/reload.ts';
-import { fingerprintRoutes } from './reload/reload-diff.ts';
+import { fingerprintRoutes, setRouteVersions } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
 import { EngineTracing } from './pipeline/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -488,8 +488,11 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     },
   };
   try {
+    // versions before the sources start: the first failed exchange already names its route's
+    const fingerprints = fingerprintRoutes(routes, p.values, services.root);
+    setRouteVersions(routes, fingerprints);
     const { handles } = await startSources(routes, http, services);
-    live = { ...live, handles, fingerprints: fingerprintRoutes(routes, p.values, services.root) };
+    live = { ...live, handles, fingerprints };
     releaseParses();
     for (const x of opts.extensions ?? []) await x.start?.(engine);
     const port = opts.port ?? services.settings.server.port;
