@@ -44,7 +44,7 @@ export interface FailedRecorder {
 }
 
 /** Longest cause, detail and header value kept (masked), characters. */
-const MAX_CAUSE = 2000;
+export const MAX_CAUSE = 2000;
 const MAX_HEADER = 8192;
 
 // credential headers of callers and vendors beyond isSecretHeader's: signatures, API and
@@ -155,7 +155,7 @@ function noNulDeep(v: unknown): unknown {
 }
 
 /** The platform code of an error; one the route left without a code gets the engine's own by kind. */
-function codeOf(e: PlatformError): string {
+export function codeOf(e: PlatformError): string {
   if (e.code) return e.code;
   switch (e.kind) {
     case 'validation':
@@ -178,7 +178,7 @@ function codeOf(e: PlatformError): string {
 }
 
 /** The raw cause in words: kind and detail, the vendor's status, code and body, field errors, the causes below. */
-function causeOf(e: PlatformError): string {
+export function causeOf(e: PlatformError): string {
   const parts = [`${e.kind}: ${e.detail ?? e.title}`];
   if (e.vendorStatus !== undefined)
     parts.push(`vendor status ${e.vendorStatus}${e.vendorCode ? ` (${e.vendorCode})` : ''}`);

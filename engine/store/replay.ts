@@ -10,8 +10,10 @@ import { createExchange, type Exchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { maskText } from '../observability/mask.ts';
+import { logSecrets } from '../observability/logger.ts';
 import { PlatformError } from '../core/errors.ts';
 import type { DurableStore, FailedExchange, FailedFilter } from './durable.ts';
+import { causeOf, codeOf, MAX_CAUSE } from './failed-recorder.ts';
 
 /** What a replay runs on: the store, the routes as they are now, and who asks. */
 export interface ReplayHost {
@@ -179,12 +181,14 @@ async function runOne(host: ReplayHost, id: string): Promise<ReplayResult> {
     ex.log.info({ replayOf: id, actor: host.actor }, 'failed exchange replayed');
     return { outcome: 'replayed', record: await host.store.finishReplay(id, host.actor, { ok: true }) };
   }
+  // the new cause in the words and masking the sources record it with (failed-recorder.ts)
   const err = out.error;
+  const secrets = logSecrets(host.logger);
   const record = await host.store.finishReplay(id, host.actor, {
     ok: false,
-    code: err.code ?? err.kind,
-    cause: maskText(err.message),
-    detail: err.detail === undefined ? undefined : maskText(err.detail),
+    code: codeOf(err),
+    cause: maskText(causeOf(err), secrets, MAX_CAUSE),
+    detail: err.detail === undefined ? undefined : maskText(err.detail, secrets, MAX_CAUSE),
     correlationId: ex.correlationId,
   });
   return { outcome: 'failed', record };
