@@ -195,6 +195,18 @@ describe('console Failed API', () => {
     ]);
   });
 
+  it('runs a record once when two operators press replay at the same time', async () => {
+    const rec = await store.recordFailed(httpRecord('race-1'));
+    const before = sink.events.length;
+    const answers = await Promise.all([
+      post(`/console/api/failed/${rec.id}/replay`, {}, { 'x-console-user': 'op-a' }),
+      post(`/console/api/failed/${rec.id}/replay`, {}, { 'x-console-user': 'op-b' }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(sink.events.length - before).toBe(1);
+    expect(await store.listAudit({ record: rec.id })).toHaveLength(1);
+  });
+
   it('discards one record and in bulk after a dry run; refusals change nothing', async () => {
     const a = await store.recordFailed(httpRecord('d-1', { route: 'gone-v1' }));
     const b = await store.recordFailed(httpRecord('d-2', { route: 'gone-v1' }));
