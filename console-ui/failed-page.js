@@ -9,6 +9,8 @@ import { FailedHistory } from './failed-history.js';
 import { FailedRecord } from './failed-record.js';
 
 const STATUSES = ['open', 'replaying', 'replayed', 'discarded'];
+/** `any` is said, not left out: the API lists the open records when no status is given */
+const statusOf = (s) => (STATUSES.includes(s) || s === 'any' ? s : 'open');
 const WINDOWS = [
   ['', 'any time'],
   ['15m', 'last 15 minutes'],
@@ -35,7 +37,7 @@ function FailedList({ query }) {
   const [filters, setFilters] = useState({
     route: query.get('route') ?? '',
     code: query.get('code') ?? '',
-    status: query.get('status') ?? 'open',
+    status: statusOf(query.get('status')),
     since: WINDOWS.some(([w]) => w === query.get('since')) ? (query.get('since') ?? '') : '',
   });
   const [data, setData] = useState(/** @type {any} */ (undefined));
@@ -102,11 +104,12 @@ function FailedList({ query }) {
     <${Operator} name=${operator} onChange=${setOperator} />
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
       ${field('route', 'route')} ${field('code', 'code')}
-      ${choice('status', 'status', [...STATUSES.map((s) => [s, s]), ['', 'any']])} ${choice('since', 'failed', WINDOWS)}
+      ${choice('status', 'status', [...STATUSES.map((s) => [s, s]), ['any', 'any']])}
+      ${choice('since', 'failed', WINDOWS)}
       <button type="button" class="secondary" onClick=${reload}>Refresh</button>
     </form>
     ${
-      filters.status === 'open' || filters.status === ''
+      filters.status === 'open' || filters.status === 'any'
         ? html`<${Bulk}
             filters=${filters}
             operator=${operator}
@@ -264,7 +267,13 @@ function Bulk({ filters, operator, onDone }) {
   </div>`;
 }
 
+/** `Replayed 18 of 20; 1 failed again and stays open; 1 was taken by someone else meanwhile.` */
 function outcomeText(action, r) {
-  if (action === 'discard') return `Discarded ${r.matched - (r.failed ?? 0)} of ${r.matched}.`;
-  return `Replayed ${r.replayed} of ${r.matched}${r.failed ? `; ${r.failed} failed again and stay open` : ''}.`;
+  const refused = r.refused ?? 0;
+  const others = refused
+    ? `; ${refused} ${refused === 1 ? 'was' : 'were'} no longer open (taken or settled meanwhile)`
+    : '';
+  if (action === 'discard') return `Discarded ${r.matched - refused} of ${r.matched}${others}.`;
+  const failed = r.failed ? `; ${r.failed} failed again and ${r.failed === 1 ? 'stays' : 'stay'} open` : '';
+  return `Replayed ${r.replayed} of ${r.matched}${failed}${others}.`;
 }
