@@ -195,6 +195,9 @@ function Bulk({ filters, operator, onDone }) {
       code: filters.code || undefined,
       since: sinceOf(filters.since),
     };
+    // no filter at all is every open record: the API wants that said
+    const all = !body.route && !body.code && !body.since;
+    if (all) Object.assign(body, { allMatching: true });
     setBusy(true);
     setMessage(undefined);
     try {
