@@ -48,6 +48,11 @@ export interface CompiledRoute {
   output?: OutputCheck;
   /** the engine's tracing (EngineServices.tracing; absent: never traced) */
   tracing?: EngineTracing;
+  /**
+   * `sha256:<hex>`: digest of what the route is built from (its file, the files it names, its
+   * values as they resolve), set once per load from the reload fingerprint; failed exchanges keep it
+   */
+  version?: string;
 }
 
 export interface Outcome {
