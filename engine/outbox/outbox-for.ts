@@ -8,6 +8,8 @@
 import type { EngineServices } from '../pipeline/compile-context.ts';
 import type { DurableStore } from '../store/durable.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
+import { failedRecorderFor } from '../store/failed-recorder.ts';
+import { PlatformError } from '../core/errors.ts';
 import { insertEntry, type OutboxEntry } from './outbox-sql.ts';
 import { OutboxPublisher, type PublisherOptions, type RouteTarget } from './publisher.ts';
 
@@ -44,13 +46,31 @@ export function outboxFor(services: EngineServices): Outbox {
   const open = (): Promise<Opened | undefined> =>
     durableStoreFor(services).then(
       (store) => {
-        const publisher = new OutboxPublisher(
-          store,
-          services.http,
-          services.metrics,
-          services.logger,
-          outboxOptions.get(services.onClose),
-        );
+        const recorder = failedRecorderFor(services);
+        const publisher = new OutboxPublisher(store, services.http, services.metrics, services.logger, {
+          // the sources' recorder: masked cause, credentials dropped, engine_failed_exchanges_total
+          recordRefusal: async (row, refusal) => {
+            await recorder.record(
+              { id: row.route, version: row.routeVersion },
+              {
+                source: 'http',
+                error: new PlatformError({
+                  kind: 'eventhub',
+                  vendorStatus: refusal.status,
+                  detail: `the event hub refused event ${row.eventId}: ${refusal.detail}`,
+                  transient: false,
+                }),
+                body: row.inputBody,
+                headers: row.inputHeaders,
+                context: row.inputContext,
+                attempts: row.attempts + 1,
+                firstAt: row.createdAt,
+                correlationId: row.correlationId,
+              },
+            );
+          },
+          ...outboxOptions.get(services.onClose),
+        });
         for (const [r, t] of targets) publisher.routes.set(r, t);
         if (!stopped) publisher.start();
         if (state === 'down')

@@ -33,6 +33,18 @@ export interface PublisherOptions {
   /** first and largest wait after a batch that could not publish, ms */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Records an event the hub refused for good as a failed exchange (the engine's failed-exchange
+   * recorder: masked, counted, logged); default: the store's recordFailed as is.
+   */
+  recordRefusal?: (row: PendingEntry, refusal: Refusal) => Promise<void>;
+}
+
+/** A permanent refusal of an event by the hub. */
+export interface Refusal {
+  status?: number;
+  /** what the hub answered, masked */
+  detail: string;
 }
 
 const NO_RETRY: RetrySettings = { enabled: false, maxRetries: 0, delay: 200, multiplier: 2, statuses: [] };
@@ -58,6 +70,7 @@ export class OutboxPublisher {
   private backoff = 0;
   private failing = false;
   private readonly abort = new AbortController();
+  private readonly recordRefusal: (row: PendingEntry, refusal: Refusal) => Promise<void>;
 
   constructor(
     private readonly store: DurableStore,
@@ -70,6 +83,7 @@ export class OutboxPublisher {
     this.batch = opts.batch ?? 50;
     this.backoffMs = opts.backoffMs ?? 500;
     this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+    this.recordRefusal = opts.recordRefusal ?? ((row, o) => this.recordInStore(row, o));
     // every call of a batch listens to the one signal that stops them
     setMaxListeners(0, this.abort.signal);
     const r = metrics.registry;
@@ -168,6 +182,10 @@ export class OutboxPublisher {
           this.metrics.events.inc({ route: row.route, type: row.eventType, outcome: 'published' });
         } else if (o.permanent) {
           await this.recordRefusal(row, o);
+          this.log.warn(
+            { route: row.route, eventId: row.eventId, correlationId: row.correlationId, status: o.status },
+            'outbox: the event hub refused an event; kept as a failed exchange',
+          );
           done.push(row.seq);
           this.failed.inc({ route: row.route });
           this.metrics.events.inc({ route: row.route, type: row.eventType, outcome: 'failed' });
@@ -246,7 +264,7 @@ export class OutboxPublisher {
   }
 
   /** A refused event: its webhook becomes a failed exchange, as the sources record one. */
-  private async recordRefusal(row: PendingEntry, o: Outcome & { ok: false }): Promise<void> {
+  private async recordInStore(row: PendingEntry, o: Refusal): Promise<void> {
     await this.store.recordFailed({
       route: row.route,
       routeVersion: row.routeVersion,
@@ -263,9 +281,5 @@ export class OutboxPublisher {
       traceId: row.traceId,
       correlationId: row.correlationId,
     });
-    this.log.warn(
-      { route: row.route, eventId: row.eventId, correlationId: row.correlationId, status: o.status },
-      'outbox: the event hub refused an event; kept as a failed exchange',
-    );
   }
 }

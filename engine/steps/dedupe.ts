@@ -55,6 +55,13 @@ export default defineStep<DedupeConfig>({
     });
     const reply = cfg.reply ?? { status: 'duplicate' };
     const decide = (ex: Exchange, id: string, c: Claim): void => {
+      if (c.state === 'done' && ex.replayOf) {
+        // a replay of a failed exchange runs although its key is done: the webhook was answered 2xx
+        // and its event then refused by the hub (the outbox), so nothing of it got through
+        ex.log.info({ key: id, replayOf: ex.replayOf }, 'dedupe: key already processed; running the replay');
+        ex.dedupeKey = id;
+        return;
+      }
       if (c.state === 'done') {
         ex.log.info({ key: id }, 'duplicate input skipped');
         ex.body = structuredClone(reply);

@@ -184,7 +184,8 @@ export default defineStep<ToEventHubConfig>({
           data,
         };
         const body = JSON.stringify(event);
-        if (outbox) {
+        // a replay publishes during its run: its outcome is the hub's answer
+        if (outbox && !ex.replayOf) {
           const headers: Record<string, string> = {
             'content-type': 'application/cloudevents+json',
             'x-correlation-id': ex.correlationId,

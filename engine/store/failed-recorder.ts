@@ -35,12 +35,15 @@ export interface FailedInput {
   ex?: Exchange;
 }
 
+/** What a record names of its route: its id and version (the outbox publisher knows no more). */
+export type RecordedRoute = Pick<CompiledRoute, 'id' | 'version'>;
+
 export interface FailedRecorder {
   /**
    * Records the input; undefined for a replay's exchange (the replay settles its own record).
    * Rejects when the store cannot be reached: the caller keeps the input (an AMQP release).
    */
-  record(route: CompiledRoute, input: FailedInput): Promise<FailedExchange | undefined>;
+  record(route: RecordedRoute, input: FailedInput): Promise<FailedExchange | undefined>;
 }
 
 /** Longest cause, detail and header value kept (masked), characters. */
@@ -80,7 +83,7 @@ class Recorder implements FailedRecorder {
 
   constructor(private readonly services: EngineServices) {}
 
-  async record(route: CompiledRoute, input: FailedInput): Promise<FailedExchange | undefined> {
+  async record(route: RecordedRoute, input: FailedInput): Promise<FailedExchange | undefined> {
     if (input.ex?.replayOf) return undefined;
     const { services } = this;
     const secrets = logSecrets(services.logger);

@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEngine } from '../../engine/engine.ts';
 import { durableStoreFor } from '../../engine/store/durable-for.ts';
 import { countEntries } from '../../engine/outbox/outbox-sql.ts';
+import { replayOne } from '../../engine/store/replay.ts';
 import { dropSchema, uniqueSchema } from '../store/helpers.ts';
 import { deliver, startHub, startWebhookEngine, until, webhookProject, type Hub } from './helpers.ts';
 
@@ -120,6 +121,23 @@ for (const store of ['embedded', 'postgres'] as const) {
       expect(JSON.stringify(rec)).not.toContain('secret-token-123');
       const metrics = await fetch(`${engine.url}/metrics`).then((r) => r.text());
       expect(metrics).toMatch(/engine_outbox_failed_total\{route="hook"\} 1/);
+      expect(metrics).toMatch(/engine_failed_exchanges_total\{route="hook",code="GC027"\} 1/);
+      // replayed once the hub takes it: the replay publishes during its run, not through the outbox
+      hub.status = 200;
+      const r = await replayOne(
+        {
+          store: durable,
+          route: (id) => engine!.routes.find((x) => x.id === id),
+          metrics: engine.services.metrics,
+          logger: engine.services.logger,
+          actor: 'test',
+          via: 'test',
+        },
+        rec.id,
+      );
+      expect(r.outcome).toBe('replayed');
+      expect(hub.events.map((e) => e.id)).toEqual(['bad-1']);
+      expect(await pending(engine)).toBe(0);
     });
   });
 }
