@@ -97,6 +97,8 @@ describe('a to-eventhub step naming an event hub profile', () => {
       port: 0,
       logger: createLogger('silent'),
       processEnv: {},
+      // the publication during the request is what this checks (the outbox: test/outbox/)
+      outbox: false,
       set: { 'eventhub-url': `${hub.url}/hub/` },
     });
   });
