@@ -51,18 +51,15 @@ export default defineStep<ChoiceConfig>({
     },
   },
   compile(cfg, ctx) {
-    // with coverage asked for (route tests), a branch counts when it is taken, steps or none
+    // with coverage asked for (route tests), a branch counts when it is taken, steps or none; the
+    // report shows a condition as written in the file (placeholders unresolved), not as compiled
     const branch = (p: Pipeline, at: (string | number)[], label: string): Pipeline => {
       const point = ctx.point('branch', at, label);
       return point ? counted(p, point) : p;
     };
     const branches: [Expression, Pipeline, boolean][] = cfg.when.map((b, i) => [
       ctx.expr(b.condition, ['when', i, 'condition']),
-      branch(
-        pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing),
-        ['when', i],
-        `when ${b.condition}`,
-      ),
+      branch(pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing), ['when', i], 'when'),
       b.stop === true,
     ]);
     const otherwise: Pipeline | undefined = cfg.otherwise

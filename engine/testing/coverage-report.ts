@@ -41,24 +41,47 @@ function percent(reached: number, total: number): number {
   return Math.min(99.9, Math.max(0.1, Math.round((reached / total) * 1000) / 10));
 }
 
-/** The line of each point, from its file as it is now (files that no longer parse give line 1). */
-function liner(): (file: string, path: CoveragePoint['path']) => number {
+/** The value at `path` of a parsed file (undefined where there is none). */
+function at(value: unknown, path: (string | number)[]): unknown {
+  let v = value;
+  for (const k of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+const short = (s: string) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
+
+/**
+ * Where a point is written and what it says there, as written (placeholders unresolved): a `when`
+ * shows its condition, a step what it calls (`to-http hubvendor-forex`).
+ */
+function reader(): (p: CoveragePoint) => { line: number; label: string } {
   const files = new Map<string, YamlSource | undefined>();
-  return (file, path) => {
-    if (!files.has(file)) {
+  return (p) => {
+    if (!files.has(p.file)) {
       try {
-        files.set(file, parseYamlFile(file));
+        files.set(p.file, parseYamlFile(p.file));
       } catch {
-        files.set(file, undefined);
+        files.set(p.file, undefined);
       }
     }
-    const src = files.get(file);
-    return src ? locate(src, path).line : 1;
+    // a file that no longer parses (edited since) gives line 1
+    const src = files.get(p.file);
+    if (!src) return { line: 1, label: p.label };
+    let label = p.label;
+    if (p.kind === 'branch' && p.label === 'when') {
+      const v = at(src.value, [...p.path, 'condition']);
+      if (typeof v === 'string') label = `when ${short(v)}`;
+    } else if (p.kind === 'step') {
+      const cfg = at(src.value, [...p.path, p.label]);
+      const name = ['name', 'client', 'route'].map((k) => at(cfg, [k])).find((v) => typeof v === 'string');
+      if (name) label = `${p.label} ${short(name as string)}`;
+    }
+    return { line: locate(src, p.path).line, label };
   };
 }
 
 export function coverageReport(points: CoveragePoint[]): CoverageReport {
-  const line = liner();
+  const read = reader();
   const byRoute = new Map<string, CoveragePoint[]>();
   for (const p of points) {
     const list = byRoute.get(p.route) ?? [];
@@ -81,14 +104,7 @@ export function coverageReport(points: CoveragePoint[]): CoverageReport {
       const c = r[KINDS[p.kind]];
       c.total++;
       if (p.hits) c.reached++;
-      else
-        r.missed.push({
-          kind: p.kind,
-          file: p.file,
-          line: line(p.file, p.path),
-          path: formatPath(p.path),
-          label: p.label,
-        });
+      else r.missed.push({ kind: p.kind, file: p.file, path: formatPath(p.path), ...read(p) });
     }
     r.missed.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.path.length - b.path.length);
     r.percent = percent(list.filter((p) => p.hits).length, list.length);
