@@ -51,6 +51,11 @@ export interface CompiledRoute {
   tracing?: EngineTracing;
   /** one per handler, counting the errors it took (only with `engine test --coverage`) */
   handlerPoints?: CoveragePoint[];
+  /**
+   * `sha256:<hex>`: digest of what the route is built from (its file, the files it names, its
+   * values as they resolve), set once per load from the reload fingerprint; failed exchanges keep it
+   */
+  version?: string;
 }
 
 export interface Outcome {
