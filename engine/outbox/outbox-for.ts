@@ -11,7 +11,7 @@ import { durableStoreFor } from '../store/durable-for.ts';
 import { failedRecorderFor } from '../store/failed-recorder.ts';
 import { PlatformError } from '../core/errors.ts';
 import { insertEntry, type OutboxEntry } from './outbox-sql.ts';
-import { OutboxPublisher, type PublisherOptions, type RouteTarget } from './publisher.ts';
+import { OutboxPublisher, type RouteTarget } from './publisher.ts';
 
 export interface Outbox {
   /** registers (or replaces, on reload) how a route's events are sent */
@@ -21,12 +21,7 @@ export interface Outbox {
    * the durable store could not be opened (the step then publishes directly, as without the outbox)
    */
   insert(entry: OutboxEntry): Promise<'inserted' | 'duplicate' | 'unavailable'>;
-  /** the publisher, once the store is open (tests) */
-  publisher(): Promise<OutboxPublisher | undefined>;
 }
-
-/** Publisher options of an engine's outbox (tests shorten the poll and backoff). */
-export const outboxOptions = new WeakMap<EngineServices['onClose'], PublisherOptions>();
 
 /** how long after a failed open the store is tried again, ms */
 const REOPEN_MS = 30_000;
@@ -69,7 +64,6 @@ export function outboxFor(services: EngineServices): Outbox {
               },
             );
           },
-          ...outboxOptions.get(services.onClose),
         });
         for (const [r, t] of targets) publisher.routes.set(r, t);
         if (!stopped) publisher.start();
@@ -114,7 +108,6 @@ export function outboxFor(services: EngineServices): Outbox {
       if (inserted) p.publisher.wake();
       return inserted ? 'inserted' : 'duplicate';
     },
-    publisher: () => current.then((p) => p?.publisher),
   };
   outboxes.set(services.onClose, o);
   return o;

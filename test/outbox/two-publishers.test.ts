@@ -4,6 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
 import type { DurableStore } from '../../engine/store/durable.ts';
@@ -16,6 +17,7 @@ import { DEFAULT_TIMEOUTS } from '../../engine/outbound/http-client.ts';
 import { PG_URL, dropSchema, uniqueSchema } from '../store/helpers.ts';
 import { startHub, until } from './helpers.ts';
 
+const PUBLISHER_PROCESS = fileURLToPath(new URL('./publisher-process.ts', import.meta.url));
 const schema = uniqueSchema('outbox2');
 const NO_RETRY = { enabled: false, maxRetries: 0, delay: 10, multiplier: 2, statuses: [] };
 const stores: DurableStore[] = [];
@@ -154,7 +156,7 @@ it('a replica SIGKILLed mid-batch: its transaction rolls back and another replic
       inputHeaders: {},
       inputContext: {},
     });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/outbox/publisher-process.ts', PG_URL, schema], {
+  const child = spawn(process.execPath, ['--import', 'tsx', PUBLISHER_PROCESS, PG_URL, schema], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const publisher = new OutboxPublisher(store, new HttpClients(), new Metrics(false), createLogger('silent'), {
