@@ -260,7 +260,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean, resolveKeys = !li
       services,
       routes: loaded.routes,
       // the keys to set first: what else they break is not said again
-      diagnostics: [...values.missing.diagnostics(), ...diagnostics, ...loaded.diagnostics],
+      diagnostics: [...values.missing.diagnostics(opts.secretsDir), ...diagnostics, ...loaded.diagnostics],
       closers,
       simulators,
       simulatorUrls: supplied ?? {},
@@ -448,7 +448,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
             values,
             services: next,
             ...loaded,
-            diagnostics: [...values.missing.diagnostics(), ...loaded.diagnostics],
+            diagnostics: [...values.missing.diagnostics(opts.secretsDir), ...loaded.diagnostics],
           };
         },
         commit: async (next, values, nextServices) => {

@@ -52,7 +52,7 @@ export function collectSet(v: string, prev: Record<string, string>): Record<stri
   const i = v.indexOf('=');
   if (i <= 0)
     throw new InvalidArgumentError(
-      `--set expects key=value (a property or an environmental key), e.g. --set hubvendor-base-url=https://hub.example.test`,
+      `--set expects key=value (a property or an environmental key), e.g. --set vendor-base-url=https://vendor.example.test`,
     );
   return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
 }

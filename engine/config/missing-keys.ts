@@ -3,6 +3,7 @@
 // key was a diagnostic of its own, and so was every client, step and route the missing value broke
 // (a production start without keys printed 42 diagnostics for 15 keys).
 
+import { existsSync } from 'node:fs';
 import type { Diagnostic } from '../core/diagnostics.ts';
 import { EnvKeys } from './env-keys.ts';
 
@@ -43,12 +44,13 @@ export class MissingKeys {
     if (usedAt && !m.uses.some((u) => place(u) === place(usedAt))) m.uses.push(usedAt);
   }
 
-  get size(): number {
-    return this.misses.size;
-  }
-
-  /** One diagnostic per key, at the first values file line naming it, in the order they were met. */
-  diagnostics(): Diagnostic[] {
+  /**
+   * One diagnostic per key, at the first values file line naming it, in the order they were met.
+   * `secretsDir`: the --secrets directory, named in each when it does not exist (an image runs with
+   * one that only a deployment mounts: not a problem while no key is missing)
+   */
+  diagnostics(secretsDir?: string): Diagnostic[] {
+    const gone = secretsDir && !existsSync(secretsDir) ? ` (the --secrets directory ${secretsDir} does not exist)` : '';
     return [...this.misses].map(([id, m]) => {
       const [first, ...more] = m.properties;
       const used = m.uses.length
@@ -62,7 +64,7 @@ export class MissingKeys {
         };
       return {
         ...first.at,
-        message: `environmental key '${id}' ${m.problem ?? 'is not set'} (property '${first.name}'${used}${also}); ${EnvKeys.howToSet(id)}`,
+        message: `environmental key '${id}' ${m.problem ?? 'is not set'} (property '${first.name}'${used}${also}); ${EnvKeys.howToSet(id)}${gone}`,
       };
     });
   }

@@ -313,16 +313,6 @@ function coerce(v: string): unknown {
 }
 
 export function loadValues(opts: LoadValuesOptions): ValuesSet {
-  // a secrets directory that is not there would only show as every secret key missing
-  if (opts.secretsDir && !existsSync(opts.secretsDir))
-    throw new DiagnosticError([
-      {
-        file: opts.secretsDir,
-        line: 1,
-        col: 1,
-        message: '--secrets: no such directory (one file per environmental key)',
-      },
-    ]);
   const environment = loadEnvironment(opts.dir, opts.env);
   const parsed: [string, YamlSource][] = [];
   const diags: Diagnostic[] = [];

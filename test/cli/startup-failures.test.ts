@@ -55,7 +55,7 @@ describe('start-up failures a user causes: one line, exit 1', () => {
     ],
     [
       ['--set', 'hubvendor-base-url'],
-      "error: option '--set <key=value>' argument 'hubvendor-base-url' is invalid. --set expects key=value (a property or an environmental key), e.g. --set hubvendor-base-url=https://hub.example.test",
+      "error: option '--set <key=value>' argument 'hubvendor-base-url' is invalid. --set expects key=value (a property or an environmental key), e.g. --set vendor-base-url=https://vendor.example.test",
     ],
     [['--prot', '8080'], "error: unknown option '--prot'\n(Did you mean --port?)"],
   ])(
@@ -86,16 +86,22 @@ describe('start-up failures a user causes: one line, exit 1', () => {
     );
   }, 60_000);
 
-  it('a route folder or a secrets directory that is not there is a diagnostic, not an empty start', async () => {
+  it('a route folder that is not there is a diagnostic, not an empty start; a --secrets directory that is not there is named with the keys it did not give', async () => {
     saysOnly(
       await engineCli(['run', 'routes/hubvendor-foreign-exchang', '--port', '0'], { env: KEYS }),
       "routes/hubvendor-foreign-exchang:1:1 no such route file or folder; did you mean 'hubvendor-foreign-exchange'?\n" +
         'engine: 1 problem(s); not starting',
     );
-    const lint = await engineCli(['lint', 'routes/hubvendor-foreign-exchange', '--secrets', 'no-such-secrets']);
-    expect(lint).toMatchObject({
-      code: 1,
-      stdout: 'no-such-secrets:1:1 --secrets: no such directory (one file per environmental key)\n1 problem(s)\n',
+    const args = ['lint', 'routes/hubvendor-foreign-exchange', '--env', 'staging', '--secrets', 'no-such-secrets'];
+    const lint = await engineCli(args, { env: { HUBVENDOR_BASE_URL: undefined } });
+    expect(lint.code).toBe(1);
+    expect(lint.stdout).toMatch(
+      /^values\/foreign-exchange-v1\.values\.yaml:6:12 environmental key 'hubvendor-base-url' is not set .* or pass --set hubvendor-base-url=\.\.\. \(the --secrets directory no-such-secrets does not exist\)\n1 problem\(s\)\n$/,
+    );
+    // an image's --secrets directory, which only a deployment mounts, is no problem while no key is missing
+    expect(await engineCli(args, { env: { HUBVENDOR_BASE_URL: 'https://hub.example.test' } })).toMatchObject({
+      code: 0,
+      stdout: 'no problems\n',
     });
   }, 60_000);
 });
