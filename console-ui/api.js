@@ -2,22 +2,35 @@
 // Events at /console/api/stream): each exchange as it starts and ends, route metrics.
 
 /**
- * GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail.
+ * GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail, with the
+ * answer's status as the error's `status`.
  * @param {string} path
- * @param {{ method?: string, body?: unknown }} [init]
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string> }} [init]
  * @returns {Promise<any>} the answer's JSON
  */
-export async function api(path, { method = 'GET', body } = {}) {
+export async function api(path, { method = 'GET', body, headers = {} } = {}) {
   const res = await fetch(`/console/api/${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const data = text ? JSON.parse(text) : undefined;
-  if (!res.ok) throw new Error(data?.detail ?? data?.error ?? `${res.status} ${res.statusText}`);
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined; // a proxy's HTML error page: the status says enough
+  }
+  if (!res.ok)
+    throw Object.assign(new Error(data?.detail ?? data?.error ?? `${res.status} ${res.statusText}`), {
+      status: res.status,
+    });
   return data;
 }
+
+/** Sent on window after a replay or discard from this page: the navigation's open count reloads. */
+export const FAILED_CHANGED = 'console:failed-changed';
+export const failedChanged = () => dispatchEvent(new Event(FAILED_CHANGED));
 
 const listeners = { exchange: new Set(), metrics: new Set(), status: new Set() };
 let source;

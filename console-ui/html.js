@@ -23,3 +23,5 @@ export const fmtMs = (ms) =>
       ? `${(ms / 1000).toFixed(2)} s`
       : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 export const fmtTime = (epoch) => new Date(epoch).toLocaleTimeString();
+/** Date and time (failed records and audit entries span days), from epoch ms or an ISO text. */
+export const fmtDateTime = (t) => (t === undefined || t === null ? '–' : new Date(t).toLocaleString());

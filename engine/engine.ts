@@ -24,7 +24,7 @@ import type { DirectCall, DirectResult, EngineServices } from './pipeline/compil
 import { HttpServer } from './http/server.ts';
 import { ENGINE_PATHS, type ReservedPath } from './http/route-paths.ts';
 import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadResult } from './reload/reload.ts';
-import { fingerprintRoutes } from './reload/reload-diff.ts';
+import { fingerprintRoutes, setRouteVersions } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
 import { EngineTracing } from './pipeline/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -326,6 +326,65 @@ export async function loadForListing(
   return { routes: p.routes, diagnostics: p.diagnostics, values: p.values };
 }
 
+/** Runs a route for a `direct` source or a to-direct step: `lookup` gives the route as it is now. */
+function directCaller(
+  lookup: (id: string) => CompiledRoute | undefined,
+  services: EngineServices,
+): (id: string, init: DirectCall) => Promise<DirectResult> {
+  return (id, init) => {
+    const route = lookup(id);
+    if (!route) return Promise.reject(new PlatformError({ kind: 'config', detail: `no route '${id}'` }));
+    const correlationId = init.correlationId ?? randomUUID();
+    const ex = createExchange({
+      routeId: id,
+      correlationId,
+      body: init.body,
+      headers: init.headers,
+      query: init.query,
+      params: init.params,
+      user: init.user,
+      logger: services.logger,
+      signal: init.signal,
+    });
+    // the outcome mapped inside runRoute's own promise (no async function of our own around it)
+    return runRoute(route, ex, services.metrics, (out) => {
+      services.metrics.route(id).request(out.error ? out.error.status : ex.status);
+      if (out.error) throw out.error;
+      return { status: ex.status, body: ex.body, headers: ex.responseHeaders };
+    });
+  };
+}
+
+export interface OpenedEngine {
+  routes: CompiledRoute[];
+  services: EngineServices;
+  values: ValuesSet;
+  /** lint's findings: a caller that runs routes refuses on an error */
+  diagnostics: Diagnostic[];
+  close(): Promise<void>;
+}
+
+/**
+ * The project as a run loads it (extensions prepared, routes compiled, direct calls wired) with no
+ * source, listener or tracing started: `engine failed replay` runs routes in the CLI's own process.
+ */
+export async function openEngine(opts: EngineOptions): Promise<OpenedEngine> {
+  const p = await prepare(opts, false);
+  setLogSecrets(p.services.logger, compileSecrets(valuesSecrets(p.values)));
+  const byId = new Map(p.routes.map((r) => [r.id, r]));
+  p.services.callRoute = directCaller((id) => byId.get(id), p.services);
+  return {
+    routes: p.routes,
+    services: p.services,
+    values: p.values,
+    diagnostics: p.diagnostics,
+    close: async () => {
+      for (const c of p.closers.reverse()) await c();
+      await p.services.http.close();
+    },
+  };
+}
+
 export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
   // the route files parsed to compile them are parsed once more to fingerprint them: shared instead
   const releaseParses = shareYamlParses();
@@ -373,28 +432,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     await closeAll();
     throw e;
   }
-  const call = (id: string, init: DirectCall): Promise<DirectResult> => {
-    const route = live.byId.get(id);
-    if (!route) return Promise.reject(new PlatformError({ kind: 'config', detail: `no route '${id}'` }));
-    const correlationId = init.correlationId ?? randomUUID();
-    const ex = createExchange({
-      routeId: id,
-      correlationId,
-      body: init.body,
-      headers: init.headers,
-      query: init.query,
-      params: init.params,
-      user: init.user,
-      logger: services.logger,
-      signal: init.signal,
-    });
-    // the outcome mapped inside runRoute's own promise (no async function of our own around it)
-    return runRoute(route, ex, services.metrics, (out) => {
-      services.metrics.route(id).request(out.error ? out.error.status : ex.status);
-      if (out.error) throw out.error;
-      return { status: ex.status, body: ex.body, headers: ex.responseHeaders };
-    });
-  };
+  const call = directCaller((id) => live.byId.get(id), services);
   services.callRoute = call;
   let started = false;
   const http: HttpServer = new HttpServer({
@@ -504,8 +542,11 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     },
   };
   try {
+    // versions before the sources start: the first failed exchange already names its route's
+    const fingerprints = fingerprintRoutes(routes, p.values, services.root);
+    setRouteVersions(routes, fingerprints);
     const { handles } = await startSources(routes, http, services);
-    live = { ...live, handles, fingerprints: fingerprintRoutes(routes, p.values, services.root) };
+    live = { ...live, handles, fingerprints };
     releaseParses();
     for (const x of opts.extensions ?? []) await x.start?.(engine);
     const port = opts.port ?? services.settings.server.port;

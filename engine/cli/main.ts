@@ -1,4 +1,4 @@
-// The `engine` command: run, lint, routes, schema, errors, --version (and the extensions' commands:
+// The `engine` command: run, lint, routes, schema, errors, failed, --version (and the extensions' commands:
 // the gateway's keys and tools, those of the program's own extensions).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { registerTestCommand } from './test-command.ts';
 import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
 import { registerErrorsCommand } from './errors-command.ts';
+import { registerFailedCommand } from './failed-command.ts';
 import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
 
 /** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
@@ -185,6 +186,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerEvalCommand(program);
   registerClientsCommand(program);
   registerErrorsCommand(program, extensions);
+  registerFailedCommand(program, common, (o) => engineOptions(o.routes, o, extensions));
   registerCommands(program, extensions);
   try {
     await program.parseAsync(argv);

@@ -3,7 +3,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { simulating, type CliExtension } from './extensions.ts';
 
 interface TestOpts {
@@ -11,6 +11,16 @@ interface TestOpts {
   secrets?: string;
   filter?: string;
   reporter: 'text' | 'json';
+  coverage?: boolean;
+  coverageJson?: string;
+  coverageMin?: number;
+}
+
+function percentArg(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw new InvalidArgumentError(`a percentage from 0 to 100, got '${v}'`);
+  return n;
 }
 
 export function registerTestCommand(program: Command, extensions: CliExtension[]): void {
@@ -22,11 +32,18 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
     .option('--secrets <dir>', 'directory of secret files, one per environmental key')
     .option('--filter <text>', 'only cases whose name (or "file name") contains the text, or matches /regex/')
     .addOption(new Option('--reporter <kind>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--coverage', 'report per route the steps, choice branches and on-exception handlers the cases reached')
+    .option('--coverage-json <file>', 'write the coverage report as JSON to the file (implies --coverage)')
+    .option('--coverage-min <percent>', 'exit 1 when less of all points is reached (implies --coverage)', percentArg)
     .action(async (dirs: string[], o: TestOpts) => {
       const { runRouteTests } = await import('../testing/runner.ts');
       const { textLine, summary, jsonReport } = await import('../testing/report.ts');
+      const { Coverage } = await import('../pipeline/coverage.ts');
+      const { coverageReport, coverageText } = await import('../testing/coverage-report.ts');
       const started = performance.now();
       const simulators = simulating(extensions);
+      const wantsCoverage = !!(o.coverage || o.coverageJson || o.coverageMin !== undefined);
+      const counts = wantsCoverage ? new Coverage() : undefined;
       const results = await runRouteTests({
         paths: dirs,
         valuesDir: o.values,
@@ -36,14 +53,29 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
         simulators,
         extensions: extensions.filter((x) => x !== simulators),
         onResult: o.reporter === 'text' ? (r) => process.stdout.write(textLine(r) + '\n') : undefined,
+        coverage: counts,
       });
       const ms = performance.now() - started;
-      process.stdout.write((o.reporter === 'json' ? jsonReport(results, ms) : summary(results, ms)) + '\n');
+      const coverage = counts && coverageReport(counts.all());
+      if (coverage && o.coverageJson) {
+        mkdirSync(dirname(o.coverageJson), { recursive: true });
+        writeFileSync(o.coverageJson, JSON.stringify(coverage, null, 2) + '\n');
+      }
+      if (o.reporter === 'json') process.stdout.write(jsonReport(results, ms, coverage) + '\n');
+      else {
+        if (coverage) process.stdout.write(coverageText(coverage) + '\n');
+        process.stdout.write(summary(results, ms) + '\n');
+      }
       process.exitCode = results.some((r) => !r.ok) ? 1 : results.length ? 0 : 1;
       if (!results.length && o.reporter === 'text')
         process.stderr.write(
           `engine test: no test cases found under ${dirs.join(', ')}${o.filter ? ` matching '${o.filter}'` : ''}\n`,
         );
+      // the threshold is on the exact share of all points, not on the rounded percent shown
+      if (coverage && o.coverageMin !== undefined && coverage.reached * 100 < o.coverageMin * coverage.total) {
+        process.stderr.write(`engine test: coverage ${coverage.percent}% is below --coverage-min ${o.coverageMin}\n`);
+        process.exitCode = 1;
+      }
     });
 
   program

@@ -44,7 +44,10 @@ export interface StoreSettings {
   redis?: { url: string; prefix: string; commandTimeout: number };
   /** how long an exchange may hold an in-flight claim (a dedupe key) before another may take it, ms */
   inFlightTimeout: number;
-  /** the durable store (engine/store/durable.ts) on PostgreSQL; without it, embedded (PGlite in `embedded.dir`) */
+  /**
+   * the durable store (engine/store/durable.ts) on PostgreSQL; without a URL (here or in
+   * ENGINE_STORE_POSTGRES_URL), embedded (PGlite in `embedded.dir`)
+   */
   postgres?: { url: string; schema: string; poolSize: number };
   /** the embedded durable store's data folder, relative to the project */
   embedded?: { dir: string };
@@ -303,13 +306,15 @@ export function readEngineSettings(
     }
     settings.store = {
       inFlightTimeout: v.store.inFlightTimeout ?? STORE_DEFAULTS.inFlightTimeout,
-      postgres: pgUrl
-        ? {
-            url: pgUrl,
-            schema: v.store.postgres?.schema ?? DURABLE_DEFAULTS.schema,
-            poolSize: v.store.postgres?.poolSize ?? DURABLE_DEFAULTS.poolSize,
-          }
-        : undefined,
+      // schema and pool size hold for a URL from the process environment too (ENGINE_STORE_POSTGRES_URL)
+      postgres:
+        pgUrl || v.store.postgres
+          ? {
+              url: pgUrl ?? '',
+              schema: v.store.postgres?.schema ?? DURABLE_DEFAULTS.schema,
+              poolSize: v.store.postgres?.poolSize ?? DURABLE_DEFAULTS.poolSize,
+            }
+          : undefined,
       embedded: v.store.embedded?.dir ? { dir: v.store.embedded.dir } : undefined,
       redis: r?.url
         ? {

@@ -16,6 +16,7 @@ import { parseTryInput, tryTool } from './try-tool.ts';
 import { isContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
 import { ConsoleHosts } from './hosts.ts';
+import { consoleActor, failedApi } from './failed-api.ts';
 
 export interface ConsoleHost {
   engine: () => RunningEngine;
@@ -180,7 +181,13 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     }),
   );
 
-  const api = async (method: string, path: string, query: URLSearchParams, body: unknown): Promise<Answer> => {
+  const api = async (
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: unknown,
+    actor: string,
+  ): Promise<Answer> => {
     const e = host.engine();
     if (method === 'GET' && path === 'overview') {
       return {
@@ -240,6 +247,9 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
       }
       return panel.handle(method, p[2], Object.fromEntries(query), body);
     }
+    // failed exchanges: browse, replay, discard, audit (failed-api.ts)
+    const failed = await failedApi(e, method, path, query, body, actor);
+    if (failed) return failed;
     throw notFound(`no console API ${method} /console/api/${path}`);
   };
 
@@ -257,7 +267,9 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
         }
       }
       try {
-        json(res, await api(method, url.pathname.slice('/console/api/'.length), url.searchParams, body));
+        // the operator the page names, for the audit of a replay or discard
+        const actor = consoleActor(req.headers['x-console-user']);
+        json(res, await api(method, url.pathname.slice('/console/api/'.length), url.searchParams, body, actor));
       } catch (err) {
         if (err instanceof PlatformError) return writeProblem(res, err, correlationId, url.pathname);
         throw err;

@@ -30,6 +30,7 @@ import type { Step } from '../steps/step-kind.ts';
 import type { CompiledRoute, ExceptionHandler, RouteMeta } from '../pipeline/route.ts';
 import { describeStep } from '../pipeline/tracing.ts';
 import type { Expression } from '../expressions/expressions.ts';
+import { counted } from '../pipeline/coverage.ts';
 import { guarded } from '../steps/guard.ts';
 import {
   compileTemplate,
@@ -417,6 +418,19 @@ function compileRoute(
     });
   }
   if (errs.length) throw new DiagnosticError(errs);
+  const coverage = services.lintOnly ? undefined : services.coverage;
+  const handlerFile = inherits ? connector!.src.file : src.file;
+  const handlerPoints = coverage
+    ? handlers.map((h, i) =>
+        coverage.point(
+          route.id,
+          handlerFile,
+          'handler',
+          ['on-exception', i],
+          h.when ? `when ${matchText(h.when)}` : 'any error',
+        ),
+      )
+    : undefined;
   return {
     id: route.id,
     file: src.file,
@@ -431,6 +445,7 @@ function compileRoute(
     pipeline: pipeline(steps, services.tracing),
     handlers,
     tracing: services.tracing,
+    ...(handlerPoints ? { handlerPoints } : {}),
     ...(output ? { output } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
     ...(raw.values === undefined && values ? { valuesFrom: connector!.src.file } : {}),
@@ -552,7 +567,10 @@ function compileStep(
     }
   }
   // named by its kind and place, for trace spans
-  const compiled = sk.compile(config, ctx);
+  let compiled = sk.compile(config, ctx);
+  // with coverage asked for (route tests), the step counts when it runs (a guarded one: when its `if` held)
+  const point = parent.rebase(path).point('step', [], kind);
+  if (point) compiled = counted(compiled, point);
   const step = describeStep(guard ? guarded(guard, compiled) : compiled, kind, [...path, kind]);
   // the first input schema a top-level step (run whatever the input) gives describes the route's input (OpenAPI, MCP)
   if (sk.inputSchema && path.length === 2 && !guard && !meta.inputSchema) {
@@ -645,6 +663,13 @@ function compileHandlers(
     out.push(handler);
   });
   return out;
+}
+
+/** A handler's `when` in a line: `status 404, vendorCode E1|E2`. */
+function matchText(when: ExceptionHandler['when'] & object): string {
+  return Object.entries(when)
+    .map(([k, v]) => `${k} ${([] as unknown[]).concat(v).join('|')}`)
+    .join(', ');
 }
 
 /** Problems of an error template (a JSON file) said at their line in it. */

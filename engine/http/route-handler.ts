@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { PlatformError, toPlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
-import { createExchange } from '../pipeline/exchange.ts';
+import { createExchange, type Exchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { correlationIdFrom, writeProblem } from './answers.ts';
@@ -21,6 +21,19 @@ export interface RouteHandlerConfig {
   'body-limit'?: number;
   status?: number;
   'raw-body'?: boolean;
+  /** called after an answer >= 500 has been written (`record-failures: true`); the request ends once it resolves */
+  onFailure?: (f: HttpFailure) => Promise<void>;
+}
+
+/** A request the route answered with a status >= 500. */
+export interface HttpFailure {
+  error: PlatformError;
+  ex: Exchange;
+  method: string;
+  /** the request path, without the query */
+  path: string;
+  headers: IncomingMessage['headers'];
+  raw?: Buffer;
 }
 
 export interface HandlerHost {
@@ -140,7 +153,20 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
       const out = await runRoute(route, ex, host.metrics);
       if (out.error) {
         status = out.error.status;
-        return writeProblem(res, out.error, correlationId, undefined, host.closing());
+        writeProblem(res, out.error, correlationId, undefined, host.closing());
+        if (status >= 500 && cfg.onFailure) {
+          const url = req.url ?? '';
+          const q = url.indexOf('?');
+          await cfg.onFailure({
+            error: out.error,
+            ex,
+            method: req.method ?? cfg.method,
+            path: q < 0 ? url : url.slice(0, q),
+            headers: req.headers,
+            raw,
+          });
+        }
+        return;
       }
       status = ex.status;
       const headers: Record<string, string | number> = { ...ex.responseHeaders, 'x-correlation-id': correlationId };

@@ -68,6 +68,11 @@ export function setLogSecrets(logger: Logger, secrets: Secrets): void {
   if (r) r.secrets = secrets;
 }
 
+/** The secret values `logger` masks (what setLogSecrets registered): other text bound for a reader masks them too. */
+export function logSecrets(logger: Logger): Secrets {
+  return registered.get(logger)?.secrets ?? NO_SECRETS;
+}
+
 const LOG_LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 /** The level LOG_LEVEL names: unset or empty (`LOG_LEVEL=` in a manifest) is `info`; case and spaces do not matter. */

@@ -1,6 +1,6 @@
 // Prometheus metrics of one engine instance (its own registry, so tests can run several engines).
 
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { FastCounter, FastGauge, FastHistogram, type CounterChild } from './metric-types.ts';
 
 export class Metrics {
@@ -14,6 +14,13 @@ export class Metrics {
   readonly events: FastCounter<'route' | 'type' | 'outcome'>;
   readonly messages: FastCounter<'route' | 'queue' | 'outcome'>;
   readonly inFlight: FastGauge<'route'>;
+  readonly failedExchanges: FastCounter<'route' | 'code'>;
+  readonly failedOpen: Gauge;
+  /**
+   * The open failed exchanges as the durable store counts them, read at each scrape; undefined
+   * while this engine has not opened its store (a scrape never opens it). Set by store/failed-recorder.ts.
+   */
+  countOpenFailed?: () => Promise<number | undefined>;
 
   constructor(defaults = true) {
     const r = this.registry;
@@ -63,6 +70,24 @@ export class Metrics {
       r,
     );
     this.inFlight = new FastGauge('engine_exchanges_in_flight', 'Exchanges being processed', ['route'], r);
+    this.failedExchanges = new FastCounter(
+      'engine_failed_exchanges_total',
+      'Inputs that failed for good and were recorded as failed exchanges, per route and platform code',
+      ['route', 'code'],
+      r,
+    );
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    this.failedOpen = new Gauge({
+      name: 'engine_failed_exchanges_open',
+      help: 'Failed exchanges waiting for an operator (open records of the durable store)',
+      registers: [r],
+      // one count query per scrape, never per request; the recorder also sets it after each record
+      async collect() {
+        const n = await self.countOpenFailed?.().catch(() => undefined);
+        if (n !== undefined) this.set(n);
+      },
+    });
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
 

@@ -42,6 +42,9 @@ export class HttpClients {
    */
   redirect?: (target: string, origin: string) => string | undefined;
 
+  /** The target names of the loaded to-http steps: a route test's stubs must name one of them. */
+  readonly targets = new Set<string>();
+
   get(s: DispatcherSettings): Dispatcher {
     const key = `${s.connections}|${s.connectTimeout}|${s.proxy}`;
     let d = this.pools.get(key);

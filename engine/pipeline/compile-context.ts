@@ -19,6 +19,7 @@ import type { HttpClients } from '../outbound/http-client.ts';
 import { SchemaProblemsError, type SchemaStore } from '../schemas/schemas.ts';
 import type { Step } from './pipeline.ts';
 import type { EngineTracing } from './tracing.ts';
+import type { Coverage, CoveragePoint, PointKind } from './coverage.ts';
 
 /** Services shared by every route of an engine. */
 export interface EngineServices {
@@ -39,6 +40,8 @@ export interface EngineServices {
   readiness: Map<string, () => boolean>;
   /** this engine's tracer, span consumers and span detail (reloads keep it) */
   tracing: EngineTracing;
+  /** set by `engine test --coverage`: the routes count the steps, branches and handlers that run */
+  coverage?: Coverage;
 }
 
 export interface DirectCall {
@@ -222,6 +225,13 @@ export class CompileContext {
   /** Compiles a nested list of steps (choice branches, split bodies). */
   steps(list: unknown, path: YamlPath): Step[] {
     return this.stepList(list, [...this.base, ...path], this);
+  }
+
+  /** The coverage point at `path` below the current config; undefined unless the engine counts what runs. */
+  point(kind: PointKind, path: YamlPath, label: string): CoveragePoint | undefined {
+    const c = this.services.coverage;
+    if (!c || this.services.lintOnly) return undefined;
+    return c.point(this.route.id, this.route.file, kind, [...this.base, ...path], label);
   }
 
   /** The properties whose placeholders were resolved at `path` (for messages naming the property). */

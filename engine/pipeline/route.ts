@@ -9,6 +9,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import { startExchangeSpan, endExchangeSpan, type EngineTracing } from './tracing.ts';
 import { errorMapped } from './tracing-detail.ts';
 import type { OutputCheck } from './output-check.ts';
+import type { CoveragePoint } from './coverage.ts';
 
 export interface ExceptionHandler {
   when?: Match;
@@ -48,6 +49,13 @@ export interface CompiledRoute {
   output?: OutputCheck;
   /** the engine's tracing (EngineServices.tracing; absent: never traced) */
   tracing?: EngineTracing;
+  /** one per handler, counting the errors it took (only with `engine test --coverage`) */
+  handlerPoints?: CoveragePoint[];
+  /**
+   * `sha256:<hex>`: digest of what the route is built from (its file, the files it names, its
+   * values as they resolve), set once per load from the reload fingerprint; failed exchanges keep it
+   */
+  version?: string;
 }
 
 export interface Outcome {
@@ -99,7 +107,9 @@ export async function runRoute<T>(
 
 async function handleError(route: CompiledRoute, ex: Exchange, e: PlatformError): Promise<PlatformError> {
   let mapped = e;
-  const h = route.handlers.find((x) => matches(x.when, e));
+  const i = route.handlers.findIndex((x) => matches(x.when, e));
+  const h = i < 0 ? undefined : route.handlers[i];
+  if (h && route.handlerPoints) route.handlerPoints[i].hits++;
   try {
     if (h?.template) mapped = await h.template.map(e);
     if (h?.problem) mapped = await h.problem.apply(mapped);

@@ -105,6 +105,14 @@ export function fingerprintRoutes(routes: CompiledRoute[], values: ValuesSet, ro
   return out;
 }
 
+/** Each route's version (`sha256:` + its fingerprint), which failed exchanges keep: computed once per load. */
+export function setRouteVersions(routes: CompiledRoute[], fingerprints: Map<string, string>): void {
+  for (const r of routes) {
+    const fp = fingerprints.get(r.id);
+    if (fp) r.version = `sha256:${fp}`;
+  }
+}
+
 export function diffRoutes(prev: Map<string, string>, next: Map<string, string>): RouteChanges {
   const added: string[] = [];
   const changed: string[] = [];

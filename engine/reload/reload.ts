@@ -13,7 +13,7 @@ import { SOURCE_KINDS } from '../sources/registry.ts';
 import type { SourceHandle } from '../sources/source-kind.ts';
 import type { EngineServices } from '../pipeline/compile-context.ts';
 import type { CompiledRoute } from '../pipeline/route.ts';
-import { describeChanges, diffRoutes, fingerprintRoutes, type RouteChanges } from './reload-diff.ts';
+import { describeChanges, diffRoutes, fingerprintRoutes, setRouteVersions, type RouteChanges } from './reload-diff.ts';
 
 /** The routes being served and what runs them. */
 export interface LiveRoutes {
@@ -97,6 +97,7 @@ export async function reloadRoutes(host: ReloadHost, reason: string): Promise<Re
 
   const prev = host.live();
   const fingerprints = fingerprintRoutes(next.routes, next.values, host.root);
+  setRouteVersions(next.routes, fingerprints);
   const changes = diffRoutes(prev.fingerprints, fingerprints);
   const server = next.services.settings.server;
   host.http.setLimits(server);

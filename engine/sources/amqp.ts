@@ -11,6 +11,14 @@
 // permanent failure (body not JSON, schema violation, event hub 4xx) rejects it, logged at error
 // level with the message id and the reason. transacted: false accepts on arrival (at most once).
 //
+// A message that fails for good is first recorded as a failed exchange (store/failed-recorder.ts)
+// with its body, headers and what a replay needs, then rejected so the queue moves on; when the
+// store cannot be reached it is released instead, never lost. A poison message, one that fails
+// transiently on every delivery, is recorded and rejected at its `max-deliveries`th delivery:
+// RabbitMQ 3.x classic queues do not count deliveries (only first_acquirer), so each consumer
+// counts them per stable message id in a bounded map. Releases while the event hub is down do
+// not count: that is the event hub's outage, not the message's fault.
+//
 // The connection is re-established for ever with exponential backoff; `/health/ready` is false
 // while it is down, and each failed attempt logs one warning. Credentials are never logged.
 // A reload that changes the route stops this consumer (messages in flight finish and are
@@ -24,6 +32,8 @@ import type { CompileContext } from '../pipeline/compile-context.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
 import { PlatformError } from '../core/errors.ts';
+import { CODE } from '../core/error-catalog.ts';
+import { failedRecorderFor, type FailedRecorder } from '../store/failed-recorder.ts';
 import {
   parseAmqpUrl,
   redactUrl,
@@ -36,6 +46,11 @@ import {
 } from '../amqp/rhea-util.ts';
 
 type Num = number | string;
+
+/** Default of `max-deliveries` (source.maxDeliveries). */
+const MAX_DELIVERIES = 10;
+/** Messages whose failed deliveries one consumer remembers; the least recently failed go first. */
+const COUNTED_MESSAGES = 10_000;
 type Bool = boolean | string;
 
 interface AmqpConfig {
@@ -51,6 +66,7 @@ interface AmqpConfig {
   reconnect?: { delay?: Num; 'max-delay'?: Num; multiplier?: Num };
   'release-backoff'?: { delay?: Num; 'max-delay'?: Num; multiplier?: Num };
   'drain-timeout'?: Num;
+  'max-deliveries'?: Num;
 }
 
 interface Backoff {
@@ -72,6 +88,8 @@ interface Compiled {
   reconnect: Backoff;
   releaseBackoff: Backoff;
   drainTimeout: number;
+  /** deliveries that failed transiently before a message is recorded and rejected as poison; 0: no limit */
+  maxDeliveries: number;
   /** where the user name and password are set, named by an authentication failure */
   credentials: string;
 }
@@ -120,7 +138,7 @@ export function parseMapping(mapping: string | string[]): { queue: string; route
 export default defineSource<AmqpConfig>({
   kind: 'amqp',
   description:
-    'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, rejects it on a permanent one.',
+    'Consumes an AMQP 1.0 queue (rhea); acknowledges each message after the route succeeded (transacted), releases it on a transient failure, records it as a failed exchange and rejects it on a permanent one or past max-deliveries.',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -169,6 +187,12 @@ export default defineSource<AmqpConfig>({
         default: 10_000,
         description: 'at shutdown, time given to messages in flight to finish, ms',
       },
+      'max-deliveries': {
+        ...num,
+        default: MAX_DELIVERIES,
+        description:
+          'a message delivered this many times, failing transiently each time (not an event hub outage), is recorded as a failed exchange and rejected (source.maxDeliveries); 0: redelivered for ever',
+      },
     },
   },
   compile(cfg, ctx) {
@@ -206,6 +230,12 @@ export default defineSource<AmqpConfig>({
     if (!Number.isInteger(prefetch) || prefetch < 1)
       ctx.fail(`prefetch must be an integer >= 1, got ${cfg.prefetch}`, ['prefetch']);
     if (cfg.password && !cfg.username && !address?.username) ctx.fail('a password needs a username', ['password']);
+    const maxDeliveries = Number(cfg['max-deliveries'] ?? MAX_DELIVERIES);
+    if (!Number.isInteger(maxDeliveries) || maxDeliveries < 0)
+      ctx.fail(
+        `max-deliveries must be an integer >= 0, got ${cfg['max-deliveries']}${named(ctx.propertiesAt(['max-deliveries']))}`,
+        ['max-deliveries'],
+      );
     const compiled: Compiled = {
       url: cfg.url,
       address,
@@ -219,6 +249,7 @@ export default defineSource<AmqpConfig>({
       reconnect: toBackoff(cfg.reconnect, { delay: 1000, maxDelay: 30_000, multiplier: 2 }),
       releaseBackoff: toBackoff(cfg['release-backoff'], { delay: 500, maxDelay: 15_000, multiplier: 2 }),
       drainTimeout: Number(cfg['drain-timeout'] ?? 10_000),
+      maxDeliveries,
       credentials: credentialSources(ctx),
     };
     // never keep the password where `engine routes` or a log could print the config
@@ -288,6 +319,9 @@ class AmqpConsumer {
   private drained?: () => void;
   private readonly abort = new AbortController();
   private readonly where: string;
+  private readonly recorder: FailedRecorder;
+  /** failed deliveries per stable message id (a bounded LRU: Map order is recency) */
+  private readonly failures = new Map<string, { count: number; firstAt: Date }>();
 
   constructor(
     private route: CompiledRoute,
@@ -300,6 +334,7 @@ class AmqpConsumer {
     this.container.on('error', (e: unknown) => this.log.warn({ err: errText(e) }, 'AMQP error'));
     this.log = host.services.logger.child({ route: route.id, source: 'amqp' });
     this.where = redactUrl(c.url);
+    this.recorder = failedRecorderFor(host.services);
     for (const queue of c.queues)
       for (let i = 0; i < c.consumers; i++) this.slots.push({ queue, index: i, inFlight: 0, releases: 0 });
   }
@@ -427,12 +462,19 @@ class AmqpConsumer {
     metrics.inFlight.inc({ route: this.route.id });
     let outcome: Outcome | undefined;
     let reason: string | undefined;
+    const route = this.route;
+    // the raw input, as a failed exchange keeps it
+    const b = bodyOf(message);
+    const text = b.bytes ? b.bytes.toString('utf8') : b.text;
+    /** set when the message failed for good: recorded before it is rejected */
+    let failure: PlatformError | undefined;
+    /** a poison message's failed deliveries, this one included (counted by countFailure) */
+    let poisonCount: number | undefined;
+    let ex: ReturnType<typeof createExchange> | undefined;
     try {
       if (!messageId) log.warn('message has no message_id: the event id is derived from the body hash');
       if (!this.c.transacted) settle(delivery, { outcome: 'accepted' });
       let body: unknown;
-      const b = bodyOf(message);
-      const text = b.bytes ? b.bytes.toString('utf8') : b.text;
       if (this.c.content === 'text') body = text ?? b.value;
       else if (text !== undefined) {
         try {
@@ -440,18 +482,15 @@ class AmqpConsumer {
         } catch (e) {
           reason = `body is not JSON: ${(e as Error).message}`;
           outcome = { outcome: 'rejected', condition: 'amqp:decode-error', description: reason };
+          failure = new PlatformError({ kind: 'validation', code: CODE.validation, detail: reason });
         }
       } else body = b.value;
       if (!outcome) {
-        const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(message.application_properties ?? {}))
-          headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
-        if (message.content_type) headers['content-type'] = String(message.content_type);
-        const ex = createExchange({
-          routeId: this.route.id,
+        ex = createExchange({
+          routeId: route.id,
           correlationId,
           body,
-          headers,
+          headers: amqpHeaders(message),
           message: {
             messageId: stableMessageId,
             queue: s.queue,
@@ -467,17 +506,65 @@ class AmqpConsumer {
           signal: this.abort.signal,
         });
         const started = performance.now();
-        const out = await runRoute(this.route, ex, metrics);
-        metrics.latency.observe({ route: this.route.id }, (performance.now() - started) / 1000);
+        const out = await runRoute(route, ex, metrics);
+        metrics.latency.observe({ route: route.id }, (performance.now() - started) / 1000);
         if (!out.error) outcome = { outcome: 'accepted' };
-        else if (out.error.transient) {
+        else if (!this.c.transacted) {
+          // accepted on arrival: the failure is recorded, or the message is lost from sight
           reason = reasonOf(out.error);
-          outcome = { outcome: 'released' };
+          outcome = { outcome: 'rejected', condition: conditionOf(out.error), description: reason };
+          failure = out.error;
+        } else if (out.error.transient) {
+          reason = reasonOf(out.error);
+          const delivered = this.countFailure(stableMessageId, out.error);
+          if (delivered !== undefined && this.c.maxDeliveries > 0 && delivered >= this.c.maxDeliveries) {
+            reason = `poison message: failed on each of ${delivered} deliveries (max-deliveries ${this.c.maxDeliveries}); last: ${reason}`;
+            outcome = { outcome: 'rejected', condition: 'amqp:internal-error', description: reason };
+            failure = out.error;
+            poisonCount = delivered;
+          } else outcome = { outcome: 'released' };
         } else {
           reason = reasonOf(out.error);
           outcome = { outcome: 'rejected', condition: conditionOf(out.error), description: reason };
+          failure = out.error;
         }
       }
+      if (failure) {
+        const seen = this.failures.get(stableMessageId);
+        this.failures.delete(stableMessageId);
+        try {
+          await this.recorder.record(route, {
+            source: 'amqp',
+            error: failure,
+            body: text ?? (b.value === undefined ? undefined : JSON.stringify(b.value)),
+            headers: amqpHeaders(message),
+            context: {
+              messageId: stableMessageId,
+              queue: s.queue,
+              subject: message.subject,
+              contentType: message.content_type,
+              correlationId: messageIdString(message.correlation_id),
+              content: this.c.content,
+            },
+            // the failed deliveries counted before, and this one
+            attempts: poisonCount ?? (seen?.count ?? 0) + 1,
+            firstAt: seen?.firstAt,
+            correlationId,
+            ex,
+          });
+        } catch (e) {
+          if (this.c.transacted) {
+            // the store is down: the broker keeps the message (released) until it can be recorded
+            log.error(
+              { err: errText(e), reason },
+              `the failed message could not be recorded (${errText(e)}); released instead of rejected`,
+            );
+            if (seen) this.failures.set(stableMessageId, seen);
+            outcome = { outcome: 'released' };
+            reason = `not recorded: ${errText(e)}; ${reason}`;
+          } else log.error({ err: errText(e), reason }, `the failed message could not be recorded: ${errText(e)}`);
+        }
+      } else if (outcome.outcome === 'accepted') this.failures.delete(stableMessageId);
     } catch (e) {
       // runRoute never throws; this is a bug in the source itself: let the broker redeliver
       reason = `internal error: ${errText(e)}`;
@@ -489,6 +576,24 @@ class AmqpConsumer {
       metrics.inFlight.dec({ route: this.route.id });
     }
     this.finish(s, receiver, delivery, outcome!, reason, log, redelivered);
+  }
+
+  /**
+   * Counts a delivery that failed transiently; returns how many deliveries of the message failed
+   * so far, or undefined when this failure does not count (the event hub is down). A broker's own
+   * delivery_count is not taken: where it is kept, it counts the releases of an outage too.
+   */
+  private countFailure(id: string, error: PlatformError): number | undefined {
+    if (eventHubOutage(error)) return undefined;
+    const seen = this.failures.get(id);
+    this.failures.delete(id);
+    const entry = {
+      count: (seen?.count ?? 0) + 1,
+      firstAt: seen?.firstAt ?? new Date(),
+    };
+    this.failures.set(id, entry);
+    if (this.failures.size > COUNTED_MESSAGES) this.failures.delete(this.failures.keys().next().value!);
+    return entry.count;
   }
 
   private finish(
@@ -609,6 +714,24 @@ function describeAmqpError(
 function reasonOf(e: PlatformError): string {
   const fields = e.errors?.length ? ` (${e.errors.map((f) => `${f.field}: ${f.message}`).join('; ')})` : '';
   return `${e.kind}: ${e.detail ?? e.title}${fields}`;
+}
+
+/** The failure is the event hub's (down, unreachable, timing out), not the message's. */
+function eventHubOutage(e: PlatformError): boolean {
+  for (let c: unknown = e, depth = 0; c && depth < 5; depth++) {
+    if (c instanceof PlatformError && c.kind === 'eventhub') return true;
+    c = (c as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Application properties (lower-case) and content-type, as the exchange gets them. */
+function amqpHeaders(message: Message): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(message.application_properties ?? {}))
+    headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
+  if (message.content_type) headers['content-type'] = String(message.content_type);
+  return headers;
 }
 
 function conditionOf(e: PlatformError): string {

@@ -1,12 +1,14 @@
 // from: cron — runs the route on a schedule (node-cron syntax, seconds optional), e.g. the
 // simulated environment's demo traffic. A run still in progress is not started twice. The handle stops the
-// schedule (at close, or when a reload changes the route).
+// schedule (at close, or when a reload changes the route). A run that fails is recorded as a failed
+// exchange (store/failed-recorder.ts) with its body; when the store cannot be reached, logged.
 
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { defineSource } from './source-kind.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { runRoute } from '../pipeline/route.ts';
+import { failedRecorderFor } from '../store/failed-recorder.ts';
 
 /** node-cron, loaded by the first cron route rather than by every engine start. */
 const nodeCron = (): typeof import('node-cron').default => createRequire(import.meta.url)('node-cron');
@@ -47,6 +49,7 @@ export default defineSource<CronConfig>({
     const cfg = compiled as CronConfig;
     if (cfg.enabled === false || cfg.enabled === 'false') return;
     const { logger, metrics } = host.services;
+    const recorder = failedRecorderFor(host.services);
     let running = false;
     let current = route;
     const task = nodeCron().schedule(
@@ -56,6 +59,7 @@ export default defineSource<CronConfig>({
         running = true;
         const r = current;
         const correlationId = randomUUID();
+        const firstAt = new Date();
         const ex = createExchange({
           routeId: r.id,
           correlationId,
@@ -65,6 +69,25 @@ export default defineSource<CronConfig>({
         try {
           const out = await runRoute(r, ex, metrics);
           metrics.requests.inc({ route: r.id, status: String(out.error ? out.error.status : ex.status) });
+          if (out.error) {
+            await recorder
+              .record(r, {
+                source: 'cron',
+                error: out.error,
+                body: cfg.body === undefined ? undefined : JSON.stringify(cfg.body),
+                headers: {},
+                context: {},
+                firstAt,
+                correlationId,
+                ex,
+              })
+              .catch((e: unknown) =>
+                ex.log.error(
+                  { err: e instanceof Error ? e.message : String(e), code: out.error!.code },
+                  'the failed cron run could not be recorded as a failed exchange',
+                ),
+              );
+          }
         } finally {
           running = false;
         }

@@ -1,8 +1,12 @@
 // from: http — a path on the engine's one HTTP listener. `{name}` path parameters reach steps as
 // `params.name`. JSON routes require a JSON content type (415 otherwise); bodies over the limit
-// are refused (413); the raw bytes are kept for routes that verify signatures.
+// are refused (413); the raw bytes are kept for routes that verify signatures. `record-failures:
+// true` records an answer >= 500 as a failed exchange (store/failed-recorder.ts): a synchronous
+// caller has its answer, so this is opt-in.
 
 import { defineSource } from './source-kind.ts';
+import { failedRecorderFor } from '../store/failed-recorder.ts';
+import type { HttpFailure } from '../http/route-handler.ts';
 
 export interface HttpSourceConfig {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -12,6 +16,7 @@ export interface HttpSourceConfig {
   status?: number;
   summary?: string;
   'raw-body'?: boolean;
+  'record-failures'?: boolean;
 }
 
 export default defineSource<HttpSourceConfig>({
@@ -47,6 +52,12 @@ export default defineSource<HttpSourceConfig>({
       },
       summary: { type: 'string', description: 'one line for OpenAPI' },
       'raw-body': { type: 'boolean', default: false, description: 'keep the raw body bytes (webhook signatures)' },
+      'record-failures': {
+        type: 'boolean',
+        default: false,
+        description:
+          'record each answer with status >= 500 as a failed exchange (docs/failed-exchanges.md), body and headers kept for a replay',
+      },
     },
   },
   compile(cfg, ctx) {
@@ -55,6 +66,28 @@ export default defineSource<HttpSourceConfig>({
     return { ...cfg, method: cfg.method ?? 'POST', params };
   },
   start(route, compiled, host) {
-    host.http.addRoute(route, compiled as HttpSourceConfig & { method: string; params: string[] });
+    const cfg = compiled as HttpSourceConfig & { method: string; params: string[] };
+    if (cfg['record-failures'] !== true) return host.http.addRoute(route, cfg);
+    const recorder = failedRecorderFor(host.services);
+    const onFailure = (f: HttpFailure): Promise<void> =>
+      recorder
+        .record(route, {
+          source: 'http',
+          error: f.error,
+          body: f.raw?.toString('utf8'),
+          headers: f.headers,
+          context: { method: f.method, path: f.path, query: f.ex.query, params: f.ex.params },
+          correlationId: f.ex.correlationId,
+          ex: f.ex,
+        })
+        .then(
+          () => undefined,
+          (e: unknown) =>
+            host.services.logger.error(
+              { route: route.id, correlationId: f.ex.correlationId, err: e instanceof Error ? e.message : String(e) },
+              'the failed request could not be recorded as a failed exchange',
+            ),
+        );
+    host.http.addRoute(route, { ...cfg, onFailure });
   },
 });

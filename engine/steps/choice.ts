@@ -6,6 +6,7 @@ import { pipeline, type Pipeline } from '../pipeline/pipeline.ts';
 import { isPromise, type Expression } from '../expressions/expressions.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { truthy } from './truthy.ts';
+import { counted } from '../pipeline/coverage.ts';
 
 interface Branch {
   condition: string;
@@ -50,13 +51,19 @@ export default defineStep<ChoiceConfig>({
     },
   },
   compile(cfg, ctx) {
+    // with coverage asked for (route tests), a branch counts when it is taken, steps or none; the
+    // report shows a condition as written in the file (placeholders unresolved), not as compiled
+    const branch = (p: Pipeline, at: (string | number)[], label: string): Pipeline => {
+      const point = ctx.point('branch', at, label);
+      return point ? counted(p, point) : p;
+    };
     const branches: [Expression, Pipeline, boolean][] = cfg.when.map((b, i) => [
       ctx.expr(b.condition, ['when', i, 'condition']),
-      pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing),
+      branch(pipeline(ctx.steps(b.steps, ['when', i, 'steps']), ctx.services.tracing), ['when', i], 'when'),
       b.stop === true,
     ]);
     const otherwise: Pipeline | undefined = cfg.otherwise
-      ? pipeline(ctx.steps(cfg.otherwise, ['otherwise']), ctx.services.tracing)
+      ? branch(pipeline(ctx.steps(cfg.otherwise, ['otherwise']), ctx.services.tracing), ['otherwise'], 'otherwise')
       : undefined;
     const runBranch = (ex: Exchange, p: Pipeline, stop: boolean): void | Promise<void> => {
       const r = p(ex);

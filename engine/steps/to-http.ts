@@ -302,6 +302,7 @@ export default defineStep<ToHttpConfig>({
         });
     const target = cfg.name ?? (lenient ? 'vendor' : safeHost(cfgUrl));
     const clients = ctx.services.http;
+    clients.targets.add(target);
     const tracing = ctx.services.tracing;
     const set = compileTarget(cfg.into);
     const tm = ctx.services.metrics.target(ctx.route.id, target);

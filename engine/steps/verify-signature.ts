@@ -1,6 +1,7 @@
 // verify-signature: authenticates an inbound webhook (Standard Webhooks HMAC-SHA256 over the raw
 // body) before anything else runs; a missing, bad or stale signature is a 401 and the route
-// publishes nothing. The route's http source needs `raw-body: true`.
+// publishes nothing. The route's http source needs `raw-body: true`. A replay of a failed exchange
+// (engine/store/replay.ts) is trusted: it was verified when it was received.
 
 import { defineStep } from './step-kind.ts';
 import { PlatformError } from '../core/errors.ts';
@@ -46,6 +47,15 @@ export default defineStep<VerifyConfig>({
     const tolerance = Number(cfg.tolerance ?? 300);
     const code = ctx.platformCode(cfg.code, ['code']) ?? CODE.unauthorized;
     return (ex) => {
+      // a replay runs an input whose signature was verified when it was received: its timestamp is
+      // past the tolerance by now, and its signature headers may not have been kept
+      if (ex.replayOf) {
+        ex.log.info(
+          { replayOf: ex.replayOf, webhookId: ex.headers['webhook-id'] },
+          'webhook signature verified when received',
+        );
+        return;
+      }
       if (!ex.rawBody)
         throw new PlatformError({
           kind: 'config',

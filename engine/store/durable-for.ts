@@ -62,6 +62,11 @@ async function openDurableStore(s: DurableSettings): Promise<DurableStore> {
 // one durable store per engine, like store-for.ts: keyed by the engine's own onClose hook
 const opened = new WeakMap<EngineServices['onClose'], Promise<DurableStore>>();
 
+/** The engine's durable store when something opened it already, else undefined: never opens it (a metrics scrape). */
+export function openedDurableStore(services: EngineServices): Promise<DurableStore> | undefined {
+  return opened.get(services.onClose);
+}
+
 /** The engine's durable store, opened on the first call and closed with the engine. Lint never opens it. */
 export function durableStoreFor(services: EngineServices): Promise<DurableStore> {
   let p = opened.get(services.onClose);

@@ -2,6 +2,7 @@
 // below it) ending with `N passed, N failed`, or the same results as JSON for tools.
 
 import type { CaseResult } from './runner.ts';
+import type { CoverageReport } from './coverage-report.ts';
 
 export function textLine(r: CaseResult): string {
   const ms = `${Math.round(r.ms)} ms`;
@@ -20,7 +21,7 @@ export function summary(results: CaseResult[], ms: number): string {
   return `${results.length - failed} passed, ${failed} failed (${(ms / 1000).toFixed(1)} s)`;
 }
 
-export function jsonReport(results: CaseResult[], ms: number): string {
+export function jsonReport(results: CaseResult[], ms: number, coverage?: CoverageReport): string {
   const failed = results.filter((r) => !r.ok).length;
   return JSON.stringify(
     {
@@ -28,6 +29,7 @@ export function jsonReport(results: CaseResult[], ms: number): string {
       failed,
       ms: Math.round(ms),
       cases: results.map((r) => ({ ...r, ms: Math.round(r.ms) })),
+      ...(coverage ? { coverage } : {}),
     },
     null,
     2,

@@ -18,6 +18,8 @@ import { checkTestFile, isTestFile, routeTestDocuments } from '../dsl/route-test
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
 import { checkExpectations, type Failure } from './expectations.ts';
+import { unknownTargets, type NameProblem } from './stub-names.ts';
+import type { Coverage } from '../pipeline/coverage.ts';
 import type { Answer, Scalar, TestCase, TestFile } from '../dsl/route-test-schema.ts';
 
 export interface RunOptions {
@@ -38,6 +40,8 @@ export interface RunOptions {
   simulators?: EngineExtension;
   /** called as each case finishes */
   onResult?: (r: CaseResult) => void;
+  /** counts the steps, branches and handlers the cases reach (`--coverage`) */
+  coverage?: Coverage;
 }
 
 export interface ReportedFailure {
@@ -86,13 +90,20 @@ async function closedPort(): Promise<number> {
  * Points the simulators' references at the stubs: the event hub simulator at the event hub stub
  * (also when the simulators run), AMQP ones at a closed port, any other at the catch-all.
  */
-function stubsExtension(stubs: StubSet, simulators: boolean, simulation: Simulation | undefined): EngineExtension {
+function stubsExtension(
+  stubs: StubSet,
+  simulators: boolean,
+  simulation: Simulation | undefined,
+  coverage: Coverage | undefined,
+): EngineExtension {
   const standIns = Object.entries(simulation?.standIns ?? {});
   return {
     name: 'route-test-stubs',
     async prepare({ values, services, lintOnly }) {
       if (lintOnly) return;
       (services.http as RedirectingClients).redirect = stubs.redirect(simulators);
+      // before the routes compile: they count what runs only when coverage was asked for
+      if (coverage) services.coverage = coverage;
       const eventHubs = standIns.filter(([, s]) => s === 'event-hub').map(([n]) => [n, stubs.eventhub.origin]);
       if (simulators) return { simulatorUrls: Object.fromEntries(eventHubs) };
       const urls: Record<string, string> = {};
@@ -183,7 +194,7 @@ async function runGroup(
     ),
   );
   const simulators = !!file.simulators && !!opts.simulators;
-  const stubbing = stubsExtension(stubs, simulators, opts.simulators?.simulation);
+  const stubbing = stubsExtension(stubs, simulators, opts.simulators?.simulation, opts.coverage);
   const extensions = [...(simulators ? [opts.simulators!] : []), stubbing, ...(opts.extensions ?? [])];
   if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
   // the route files only: another test file's problems are reported with that file, they do not
@@ -226,8 +237,23 @@ async function runGroup(
     }
     return;
   }
+  // a stub or `calls` under a name no step calls: the real target would go unstubbed
+  const names = unknownTargets(file, g.cases, engine.services.http.targets);
+  const named = (p: NameProblem) => ({ file: src.file, ...locate(src, p.path, true), message: p.message, diff: [] });
   try {
     for (const [i, c] of g.cases) {
+      const wrong = [...names.file, ...(names.cases.get(i) ?? [])];
+      if (wrong.length) {
+        report({
+          file: src.file,
+          line: where(['tests', i]).line,
+          name: c.name,
+          ok: false,
+          ms: 0,
+          failures: wrong.map(named),
+        });
+        continue;
+      }
       const started = performance.now();
       const scripts: Record<string, Answer[]> = {};
       for (const [k, v] of Object.entries({ ...file.stubs, ...c.stubs })) scripts[k] = list(v)!;

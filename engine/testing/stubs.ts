@@ -67,6 +67,11 @@ export class StubServer {
     this.requests.length = 0;
   }
 
+  /** The case scripted this target (or it has a default answer of its own, as the event hub). */
+  get scripted(): boolean {
+    return this.script.length > 0;
+  }
+
   private answerFor(n: number): Answer {
     if (!this.script.length) return this.fallback;
     return this.script[Math.min(n, this.script.length - 1)];
@@ -120,21 +125,25 @@ export class StubServer {
   }
 }
 
+/** What a target the case did not script answers: a failure of the case, never a vendor's `200 {}`. */
+const NO_STUB: Answer = { status: 502, body: { title: 'route test: no stub for this target' } };
+
 /** The servers of one engine: named stubs, the event hub sink and the catch-all for unstubbed targets. */
 export class StubSet {
   readonly stubs = new Map<string, StubServer>();
-  /** to-http calls to targets with no stub, in order (answered 502 by the catch-all) */
+  /** to-http calls to targets the case did not script, in order (answered 502) */
   readonly unstubbed: string[] = [];
   private catchAll!: StubServer;
 
+  /**
+   * `targets`: the names some case of the engine scripts or expects calls of. Each gets a server
+   * that records its requests; a case that scripts it not gets the catch-all's 502 from it.
+   */
   static async start(targets: Iterable<string>): Promise<StubSet> {
     const set = new StubSet();
-    set.catchAll = await new StubServer('(no stub)', {
-      status: 502,
-      body: { title: 'route test: no stub for this target' },
-    }).listen();
+    set.catchAll = await new StubServer('(no stub)', NO_STUB).listen();
     await set.add('eventhub', { status: 202 });
-    for (const t of targets) if (!set.stubs.has(t)) await set.add(t, { status: 200, body: {} });
+    for (const t of targets) if (!set.stubs.has(t)) await set.add(t, NO_STUB);
     return set;
   }
 
@@ -156,16 +165,17 @@ export class StubSet {
   }
 
   /**
-   * The HttpClients redirect: a stubbed target goes to its stub; any other one goes to the
-   * catch-all (and fails the case), or keeps its origin when simulators stand behind it.
+   * The HttpClients redirect: a target the case scripted goes to its stub; any other one fails
+   * the case (its server, when it has one, still counts the request for `calls`), or keeps its
+   * origin when simulators stand behind it. Another case's script is never this case's answer.
    */
   redirect(passThrough: boolean): (target: string, origin: string) => string | undefined {
     return (target) => {
       const s = this.stubs.get(target);
-      if (s) return s.origin;
+      if (s?.scripted) return s.origin;
       if (passThrough) return undefined;
       this.unstubbed.push(target);
-      return this.catchAll.origin;
+      return (s ?? this.catchAll).origin;
     };
   }
 

@@ -3,9 +3,12 @@
 // rejected and logged while the others go on, the concurrency setting bounds messages in flight.
 // Without a reachable broker every test here fails (CI or not): nothing is skipped.
 
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import rhea from 'rhea';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { durableSchemaExtension } from '../helpers/durable-schema.ts';
+import { durableStoreFor } from '../../engine/store/durable-for.ts';
+import { dropSchema, uniqueSchema } from '../store/helpers.ts';
 import { stableId } from '../../engine/core/functions.ts';
 import {
   BROKER_PASSWORD,
@@ -26,11 +29,15 @@ const TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';
 const ROUTE = 'payment-status-inbound';
 let engine: TestEngine | undefined;
 const closers: (() => Promise<void>)[] = [];
+// rejected messages are recorded as failed exchanges: in a PostgreSQL schema of this file's own
+const SCHEMA = uniqueSchema('pi_broker');
 
 beforeAll(async () => {
   // fails the suite with the reason when RabbitMQ or its AMQP 1.0 plugin is missing
   (await openConnection()).close();
 });
+
+afterAll(() => dropSchema(SCHEMA));
 
 afterEach(async () => {
   await engine?.close();
@@ -49,6 +56,7 @@ async function start(queue: string, set: Record<string, string> = {}, logger?: a
       ...set,
     },
     ...(logger ? { logger } : {}),
+    extensions: [durableSchemaExtension(SCHEMA)],
   });
   await until(
     async () => (await engine!.request('GET', '/health/ready')).status === 200,
@@ -173,6 +181,13 @@ describe('payment inbound against RabbitMQ', () => {
       /validation: .*\/status: must be one of/,
     );
     expect(text()).not.toContain(BROKER_PASSWORD === 'guest' ? 'password":"guest' : BROKER_PASSWORD);
+    // each was recorded as a failed exchange before it was rejected, with its body as received
+    const store = await durableStoreFor(e.services);
+    const recs = (await store.listFailed({ route: ROUTE })).filter((r) => r.context.queue === q);
+    expect(recs.map((r) => r.context.messageId).sort()).toEqual(['bad-binary', 'bad-not-json', 'bad-schema']);
+    expect(recs.find((r) => r.context.messageId === 'bad-not-json')!.body).toBe(notJson.body);
+    // PostgreSQL text holds no NUL: a binary body's bytes that are no UTF-8 text are kept as U+FFFD
+    expect(recs.find((r) => r.context.messageId === 'bad-binary')!.body).toBe('\uFFFD\uFFFD\uFFFD');
     await e.close();
     engine = undefined;
     expect(await drain(q)).toEqual([]); // rejected, not requeued
