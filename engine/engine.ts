@@ -4,12 +4,13 @@
 
 import { routeTestDocuments } from './dsl/route-test-documents.ts';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
-import { DiagnosticError, formatDiagnostic, isError, type Diagnostic } from './core/diagnostics.ts';
+import { DiagnosticError, formatDiagnostic, isError, suggestion, type Diagnostic } from './core/diagnostics.ts';
 import { shareYamlParses } from './core/yaml-source.ts';
 import { createLogger, setLogSecrets } from './observability/logger.ts';
 import { compileSecrets, valuesSecrets } from './observability/mask.ts';
@@ -53,6 +54,12 @@ export interface EngineOptions {
    * event hub stub expects the event during the case); default: the connectors' `outbox` settings
    */
   outbox?: boolean;
+  /**
+   * lint: resolve the environmental keys as `startEngine` does (--set, the process environment, the
+   * secrets directory, the environment file) and report each one missing, so that lint refuses what
+   * a start would. Default: when `env` names an environment; without one lint checks the project alone.
+   */
+  resolveKeys?: boolean;
 }
 
 export interface PrepareContext {
@@ -73,6 +80,11 @@ export interface Simulation {
    * tools commands default to it
    */
   environment: string;
+  /**
+   * the names of the simulators it starts (`simulator:NAME` references): lint, which starts none,
+   * refuses a reference to any other, as a start would
+   */
+  simulators?: string[];
   /**
    * Simulators that are not plain HTTP services, by what a route test puts in their place:
    * `event-hub` the test's event hub stub (it records the published events), `amqp` a closed port
@@ -145,14 +157,15 @@ interface Prepared {
   simulatorUrls: Record<string, string>;
 }
 
-function readValues(opts: EngineOptions, root: string, lintOnly: boolean): ValuesSet {
+/** `lenient`: keys that do not resolve read as `<unresolved:KEY>` and are not reported (lint of the project alone). */
+function readValues(opts: EngineOptions, root: string, lenient: boolean): ValuesSet {
   return loadValues({
     dir: resolve(root, opts.valuesDir ?? 'values'),
     env: opts.env,
     set: opts.set,
     secretsDir: opts.secretsDir,
     processEnv: opts.processEnv,
-    lenient: lintOnly,
+    lenient,
     // a scoped --set may name a property only a route placeholder uses
     routes: opts.routes.map((r) => resolve(root, r)),
   });
@@ -181,10 +194,16 @@ function reservedPaths(extensions: EngineExtension[]): ReservedPath[] {
   ];
 }
 
-async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared> {
+/**
+ * `lintOnly`: nothing is started. `resolveKeys`: the environmental keys are resolved as a start
+ * resolves them, each missing one a diagnostic (always so when something will start).
+ */
+async function prepare(opts: EngineOptions, lintOnly: boolean, resolveKeys = !lintOnly): Promise<Prepared> {
   const root = resolve(opts.root ?? process.cwd());
   const logger = opts.logger ?? createLogger();
-  const values = readValues(opts, root, lintOnly);
+  const values = readValues(opts, root, !resolveKeys);
+  // each key that does not resolve is said once, after the load (config/missing-keys.ts)
+  values.missing.collecting = true;
   const closers: (() => Promise<void> | void)[] = [];
   const services: EngineServices = {
     root,
@@ -234,15 +253,20 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
     }
     // lint (and a run missing its simulators, which stops on the diagnostic above) resolves
     // simulator references to stand-ins without starting anything
-    values.keys.setSimulatorUrls(lintOnly || (simulated && !supplied) ? STAND_INS : (supplied ?? {}));
+    values.keys.setSimulatorUrls(
+      lintOnly || (simulated && !supplied) ? standIns(simulated, opts.extensions ?? []) : (supplied ?? {}),
+    );
+    diagnostics.push(...missingRoutePaths(opts.routes, root));
     const loaded = loadProject(opts, root, values, services, !lintOnly);
     // after the load: the routes' placeholders say which new properties an environment may add
     diagnostics.push(...checkEnvironment(values));
+    values.missing.collecting = false;
     return {
       values,
       services,
       routes: loaded.routes,
-      diagnostics: [...diagnostics, ...loaded.diagnostics],
+      // the keys to set first: what else they break is not said again
+      diagnostics: [...values.missing.diagnostics(opts.secretsDir), ...diagnostics, ...loaded.diagnostics],
       closers,
       simulators,
       simulatorUrls: supplied ?? {},
@@ -260,10 +284,32 @@ async function prepare(opts: EngineOptions, lintOnly: boolean): Promise<Prepared
 
 const STAND_INS = new Proxy({}, { get: (_t, name) => `http://127.0.0.1:9/${String(name)}` }) as Record<string, string>;
 
+/**
+ * The URLs `simulator:NAME` references resolve to when nothing is started: in a simulated
+ * environment only the simulators its extensions say they start, so lint refuses a name a start
+ * would; elsewhere (or when no extension says) any name.
+ */
+function standIns(simulated: boolean, extensions: EngineExtension[]): Record<string, string> {
+  const names = extensions.flatMap((x) => x.simulation?.simulators ?? []);
+  if (!simulated || !names.length) return STAND_INS;
+  return Object.fromEntries(names.map((n) => [n, STAND_INS[n]]));
+}
+
+/** A route file or folder named on the command line that does not exist: a typo, not an empty project. */
+function missingRoutePaths(paths: string[], root: string): Diagnostic[] {
+  return paths
+    .filter((p) => !existsSync(resolve(root, p)))
+    .map((p) => {
+      const dir = dirname(resolve(root, p));
+      const near = existsSync(dir) ? suggestion(basename(p), readdirSync(dir)) : '';
+      return { file: p, line: 1, col: 1, message: `no such route file or folder${near}` };
+    });
+}
+
 /** Compiles every route and document; returns all diagnostics. Starts nothing. */
 export async function lintProject(opts: EngineOptions): Promise<Diagnostic[]> {
   try {
-    const p = await prepare(opts, true);
+    const p = await prepare(opts, true, opts.resolveKeys ?? opts.env !== undefined);
     await p.services.http.close();
     return p.diagnostics;
   } catch (e) {
@@ -432,6 +478,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
         load: async () => {
           const values = readValues(opts, services.root, false);
           values.keys.setSimulatorUrls(p.simulatorUrls);
+          values.missing.collecting = true;
           // a new schema store: edited schema files compile again; pools, metrics and hooks are shared
           const next: EngineServices = {
             ...services,
@@ -439,7 +486,14 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
             settings: values.environment.engine,
             callRoute: call,
           };
-          return { values, services: next, ...loadProject(opts, services.root, values, next, true) };
+          const loaded = loadProject(opts, services.root, values, next, true);
+          values.missing.collecting = false;
+          return {
+            values,
+            services: next,
+            ...loaded,
+            diagnostics: [...values.missing.diagnostics(opts.secretsDir), ...loaded.diagnostics],
+          };
         },
         commit: async (next, values, nextServices) => {
           live = next;

@@ -13,6 +13,7 @@ import type { Achvendor } from './achvendor/index.ts';
 import type { Screenvendor } from './screenvendor/index.ts';
 import type { ConsoleContributor } from '../engine/console/panel.ts';
 import { sandboxPanel } from './console-panel.ts';
+import { SIMULATORS } from './simulators.ts';
 
 export interface SandboxExtensionOptions {
   /** record requests on the simulators (default true; benchmarks turn it off) */
@@ -34,9 +35,10 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
     get sandbox() {
       return sandbox;
     },
-    // what the engine and its route tests know of the simulators: the environment they serve, and
-    // the ones a route test replaces with its event hub stub or a closed AMQP port
-    simulation: { environment: 'sandbox', standIns: { eventhub: 'event-hub', amqp: 'amqp' } },
+    // what the engine and its route tests know of the simulators: the environment they serve, their
+    // names (lint refuses a reference to any other), and the ones a route test replaces with its
+    // event hub stub or a closed AMQP port
+    simulation: { environment: 'sandbox', simulators: SIMULATORS, standIns: { eventhub: 'event-hub', amqp: 'amqp' } },
 
     async prepare({ services, lintOnly, simulated: wanted }) {
       if (!wanted || lintOnly) return;

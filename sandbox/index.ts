@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { startHubvendor, type Hubvendor } from './hubvendor/index.ts';
 import { startEventHub, type EventHub } from './eventhub/index.ts';
+import { SIMULATORS } from './simulators.ts';
 
 export interface SandboxOptions {
   logger: Logger;
@@ -75,9 +76,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     throw failed.reason;
   }
   // in the order they always had (the log line, the console's Sandbox page), whichever listened first
-  const ordered = Object.fromEntries(
-    ['eventhub', 'amqp', 'hubvendor', 'idp', 'platform', 'screenvendor', 'achvendor'].map((n) => [n, urls[n]]),
-  );
+  const ordered = Object.fromEntries(SIMULATORS.map((n) => [n, urls[n]]));
   opts.logger.info({ urls: ordered }, 'sandbox started');
   return {
     urls: ordered,

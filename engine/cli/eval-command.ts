@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { ConfigError, DiagnosticError, formatDiagnostic, textPosition } from '../core/diagnostics.ts';
 import { loadValues } from '../config/values.ts';
 import { resolveTextPlaceholders, PLACEHOLDER } from '../config/placeholders.ts';
+import { collectSet } from './startup-errors.ts';
 
 interface EvalOpts {
   expression?: string;
@@ -101,6 +102,9 @@ async function evaluate(o: EvalOpts): Promise<string | undefined> {
     throw e;
   }
   const input = readInput(o);
+  // an answer about input the expression did not get (`false` for a missing IBAN) would mislead
+  const missing = missingInput(source, input, o.body === true);
+  if (missing) throw new EvalError(missing);
   let result: unknown;
   try {
     result = await expr.evaluate(o.body ? { body: input } : input);
@@ -115,8 +119,35 @@ async function evaluate(o: EvalOpts): Promise<string | undefined> {
       ),
     );
   }
+  // nothing because nothing was given to read: said, not taken for an answer
+  if (result === undefined && input === undefined) throw new EvalError(NO_INPUT);
   if (result === undefined) return undefined;
   return JSON.stringify(result, null, o.compact ? 0 : 2);
+}
+
+const EXAMPLE = `echo '{"iban": "DE89370400440532013000"}' | engine eval --body -e '$ibanValid(body.iban)'`;
+
+/** Whether an expression reads the exchange's `body` (strings and comments aside). */
+function readsBody(source: string): boolean {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  return /(^|[^\w$.`])body\b/.test(code);
+}
+
+const NO_INPUT = `no input: give the JSON the expression reads on standard input or with -i FILE, e.g. ${EXAMPLE}`;
+
+/**
+ * Why the input cannot be what the expression reads: none at all, or a bare body given without
+ * `--body` to an expression reading `body` (a route step sees the exchange, `{"body": ...}`).
+ */
+function missingInput(source: string, input: unknown, wrapped: boolean): string | undefined {
+  if (!readsBody(source)) return undefined;
+  if (input === undefined) return NO_INPUT;
+  const hasBody = !!input && typeof input === 'object' && !Array.isArray(input) && 'body' in input;
+  if (wrapped || hasBody) return undefined;
+  return (
+    'the expression reads body, but the input has no "body": without --body the input is the exchange ' +
+    `as a route step sees it ({"body": ..., "vars": ...}). For a bare request body add --body, e.g. ${EXAMPLE}`
+  );
 }
 
 export function registerEvalCommand(program: Command): void {
@@ -128,23 +159,17 @@ export function registerEvalCommand(program: Command): void {
     .option('-e, --expression <jsonata>', 'the expression')
     .option('-f, --file <file>', 'a .jsonata file (transforms/...)')
     .option('-i, --input <file>', 'JSON input file (default: stdin; - for stdin)')
-    .option('--body', 'wrap the input as {"body": input}, as a route step sees a request body')
+    .option(
+      '--body',
+      'wrap the input as {"body": input}, as a route step sees a request body (without it the input is the exchange)',
+    )
     .option('-c, --compact', 'print the result on one line')
     .option(
       '--values <name>',
       'values file whose properties {{placeholders}} resolve from (as for the routes that use the file)',
     )
     .option('--env <name>', 'environment whose values and keys apply (values/environments/<name>.yaml)')
-    .option(
-      '--set <key=value>',
-      'set a property or environmental key (repeatable)',
-      (v: string, prev: Record<string, string>) => {
-        const i = v.indexOf('=');
-        if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
-        return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
-      },
-      {},
-    )
+    .option('--set <key=value>', 'set a property or environmental key (repeatable)', collectSet, {})
     .action(async (o: EvalOpts) => {
       try {
         const out = await evaluate(o);

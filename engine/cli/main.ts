@@ -16,12 +16,7 @@ import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
 import { registerErrorsCommand } from './errors-command.ts';
 import { registerFailedCommand } from './failed-command.ts';
-
-function collect(v: string, prev: Record<string, string>): Record<string, string> {
-  const i = v.indexOf('=');
-  if (i <= 0) throw new Error(`--set expects key=value, got '${v}'`);
-  return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
-}
+import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
 
 /** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
 function packageVersion(): string {
@@ -58,7 +53,7 @@ function common(cmd: Command): Command {
     .option(
       '--set <key=value>',
       'set an environmental key or a property (repeatable; file:prop scopes one values file)',
-      collect,
+      collectSet,
       {},
     );
 }
@@ -72,7 +67,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
 
   common(program.command('run').argument('[dirs...]', 'route files or directories', ['routes']))
     .description('lint the routes, then serve them')
-    .addOption(new Option('--port <n>', 'HTTP port').argParser(Number))
+    .addOption(new Option('--port <n>', 'HTTP port (0: any free port)').argParser(parsePort))
     .option('--host <addr>', 'listen address')
     .option(
       '--dev',
@@ -99,22 +94,12 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
           process.stderr.write(`engine: ${e.diagnostics.length} problem(s); not starting\n`);
           process.exit(1);
         }
-        // the listener's address taken or not ours: one line an operator can act on, not a stack trace
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-          const { address, port } = e as { address?: string; port?: number };
-          const why =
-            code === 'EADDRINUSE'
-              ? 'is in use by another process'
-              : code === 'EACCES'
-                ? 'may not be used by this user'
-                : 'is not an address of this machine';
-          process.stderr.write(
-            `engine: cannot listen on ${address ?? ''}:${port ?? ''}: it ${why} (${code}); choose another with --port or --host\n`,
-          );
-          process.exit(1);
-        }
-        throw e;
+        // the listener's address taken or not ours, a wrong OTEL_* or other setting: one line an
+        // operator can act on, not a stack trace (startup-errors.ts)
+        const listen = listenFailure(e, { port: o.port, host: o.host, env: o.env });
+        if (listen) process.stderr.write(`engine: ${listen}\n`);
+        else reportFailure(e);
+        process.exit(1);
       }
       // SIGHUP reloads from the moment the engine says it started
       const { installReloadTriggers } = await import('./dev-reload.ts');
@@ -203,5 +188,10 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerErrorsCommand(program, extensions);
   registerFailedCommand(program, common, (o) => engineOptions(o.routes, o, extensions));
   registerCommands(program, extensions);
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    // a command's failure in words, never a stack of the user's mistake (startup-errors.ts)
+    reportFailure(e);
+  }
 }

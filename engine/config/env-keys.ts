@@ -34,6 +34,16 @@ export function isSecretKey(key: string): boolean {
   return /password|secret|token|client-key|client_key|api-key|apikey|credential|private/i.test(key);
 }
 
+/** A `simulator:NAME` reference to a simulator that is not running (or that lint knows no extension starts). */
+export class UnknownSimulator extends Error {
+  constructor(name: string, known: string[]) {
+    super(
+      `names simulator '${name}', which is not running (${known.length ? `simulators: ${known.join(', ')}` : 'no simulators run in this environment'})`,
+    );
+    this.name = 'UnknownSimulator';
+  }
+}
+
 export class EnvKeys {
   private cache = new Map<string, ResolvedKey | null>();
   constructor(private opts: EnvKeysOptions) {}
@@ -82,7 +92,7 @@ export class EnvKeys {
     const name = slash < 0 ? rest : rest.slice(0, slash);
     const path = slash < 0 ? '' : rest.slice(slash);
     const base = this.opts.simulatorUrls?.[name];
-    if (!base) throw new Error(`simulator '${name}' is not running (referenced as '${v}')`);
+    if (!base) throw new UnknownSimulator(name, Object.keys(this.opts.simulatorUrls ?? {}));
     return base.replace(/\/$/, '') + path;
   }
 }

@@ -6,9 +6,10 @@ import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { DiagnosticError, suggestion, type Diagnostic } from '../core/diagnostics.ts';
-import { EnvKeys, isSecretKey, SIMULATOR_PREFIX } from './env-keys.ts';
+import { EnvKeys, isSecretKey, SIMULATOR_PREFIX, UnknownSimulator } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
 import { routePlaceholders, scopeFacts, scopedSetProblem, type ScopeFacts } from './scoped-set.ts';
+import { MissingKeys } from './missing-keys.ts';
 
 export interface PropEntry {
   value: unknown;
@@ -43,6 +44,8 @@ export class ValuesFile {
     private lenient: boolean,
     readonly tree: unknown = {},
     private source?: YamlSource,
+    /** the set's keys that did not resolve, while an engine loads (missing-keys.ts) */
+    private missing = new MissingKeys(),
   ) {}
 
   /** Where a property's value (or item `item` of a list value) was set, for a diagnostic about it. */
@@ -70,28 +73,55 @@ export class ValuesFile {
   }
 
   /**
-   * The resolved value of a property. Environmental key references are resolved here; a
-   * missing key throws a diagnostic naming the key, where it is used and where it is defined.
+   * The resolved value of a property. Environmental key references are resolved here; a key that
+   * does not resolve reads as `<unresolved:KEY>` in lint and while the set collects its missing
+   * keys (an engine's load: each is said once, missing-keys.ts), and otherwise throws a diagnostic
+   * naming the key, where it is used and where it is defined.
    */
   get(key: string, usedAt?: UsedAt): unknown {
     const p = this.props.get(key);
     if (!p) return undefined;
-    if (typeof p.value === 'string' && p.value.startsWith(SIMULATOR_PREFIX)) return this.keys.simulator(p.value);
-    if (typeof p.value !== 'string' || !p.value.includes('${')) return p.value;
-    const whole = /^\$\{([A-Za-z0-9_.-]+)\}$/.exec(p.value);
-    const resolveOne = (envKey: string): string => {
-      const r = this.keys.resolve(envKey);
-      if (r) return r.value;
-      if (this.lenient) return `<unresolved:${envKey}>`;
-      const where = usedAt ?? { file: p.file, line: p.line, col: p.col };
+    if (typeof p.value !== 'string') return p.value;
+    const at = { file: p.file, line: p.line, col: p.col };
+    /** `envKey` undefined: the property's own value is the problem (a simulator reference) */
+    const miss = (envKey: string | undefined, problem?: string): string => {
+      if (this.lenient) return `<unresolved:${envKey ?? key}>`;
+      if (this.missing.collecting) {
+        this.missing.record(envKey ?? key, key, at, usedAt, problem, envKey !== undefined);
+        return `<unresolved:${envKey ?? key}>`;
+      }
+      const where = usedAt ?? at;
       throw new DiagnosticError([
         {
           file: where.file,
           line: where.line,
           col: where.col,
-          message: `environmental key '${envKey}' is not set (property '${key}' of ${this.file}:${p.line}); ${EnvKeys.howToSet(envKey)}`,
+          message:
+            envKey === undefined
+              ? `property '${key}' of ${this.file}:${p.line} ${problem}`
+              : `environmental key '${envKey}' ${problem ?? 'is not set'} (property '${key}' of ${this.file}:${p.line}); ${EnvKeys.howToSet(envKey)}`,
         },
       ]);
+    };
+    if (p.value.startsWith(SIMULATOR_PREFIX)) {
+      try {
+        return this.keys.simulator(p.value);
+      } catch (e) {
+        if (!(e instanceof UnknownSimulator)) throw e;
+        // a property set to a simulator directly (an environment's `properties`): no key to name
+        return miss(undefined, e.message);
+      }
+    }
+    if (!p.value.includes('${')) return p.value;
+    const whole = /^\$\{([A-Za-z0-9_.-]+)\}$/.exec(p.value);
+    const resolveOne = (envKey: string): string => {
+      try {
+        const r = this.keys.resolve(envKey);
+        return r ? r.value : miss(envKey);
+      } catch (e) {
+        if (e instanceof UnknownSimulator) return miss(envKey, e.message);
+        throw e;
+      }
     };
     if (whole) return resolveOne(whole[1]);
     return p.value.replace(ENV_REF, (_, k: string) => resolveOne(k));
@@ -133,6 +163,8 @@ export interface EnvironmentFile {
 
 export class ValuesSet {
   readonly files = new Map<string, ValuesFile>();
+  /** the environmental keys an engine's load could not resolve (collected only while it loads) */
+  readonly missing = new MissingKeys();
   constructor(
     readonly keys: EnvKeys,
     readonly environment: EnvironmentFile,
@@ -324,7 +356,15 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
       .split(sep)
       .join('/')
       .replace(/\.values\.yaml$/, '');
-    const vf = new ValuesFile(name, relative(process.cwd(), file) || file, envKeys, !!opts.lenient, src.value, src);
+    const vf = new ValuesFile(
+      name,
+      relative(process.cwd(), file) || file,
+      envKeys,
+      !!opts.lenient,
+      src.value,
+      src,
+      set.missing,
+    );
     for (const [k, v, path] of flatten(src.value)) {
       const { line, col } = locate(src, path);
       vf.set(k, v, { file: vf.file, line, col, origin: 'values', path });

@@ -113,6 +113,8 @@ export class LintView {
       valuesDir: e.values.dir,
       logger: createLogger('silent'),
       extensions: this.extensions(),
+      // the engine's own keys (its --set, --secrets) are not known here: a reload's lint checks them
+      resolveKeys: false,
     });
     return diags.map((d) => ({ ...d, file: relative(root, d.file) }));
   }

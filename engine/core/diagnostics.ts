@@ -31,6 +31,18 @@ export class DiagnosticError extends Error {
 }
 
 /**
+ * A setting given outside the project's files (a process environment variable, a command-line flag)
+ * that the engine cannot honour: the message names the setting and what it may be, and the CLI
+ * prints it as one line, without a stack trace, and exits 1.
+ */
+export class SettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingError';
+  }
+}
+
+/**
  * Thrown by a step's compile function; the loader turns it into a Diagnostic at `path`
  * (relative to the step's config object).
  */

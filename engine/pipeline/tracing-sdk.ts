@@ -12,9 +12,12 @@ import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelem
 import type { Logger } from 'pino';
 import type { EngineTracing } from './tracing.ts';
 import { compileSecrets, maskText } from '../observability/mask.ts';
+import { SettingError } from '../core/diagnostics.ts';
 
 const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
+/** the OTLP encodings of the HTTP exporter (gRPC is not shipped) */
+const PROTOCOLS = ['http/protobuf', 'http/json'];
 
 export interface TracingOptions {
   /** the engine's tracing: its consumers are read, its tracer installed */
@@ -54,7 +57,10 @@ function fanOut(consumers: Set<SpanProcessor>): SpanProcessor {
   };
 }
 
-/** The exporters the environment asks for; empty when tracing is off. Throws on a value it cannot honour. */
+/**
+ * The exporters the environment asks for; empty when tracing is off. Throws a SettingError (one
+ * line at start-up) on a value it cannot honour.
+ */
 export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
   if (
     String(env.OTEL_SDK_DISABLED ?? '')
@@ -71,13 +77,18 @@ export function tracingExporters(env: NodeJS.ProcessEnv): string[] {
     .filter(Boolean);
   for (const x of list) {
     if (!EXPORTERS.includes(x))
-      throw new Error(`OTEL_TRACES_EXPORTER: unknown exporter '${x}'; the engine supports ${EXPORTERS.join(', ')}`);
+      throw new SettingError(
+        `OTEL_TRACES_EXPORTER: unknown exporter '${x}'; allowed: ${EXPORTERS.join(', ')} (comma-separated)`,
+      );
   }
   if (list.includes('otlp')) {
-    const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
-    if (protocol === 'grpc')
-      throw new Error(
-        "OTEL_EXPORTER_OTLP_PROTOCOL: the engine exports OTLP over HTTP (port 4318), not 'grpc'; set http/json or http/protobuf",
+    const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+      ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+    const protocol = (env[name] ?? '').trim();
+    if (protocol && !PROTOCOLS.includes(protocol))
+      throw new SettingError(
+        `${name}: the engine exports OTLP over HTTP (port 4318), not '${protocol}'; allowed: ${PROTOCOLS.join(', ')}`,
       );
   }
   return list.filter((x) => x !== 'none');

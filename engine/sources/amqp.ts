@@ -196,10 +196,10 @@ export default defineSource<AmqpConfig>({
     },
   },
   compile(cfg, ctx) {
-    // lint runs without simulators: their URLs are stand-ins (http://127.0.0.1:9/<name>), and
-    // environmental keys may be unset (<unresolved:key>); both are checked when the engine runs
+    // lint runs without simulators: their URLs are stand-ins (http://127.0.0.1:9/<name>), checked
+    // when the engine runs; an environmental key that does not resolve (<unresolved:key>) is said by itself
     const standIn =
-      ctx.services.lintOnly && (/^<unresolved:/.test(cfg.url) || /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
+      /^<unresolved:/.test(cfg.url) || (ctx.services.lintOnly && /^http:\/\/127\.0\.0\.1:9\//.test(cfg.url));
     let address: AmqpAddress | undefined;
     if (!standIn) {
       try {

@@ -66,6 +66,43 @@ describe('engine eval', () => {
   });
 });
 
+describe('engine eval: input the expression does not get is said, exit 1', () => {
+  const example = `e.g. echo '{"iban": "DE89370400440532013000"}' | engine eval --body -e '$ibanValid(body.iban)'`;
+
+  it('a bare body without --body, read as body.x: says the input has no "body" and shows --body (it answered false, exit 0)', async () => {
+    const r = await engine(['-e', '$ibanValid(body.iban)'], '{"iban": "DE89370400440532013000"}');
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'engine eval: the expression reads body, but the input has no "body": without --body the input is the exchange ' +
+        `as a route step sees it ({"body": ..., "vars": ...}). For a bare request body add --body, ${example}\n`,
+    });
+    // the same input with --body, or as the exchange, answers
+    expect(await engine(['--body', '-e', '$ibanValid(body.iban)'], '{"iban": "DE89370400440532013000"}')).toMatchObject(
+      {
+        code: 0,
+        stdout: 'true\n',
+      },
+    );
+    // "body" in a string is no read of the body
+    expect(await engine(['-c', '-e', '{"body": a}'], '{"a": 1}')).toMatchObject({ code: 0, stdout: '{"body":1}\n' });
+  });
+
+  it('no input at all (empty standard input): says what to give, with an example (it answered nothing, exit 0)', async () => {
+    for (const expr of ['body.x', 'x']) {
+      const r = await engine(['-e', expr], '');
+      expect(r).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `engine eval: no input: give the JSON the expression reads on standard input or with -i FILE, ${example}\n`,
+      });
+    }
+    // an expression that reads no input still answers without one
+    expect(await engine(['-e', '1 + 1'], '')).toMatchObject({ code: 0, stdout: '2\n' });
+  });
+});
+
 describe('engine eval --values', () => {
   it("resolves a file's {{properties}} from the values file named, with --set as engine run takes it; without --values it says what to give", async () => {
     const batch = JSON.stringify({ batch: { sec_code: 'XYZ' } });

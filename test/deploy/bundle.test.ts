@@ -25,6 +25,7 @@ import {
   freePort,
   projectCopy,
   ready,
+  ROOT,
   run,
   runOk,
   spawnEngine,
@@ -201,6 +202,28 @@ describe('the build (bundled)', () => {
       otlp.close();
     }
   }, 90_000);
+
+  it('a start-up failure the user caused (a wrong OTEL_TRACES_EXPORTER) is one line naming no path of the build', async () => {
+    const r = await run(
+      'node',
+      [
+        'bin/engine.js',
+        'run',
+        'routes/hubvendor-foreign-exchange',
+        '--set',
+        'hubvendor-base-url=http://127.0.0.1:9',
+        '--port',
+        '0',
+      ],
+      { cwd: dir, env: { ...process.env, OTEL_TRACES_EXPORTER: 'jaeger', LOG_LEVEL: 'warn' }, timeoutMs: 60_000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "engine: OTEL_TRACES_EXPORTER: unknown exporter 'jaeger'; allowed: otlp, console, none (comma-separated)\n",
+    );
+    expect(r.stdout + r.stderr).not.toContain(dir);
+    expect(r.stdout + r.stderr).not.toContain(ROOT);
+  }, 60_000);
 
   it('reports a broken project exactly as the sources do', async () => {
     const broken = join(dir, 'broken');

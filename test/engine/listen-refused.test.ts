@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/engine.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-it('a port in use is one line naming it and the options, exit 1, no stack trace', async () => {
+it('a port in use is one line naming it, --port N and engine.server.port, exit 1, no stack trace', async () => {
   const holder = createServer();
   await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
   const port = (holder.address() as AddressInfo).port;
@@ -31,8 +31,9 @@ it('a port in use is one line naming it and the options, exit 1, no stack trace'
     child.stdout!.resume();
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(code).toBe(1);
-    expect(err).toContain(
-      `engine: cannot listen on 127.0.0.1:${port}: it is in use by another process (EADDRINUSE); choose another with --port or --host`,
+    expect(err).toBe(
+      `engine: cannot listen on port ${port} of 127.0.0.1: it is in use by another process (EADDRINUSE); ` +
+        'choose another with --port N (0: any free port) or engine.server.port in values/environments/sandbox.yaml\n',
     );
     expect(err).not.toMatch(/\n\s+at /);
   } finally {
