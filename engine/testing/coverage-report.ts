@@ -52,7 +52,7 @@ const short = (s: string) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
 
 /**
  * Where a point is written and what it says there, as written (placeholders unresolved): a `when`
- * shows its condition, a step what it calls (`to-http hubvendor-forex`).
+ * shows its condition, a step what it calls (`to-http quote-vendor`).
  */
 function reader(): (p: CoveragePoint) => { line: number; label: string } {
   const files = new Map<string, YamlSource | undefined>();

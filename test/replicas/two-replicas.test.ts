@@ -106,7 +106,8 @@ describe('two engine processes sharing Redis and RabbitMQ', () => {
     await expect
       .poll(() => post(b, '/webhooks/batch/statusupdate', w.raw, w.headers), { timeout: 5000 })
       .toEqual({ status: 200, body: { status: 'duplicate' } });
-    expect(batches('ACHB-REPLAY')).toHaveLength(1);
+    // the event leaves through the outbox, just after the answer
+    await expect.poll(() => batches('ACHB-REPLAY').length, { timeout: 5000 }).toBe(1);
 
     // the same webhook to both at once: one publishes, the other is told to retry or that it is a duplicate
     const w2 = signedWebhook(
@@ -121,6 +122,9 @@ describe('two engine processes sharing Redis and RabbitMQ', () => {
     const both = await Promise.all([a, b].map((r) => post(r, '/webhooks/batch/statusupdate', w2.raw, w2.headers)));
     expect(both.filter((x) => x.status === 200 && x.body.status === 'accepted')).toHaveLength(1);
     for (const x of both) expect([200, 409]).toContain(x.status);
+    await expect.poll(() => batches('ACHB-RACE').length, { timeout: 5000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(batches('ACHB-REPLAY')).toHaveLength(1);
     expect(batches('ACHB-RACE')).toHaveLength(1);
     console.info(
       `replicas: webhook replayed across replicas -> ${batches('ACHB-REPLAY').length} event; concurrent delivery -> ${both.map((x) => x.status).join('/')}, ${batches('ACHB-RACE').length} event`,
