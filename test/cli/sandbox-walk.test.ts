@@ -221,6 +221,19 @@ describe('the failed exchanges walk on the sandbox', () => {
     // one record, and the audit filtered by actor (the API's actor query), through the engine too
     const show = await sh(`node bin/engine.js failed show ${replayed[0]!.id}`);
     expect(show.stdout).toMatch(/^status: +replayed \(by alice at \S+Z\)$/m);
+    // refusals through the engine: the same words and exit code as on the store itself, nothing changed
+    const again = await sh(`node bin/engine.js failed replay ${replayed[0]!.id} --as alice`);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect(again.stderr.slice(through(pid).length)).toMatch(
+      new RegExp(
+        `^engine failed: failed exchange ${replayed[0]!.id} .*; only open records are replayed or discarded\\n$`,
+      ),
+    );
+    const unknown = '6f1c0000-0000-4000-8000-000000000000';
+    const d = await sh(`node bin/engine.js failed discard ${unknown} --as alice`);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toBe(through(pid) + `engine failed: no failed exchange '${unknown}'\n`);
     const nobody = await sh('node bin/engine.js failed history --as nobody --json');
     expect(JSON.parse(nobody.stdout)).toEqual({ entries: [] });
 
