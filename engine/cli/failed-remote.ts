@@ -4,6 +4,7 @@
 // (/console/api/failed..., console/failed-api.ts). Replays then run in the engine's process, with
 // the routes it serves now; `--as` is sent as `x-console-user`, so the audit names the operator.
 
+import { request } from 'node:http';
 import type { AuditEntry, FailedExchange, FailedFilter } from '../store/durable.ts';
 import { embeddedOwner } from '../store/embedded-lock.ts';
 import { ReplayRefusal, type BulkResult } from '../store/replay.ts';
@@ -48,33 +49,55 @@ const bulkBody = (f: FailedFilter, dryRun: boolean) => ({
   dryRun,
 });
 
+/** One request: its status and body. node:http, not fetch: a bulk replay may answer after fetch's 300 s. */
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs?: number,
+): Promise<{ status: number; text: string }> {
+  return new Promise((done, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs / 1000} s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** The console API of the engine at `url`, acting as `actor`. */
 function client(url: string, actor: string) {
   return async (method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<unknown> => {
-    let res: Response;
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    let res: { status: number; text: string };
     try {
-      res = await fetch(`${url}/console/api/${path}`, {
+      res = await send(
+        new URL(`/console/api/${path}`, url),
         method,
-        headers: {
+        {
           'x-console-user': actor,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(data === undefined ? {} : { 'content-type': 'application/json' }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
-      });
+        data,
+        timeoutMs,
+      );
     } catch (e) {
-      const cause = (e as Error).cause as Error | undefined;
-      throw new Error(`the engine at ${url} does not answer: ${cause?.message ?? (e as Error).message}`, { cause: e });
+      throw new Error(`the engine at ${url} does not answer: ${(e as Error).message}`, { cause: e });
     }
-    const text = await res.text();
     let json: Record<string, unknown> | undefined;
     try {
-      json = JSON.parse(text) as Record<string, unknown>;
+      json = JSON.parse(res.text) as Record<string, unknown>;
     } catch {
       /* not JSON: its words below */
     }
-    if (res.ok) return json;
-    const detail = String(json?.detail ?? json?.title ?? text.slice(0, 200));
+    if (res.status >= 200 && res.status < 300) return json;
+    const detail = String(json?.detail ?? json?.title ?? res.text.slice(0, 200));
     throw new ApiError(res.status, detail);
   };
 }
