@@ -27,6 +27,7 @@ import { ReloadQueue, reloadRoutes, startSources, type LiveRoutes, type ReloadRe
 import { fingerprintRoutes, setRouteVersions } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
 import { EngineTracing } from './pipeline/tracing.ts';
+import { announceEngineUrl } from './store/durable-for.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {
@@ -526,6 +527,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
       reason,
     ),
   );
+  let withdrawUrl = () => {};
   const engine: RunningEngine = {
     url: '',
     port: 0,
@@ -540,6 +542,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     close: async () => {
       started = false;
       closed = true;
+      withdrawUrl();
       await reloads.idle();
       await http.close(opts.shutdownTimeoutMs ?? services.settings.server.shutdownTimeout);
       await closeAll();
@@ -559,6 +562,8 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     const address = await http.listen(port, engine.host);
     engine.url = address;
     engine.port = Number(new URL(address).port);
+    // `engine failed` beside this engine works through its console API (docs/failed-exchanges.md)
+    withdrawUrl = announceEngineUrl(services, address);
     for (const x of opts.extensions ?? []) await x.listening?.(engine);
     started = true;
   } catch (e) {

@@ -3,7 +3,8 @@
 // through the routes as they are now (run in this process: no source, no listener; a route with
 // problems does not load, and its records are refused, not run), discarded,
 // and every act audited (engine/store/replay.ts). Bad input is one line on stderr and exit 1,
-// with nothing changed.
+// with nothing changed. An embedded store a running engine holds is reached through that engine's
+// console API instead (failed-remote.ts): same output, replays run in the engine.
 
 import { userInfo } from 'node:os';
 import pino from 'pino';
@@ -11,32 +12,13 @@ import type { Command } from 'commander';
 import { openEngine, type EngineOptions, type OpenedEngine } from '../engine.ts';
 import { DiagnosticError, formatDiagnostic } from '../core/diagnostics.ts';
 import { createLogger } from '../observability/logger.ts';
-import { compileSecrets, maskText, valuesSecrets, type Secrets } from '../observability/mask.ts';
+import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
 import { durableStoreFor, describeDurable, effectiveDurableSettings } from '../store/durable-for.ts';
-import {
-  DurableStoreUnavailableError,
-  type DurableStore,
-  type FailedExchange,
-  type FailedFilter,
-} from '../store/durable.ts';
-import {
-  FilterError,
-  maskAudit,
-  maskRecord,
-  narrows,
-  parseFilter,
-  parseTime,
-  type FilterText,
-} from '../store/failed-view.ts';
-import {
-  countMatching,
-  discardMatching,
-  discardOne,
-  replayMatching,
-  replayOne,
-  ReplayRefusal,
-  type ReplayHost,
-} from '../store/replay.ts';
+import { DurableStoreUnavailableError, type FailedExchange, type FailedFilter } from '../store/durable.ts';
+import { FilterError, narrows, parseFilter, parseTime, type FilterText } from '../store/failed-view.ts';
+import { ReplayRefusal } from '../store/replay.ts';
+import { directBackend, type Act, type FailedBackend } from './failed-backend.ts';
+import { engineHoldingStore } from './failed-remote.ts';
 
 /** The options every `engine failed` command takes (--env, --values, --secrets, --set), as `engine run` has them. */
 export interface FailedCommon {
@@ -51,12 +33,6 @@ export interface FailedCommon {
 /** A refusal the operator can act on: its message, exit 1. */
 class Refused extends Error {}
 
-interface Session {
-  engine: OpenedEngine;
-  store: DurableStore;
-  secrets: Secrets;
-}
-
 const out = (s: string): void => {
   process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 };
@@ -69,17 +45,19 @@ function defaultActor(): string {
   }
 }
 
-/** Opens the project and its durable store, runs `fn`, closes both; every refusal is one line, exit 1. */
+/**
+ * Opens the project and its durable store, runs `fn`, closes both; every refusal is one line, exit 1.
+ * An embedded store a running engine holds is reached through that engine (failed-remote.ts).
+ */
 async function session(
   o: FailedCommon,
   toOptions: (o: FailedCommon) => EngineOptions,
-  fn: (s: Session) => Promise<number | void>,
+  actor: string,
+  fn: (b: FailedBackend) => Promise<number | void>,
 ): Promise<void> {
   // logs (a replayed route's warnings) go to stderr: stdout is the table or the JSON
-  const logger = createLogger(
-    (process.env.LOG_LEVEL as pino.LevelWithSilent | undefined) ?? 'warn',
-    pino.destination({ fd: 2, sync: true }),
-  );
+  const log = new HeldLog();
+  const logger = createLogger((process.env.LOG_LEVEL as pino.LevelWithSilent | undefined) || 'warn', log);
   let engine: OpenedEngine | undefined;
   try {
     try {
@@ -91,13 +69,17 @@ async function session(
       }
       throw e;
     }
-    let store: DurableStore;
+    let backend: FailedBackend;
     try {
-      store = await durableStoreFor(engine.services);
+      const store = await durableStoreFor(engine.services);
+      backend = directBackend(engine, store, compileSecrets(valuesSecrets(engine.values)), actor);
+      log.release();
     } catch (e) {
-      throw new Refused(unavailable(e, engine));
+      // this process's outbox could not open the store either: the refusal or the note below says why
+      log.release(OUTBOX_DOWN);
+      backend = await throughEngine(e, engine, actor);
     }
-    const code = await fn({ engine, store, secrets: compileSecrets(valuesSecrets(engine.values)) });
+    const code = await fn(backend);
     if (code) process.exitCode = code;
   } catch (e) {
     const msg =
@@ -109,8 +91,38 @@ async function session(
     process.stderr.write(`engine failed: ${maskText(msg)}\n`);
     process.exitCode = 1;
   } finally {
+    log.release();
     await engine?.close().catch(() => {});
   }
+}
+
+const OUTBOX_DOWN = /"msg":"outbox: the durable store did not open/;
+
+/** stderr for the log, holding its lines until the store is reached (or not), then dropping those `drop` matches. */
+class HeldLog {
+  private held: string[] | undefined = [];
+  write(line: string): void {
+    if (this.held) this.held.push(line);
+    else process.stderr.write(line);
+  }
+  release(drop?: RegExp): void {
+    const lines = this.held ?? [];
+    this.held = undefined;
+    for (const l of lines) if (!drop?.test(l)) process.stderr.write(l);
+  }
+}
+
+/** The store would not open: when a running engine holds it, that engine's console API; else the refusal. */
+async function throughEngine(e: unknown, engine: OpenedEngine, actor: string): Promise<FailedBackend> {
+  const why = String(((e as Error)?.cause as Error | undefined)?.message ?? '');
+  const s = effectiveDurableSettings(engine.services.settings.store, engine.services.root);
+  if (s.kind !== 'embedded' || !/is in use by process/.test(why)) throw new Refused(unavailable(e, engine));
+  const via = await engineHoldingStore(s.dir, actor);
+  if ('why' in via) throw new Refused(`${unavailable(e, engine)} (not through its console API: ${via.why})`);
+  process.stderr.write(
+    `the embedded store is in use by the engine at ${via.url} (pid ${via.pid}); working through its console API\n`,
+  );
+  return via.backend;
 }
 
 function isConnectionError(e: unknown): boolean {
@@ -239,14 +251,9 @@ export function registerFailedCommand(
     .option('--status <status>', 'open, replaying, replayed, discarded or any', 'open')
     .option('--limit <n>', 'most records shown', '50')
     .action((o: FilterOpts) =>
-      session(o, opts, async ({ store, secrets }) => {
+      session(o, opts, defaultActor(), async (store) => {
         const f = parseFilter(o, 'open');
-        const [recs, total, open] = await Promise.all([
-          store.listFailed(f),
-          store.countFailed({ ...f, limit: undefined }),
-          store.countOpen(),
-        ]);
-        const shown = recs.map((r) => maskRecord(r, secrets));
+        const { records: shown, total, open } = await store.list(f);
         if (o.json) return out(JSON.stringify({ records: shown, open, total }, null, 2));
         if (!shown.length)
           return out(
@@ -260,32 +267,22 @@ export function registerFailedCommand(
     .argument('<id>', 'failed exchange id')
     .description('one failed exchange: its cause, context, headers and body (masked)')
     .action((id: string, o: FailedCommon) =>
-      session(o, opts, async ({ store, secrets }) => {
-        const r = await store.getFailed(id);
-        if (!r) throw new Refused(`no failed exchange '${id.slice(0, 80)}'`);
-        const m = maskRecord(r, secrets);
+      session(o, opts, defaultActor(), async (store) => {
+        const m = await store.get(id);
+        if (!m) throw new Refused(`no failed exchange '${id.slice(0, 80)}'`);
         out(o.json ? JSON.stringify(m, null, 2) : showRecord(m));
       }),
     );
 
-  const act = (name: 'replay' | 'discard') =>
+  const act = (name: Act) =>
     filters(sub(name))
       .argument('[ids...]', 'failed exchange ids (or a filter with --all-matching)')
       .option('--all-matching', 'act on every open record the filter matches (every open record with no filter)')
       .option('--dry-run', 'print how many open records match, change nothing')
       .option('--as <name>', 'who acts, for the audit (default: the OS user)')
-      .action((ids: string[], o: ActOpts) =>
-        session(o, opts, async ({ engine, store }) => {
-          const actor = o.as?.trim() || defaultActor();
-          const byId = new Map(engine.routes.map((r) => [r.id, r]));
-          const host: ReplayHost = {
-            store,
-            route: (id) => byId.get(id),
-            metrics: engine.services.metrics,
-            logger: engine.services.logger,
-            actor,
-            via: 'cli',
-          };
+      .action((ids: string[], o: ActOpts) => {
+        const actor = o.as?.trim() || defaultActor();
+        return session(o, opts, actor, async (store) => {
           const f = parseFilter({ route: o.route, code: o.code, since: o.since, until: o.until }, 'any');
           if (ids.length) {
             if (narrows(f) || o.allMatching)
@@ -293,24 +290,22 @@ export function registerFailedCommand(
                 'give either record ids or a filter (--route, --code, --since, --until, --all-matching), not both',
               );
             if (o.dryRun) {
-              const n = (await Promise.all(ids.map((id) => store.getFailed(id)))).filter(
-                (r) => r?.status === 'open',
-              ).length;
+              const n = (await Promise.all(ids.map((id) => store.get(id)))).filter((r) => r?.status === 'open').length;
               return out(
                 o.json ? JSON.stringify({ matched: n }) : `${n} of ${ids.length} open; dry run, nothing changed`,
               );
             }
-            return one(name, host, ids, o.json);
+            return one(name, store, actor, ids, o.json);
           }
           if (!narrows(f) && !o.allMatching)
             throw new Refused(
               `give record ids, or a filter (--route, --code, --since, --until) or --all-matching to ${name} every open record it matches`,
             );
-          const n = await countMatching(store, f);
+          const n = await store.count(f);
           if (!n) throw new Refused(`no open failed exchanges match (${describeFilter(f)}); nothing to ${name}`);
           if (!o.json) out(`${n} open record(s) match (${describeFilter(f)})`);
           if (o.dryRun) return out(o.json ? JSON.stringify({ matched: n }) : 'dry run: nothing changed');
-          const r = name === 'replay' ? await replayMatching(host, f) : await discardMatching(host, f);
+          const r = await store.bulk(name, f);
           if (o.json)
             out(
               JSON.stringify({
@@ -328,8 +323,8 @@ export function registerFailedCommand(
           else
             out(`discarded ${r.matched - r.refused}${r.refused ? `, ${r.refused} no longer open` : ''} (as ${actor})`);
           return r.failed || r.refused ? 1 : 0;
-        }),
-      );
+        });
+      });
 
   act('replay').description(
     'run failed exchanges again through their routes as they are now (same input, same event ids and dedupe keys)',
@@ -343,16 +338,14 @@ export function registerFailedCommand(
     .option('--since <time>', 'at or after: ISO 8601 time or a duration back from now (30m, 2h, 7d)')
     .option('--limit <n>', 'most entries shown', '50')
     .action((o: FailedCommon & { record?: string; as?: string; since?: string; limit: string }) =>
-      session(o, opts, async ({ store, secrets }) => {
+      session(o, opts, defaultActor(), async (store) => {
         const limit = parseFilter({ limit: o.limit }, 'any').limit;
-        const entries = (
-          await store.listAudit({
-            record: o.record,
-            actor: o.as,
-            since: o.since ? parseTime('since', o.since) : undefined,
-            limit,
-          })
-        ).map((e) => maskAudit(e, secrets));
+        const entries = await store.history({
+          record: o.record,
+          actor: o.as,
+          since: o.since ? parseTime('since', o.since) : undefined,
+          limit,
+        });
         if (o.json) return out(JSON.stringify({ entries }, null, 2));
         if (!entries.length) return out('no audit entries match');
         out(
@@ -373,17 +366,11 @@ export function registerFailedCommand(
 }
 
 /** Replays or discards the records named by id, one after another; exit 1 when any did not succeed. */
-async function one(name: 'replay' | 'discard', host: ReplayHost, ids: string[], json?: boolean): Promise<number> {
+async function one(name: Act, store: FailedBackend, actor: string, ids: string[], json?: boolean): Promise<number> {
   const results: { id: string; outcome: string; code?: string; error?: string }[] = [];
   for (const id of ids) {
     try {
-      if (name === 'replay') {
-        const r = await replayOne(host, id);
-        results.push({ id, outcome: r.outcome, ...(r.outcome === 'failed' ? { code: r.record.code } : {}) });
-      } else {
-        await discardOne(host, id);
-        results.push({ id, outcome: 'discarded' });
-      }
+      results.push({ id, ...(await store.one(name, id)) });
     } catch (e) {
       if (!(e instanceof ReplayRefusal)) throw e;
       if (ids.length === 1) throw e;
@@ -396,7 +383,7 @@ async function one(name: 'replay' | 'discard', host: ReplayHost, ids: string[], 
       if (r.outcome === 'refused') process.stderr.write(`engine failed: ${r.error}\n`);
       else
         out(
-          `${r.id}: ${r.outcome === 'failed' ? `failed again: ${r.code} (the record is open again)` : r.outcome} (as ${host.actor})`,
+          `${r.id}: ${r.outcome === 'failed' ? `failed again: ${r.code} (the record is open again)` : r.outcome} (as ${actor})`,
         );
     }
   return results.some((r) => r.outcome !== 'replayed' && r.outcome !== 'discarded') ? 1 : 0;

@@ -8,7 +8,7 @@ import { PlatformError } from '../core/errors.ts';
 import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
 import { DurableStoreUnavailableError, type DurableStore } from '../store/durable.ts';
-import { FilterError, maskAudit, maskRecord, narrows, parseFilter } from '../store/failed-view.ts';
+import { FilterError, maskAudit, maskRecord, narrows, parseFilter, parseTime } from '../store/failed-view.ts';
 import {
   countMatching,
   discardMatching,
@@ -116,7 +116,13 @@ export async function failedApi(
     }
     if (method === 'GET' && rest === 'history') {
       const limit = parseFilter({ limit: query.get('limit') ?? undefined }, 'any').limit ?? LIST_DEFAULT;
-      const entries = await store.listAudit({ record: query.get('record') || undefined, limit });
+      const since = query.get('since');
+      const entries = await store.listAudit({
+        record: query.get('record') || undefined,
+        actor: query.get('actor') || undefined,
+        since: since ? parseTime('since', since) : undefined,
+        limit,
+      });
       return { status: 200, body: { entries: entries.map((x) => maskAudit(x, secrets)) } };
     }
     if (method === 'POST' && (rest === 'replay' || rest === 'discard')) {

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { EngineServices } from '../pipeline/compile-context.ts';
 import { DURABLE_DEFAULTS, type StoreSettings } from '../config/engine-settings.ts';
 import type { DurableStore } from './durable.ts';
+import { announceListener } from './embedded-lock.ts';
 
 /** The process environment variable holding the PostgreSQL URL (it may carry a password). */
 const PG_URL_ENV = 'ENGINE_STORE_POSTGRES_URL';
@@ -90,4 +91,18 @@ export function durableStoreFor(services: EngineServices): Promise<DurableStore>
     await store?.close();
   });
   return p;
+}
+
+/**
+ * The engine listens at `url`: on an embedded store, named beside its lock (embedded-lock.ts) so
+ * `engine failed` can work through this engine while it holds the store. Returns the withdrawal.
+ */
+export function announceEngineUrl(services: EngineServices, url: string): () => void {
+  let s: DurableSettings;
+  try {
+    s = effectiveDurableSettings(services.settings?.store, services.root);
+  } catch {
+    return () => {}; // an unreadable URL file: opening the store will say so
+  }
+  return s.kind === 'embedded' ? announceListener(s.dir, url) : () => {};
 }

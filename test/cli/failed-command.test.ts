@@ -289,7 +289,7 @@ describe('engine failed', () => {
     await store.discard(rec.id, 'test');
   }, 60_000);
 
-  it('says an embedded store is held by a running engine, and what to use instead', async () => {
+  it('says an embedded store is held by a process that names no engine, and what to use instead', async () => {
     const dir = join(root, '.engine/store');
     const held = await openEmbeddedStore({ dir });
     try {
@@ -297,7 +297,7 @@ describe('engine failed', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(
-          `^engine failed: the embedded store ${dir.replaceAll('/', '\\/')} is in use by process ${process.pid}: an engine is running on this embedded store.*console \\(/console/, the Failed page\\).*PostgreSQL \\(ENGINE_STORE_POSTGRES_URL\\)\\n$`,
+          `^engine failed: the embedded store ${dir.replaceAll('/', '\\/')} is in use by process ${process.pid}: an engine is running on this embedded store.*console \\(/console/, the Failed page\\).*PostgreSQL \\(ENGINE_STORE_POSTGRES_URL\\) \\(not through its console API: process ${process.pid} names no engine listener beside the lock\\)\\n$`,
         ),
       );
     } finally {
