@@ -5,35 +5,25 @@
 // discard, the audit with --as, and bad input refused with exit 1 and nothing changed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { tmpProject } from '../helpers/tmp-project.ts';
 import { dropSchema, PG_URL, uniqueSchema } from '../store/helpers.ts';
 import { startCountingSink, type CountingSink } from '../hubvendor-payment-inbound/helpers.ts';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
 import { openEmbeddedStore } from '../../engine/store/durable-pglite.ts';
 import type { DurableStore, FailedExchangeInput } from '../../engine/store/durable.ts';
+import { engineCli, type CliResult } from '../helpers/cli.ts';
 
-const BIN = resolve('bin/engine.js');
 const schema = uniqueSchema('cli');
 let root: string;
 let sink: CountingSink;
 let store: DurableStore;
 
-type Run = { code: number | null; stdout: string; stderr: string };
-function failed(args: string[], env: Record<string, string> = {}, cwd = root): Promise<Run> {
-  return new Promise((done, reject) => {
-    const p = spawn(process.execPath, [BIN, 'failed', ...args], {
-      cwd,
-      env: { ...process.env, ENGINE_STORE_POSTGRES_URL: PG_URL, LOG_LEVEL: 'error', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    p.on('error', reject);
-    p.on('close', (code) => done({ code, stdout, stderr }));
+function failed(args: string[], env: Record<string, string> = {}, cwd = root): Promise<CliResult> {
+  return engineCli(['failed', ...args], {
+    cwd,
+    env: { ENGINE_STORE_POSTGRES_URL: PG_URL, LOG_LEVEL: 'error', ...env },
+    timeoutMs: 120_000,
   });
 }
 const dev = (...args: string[]) => failed([...args, '--env', 'dev']);

@@ -5,9 +5,8 @@
 // its message id gives; the audit names the operator.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startEngine, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
 import { stableId } from '../../engine/core/functions.ts';
@@ -26,11 +25,11 @@ import {
   type CountingSink,
 } from '../hubvendor-payment-inbound/helpers.ts';
 import { dropSchema, PG_URL, uniqueSchema } from '../store/helpers.ts';
+import { engineCli, type CliResult } from '../helpers/cli.ts';
 
 const QUEUE = uniqueQueue('walk');
 const SCHEMA = uniqueSchema('walk');
 const EVENT = 'com.example.walk.v1.Status';
-const BIN = resolve('bin/engine.js');
 
 const route = (amountType: string) => `id: walk-status
 values: demo
@@ -54,19 +53,11 @@ let engine: RunningEngine;
 let sink: CountingSink;
 let store: DurableStore;
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const p = spawn(process.execPath, [BIN, 'failed', ...args, '--env', 'test'], {
-      cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'error', ENGINE_STORE_POSTGRES_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    p.on('error', reject);
-    p.on('close', (code) => done({ code, stdout, stderr }));
+function cli(args: string[]): Promise<CliResult> {
+  return engineCli(['failed', ...args, '--env', 'test'], {
+    cwd: root,
+    env: { LOG_LEVEL: 'error', ENGINE_STORE_POSTGRES_URL: '' },
+    timeoutMs: 120_000,
   });
 }
 

@@ -9,12 +9,11 @@
 //   back, 0 lost, every duplicate with the same id; the webhook answers' p99.
 // The figures are printed; the suite fails, never skips, without PostgreSQL, Redis or RabbitMQ.
 
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stableId } from '../../engine/core/functions.ts';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
@@ -41,9 +40,9 @@ import {
   valuesWithStore,
   type Replica,
 } from './helpers.ts';
+import { engineCli, type CliResult } from '../helpers/cli.ts';
 
 const STATUS_TYPE = 'com.platform.payment.event.spec.v1.PaymentOrderStatusEvent';
-const BIN = resolve('bin/engine.js');
 const GOOD = 500;
 const POISON = 20;
 const WEBHOOKS = 1000;
@@ -113,28 +112,14 @@ function replica(name: string): Promise<Replica> {
   });
 }
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const p = spawn(
-      process.execPath,
-      [BIN, 'failed', ...args, '--routes', routesDir, '--env', 'sandbox', '--values', values.dir, ...sets('cli')],
-      {
-        env: {
-          ...process.env,
-          LOG_LEVEL: 'error',
-          HUBVENDOR_AMQP_USERNAME: BROKER_USER,
-          HUBVENDOR_AMQP_PASSWORD: BROKER_PASSWORD,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    p.on('error', reject);
-    p.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function cli(args: string[]): Promise<CliResult> {
+  return engineCli(
+    ['failed', ...args, '--routes', routesDir, '--env', 'sandbox', '--values', values.dir, ...sets('cli')],
+    {
+      env: { LOG_LEVEL: 'error', HUBVENDOR_AMQP_USERNAME: BROKER_USER, HUBVENDOR_AMQP_PASSWORD: BROKER_PASSWORD },
+      timeoutMs: 120_000,
+    },
+  );
 }
 
 beforeAll(async () => {
