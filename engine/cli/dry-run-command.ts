@@ -9,8 +9,8 @@ import { openEngine, type EngineOptions, type OpenedEngine } from '../engine.ts'
 import { DiagnosticError, formatDiagnostic, isError } from '../core/diagnostics.ts';
 import { createLogger } from '../observability/logger.ts';
 import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
+import type { GatewayExtension } from '../gateway/extension.ts';
 import { formatResults } from './dry-run/check.ts';
-import { runChecks } from './dry-run/run-checks.ts';
 
 interface DryRunOpts {
   env?: string;
@@ -31,9 +31,10 @@ export function registerDryRunCommand(
     )
     .option('--json', 'JSON output, for scripts')
     .action(async (dirs: string[], o: DryRunOpts) => {
+      const opts = toOptions(dirs, o);
       let engine: OpenedEngine;
       try {
-        engine = await openEngine({ ...toOptions(dirs, o), logger: createLogger('silent') });
+        engine = await openEngine({ ...opts, logger: createLogger('silent') });
       } catch (e) {
         if (!(e instanceof DiagnosticError)) throw e;
         refuse(e.diagnostics.map(formatDiagnostic), e.diagnostics.length);
@@ -46,7 +47,14 @@ export function registerDryRunCommand(
           return;
         }
         const secrets = compileSecrets(valuesSecrets(engine.values));
-        const results = (await runChecks(engine)).map((r) => ({ ...r, reason: maskText(r.reason, secrets) }));
+        // the gateway runs (and needs its keys) only when tools files were loaded
+        const gateway = opts.extensions?.find((x) => x.name === 'gateway') as GatewayExtension | undefined;
+        // the checks (pg, rhea, jose) load when the command runs, not at every CLI start
+        const { runChecks } = await import('./dry-run/run-checks.ts');
+        const results = (await runChecks(engine, !!gateway?.tools.length)).map((r) => ({
+          ...r,
+          reason: maskText(r.reason, secrets),
+        }));
         const ok = !results.some((r) => r.status === 'FAIL');
         process.stdout.write(o.json ? JSON.stringify({ ok, checks: results }, null, 2) + '\n' : formatResults(results));
         if (!ok) process.exitCode = 1;

@@ -55,7 +55,8 @@ function amqpTargets(engine: OpenedEngine): (AmqpLogin & { name: string })[] {
   return [...out.values()];
 }
 
-export async function runChecks(engine: OpenedEngine): Promise<CheckResult[]> {
+/** `gateway`: the gateway serves tools in this project (its JWT settings are then read and checked). */
+export async function runChecks(engine: OpenedEngine, gateway: boolean): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const c of clientTargets(engine)) {
     const e = endpointOf(c.url);
@@ -74,7 +75,7 @@ export async function runChecks(engine: OpenedEngine): Promise<CheckResult[]> {
   }
   const store = effectiveDurableSettings(engine.services.settings?.store, engine.services.root);
   results.push(await timed('store', store.kind, storeTarget(store), () => checkStore(store)));
-  if (engine.values.find('gateway')) {
+  if (gateway) {
     const jwt = readSettings(engine.values).jwt;
     const from = jwksSource(jwt);
     if (from) {
