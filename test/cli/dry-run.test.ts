@@ -76,6 +76,28 @@ describe('engine dry-run', () => {
     expect(doc.checks.every((c) => c.status === 'ok')).toBe(true);
   }, 200_000);
 
+  it("the gateway's key set out of reach fails the jwks check, exit 1", async () => {
+    const port = await closedPort();
+    const r = await engineCli(
+      [
+        'dry-run',
+        '--env',
+        'sandbox',
+        '--set',
+        `gateway-oidc-discovery-url=http://127.0.0.1:${port}/.well-known/openid-configuration`,
+      ],
+      { timeoutMs: 90_000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^FAIL jwks +gateway +127\\.0\\.0\\.1:${port} +\\d+ ms {2}GET http://127\\.0\\.0\\.1:${port}/\\.well-known/openid-configuration: connect ECONNREFUSED`,
+        'm',
+      ),
+    );
+    expect(r.stdout).toMatch(/: 1 failed, 0 warning\(s\)$/m);
+  }, 120_000);
+
   it('a client at a closed port fails the tcp check naming the client and host:port, exit 1', async () => {
     const port = await closedPort();
     const r = await engineCli(['dry-run', '--set', `vendor-base-url=http://127.0.0.1:${port}/api`], {
@@ -88,6 +110,8 @@ describe('engine dry-run', () => {
       new RegExp(`^FAIL tcp +vendor +127\\.0\\.0\\.1:${port} +\\d+ ms {2}connection refused`, 'm'),
     );
     expect(r.stdout).toMatch(/: 1 failed, 0 warning\(s\)$/m);
+    // no tools files: the gateway does not run, so its keys are not checked
+    expect(r.stdout).not.toMatch(/ jwks /);
   }, 90_000);
 
   it('a host that does not resolve fails the dns check with a DNS reason; tcp is not tried', async () => {

@@ -9,6 +9,16 @@ import type { Outcome } from './check.ts';
 
 const TIMEOUT_MS = 5000;
 
+/** getJson, its connection errors naming the URL as its HTTP ones do. */
+async function get(url: string): Promise<unknown> {
+  try {
+    return await getJson(url, TIMEOUT_MS);
+  } catch (e) {
+    const m = (e as Error).message;
+    throw m.startsWith('GET ') ? e : new Error(`GET ${url}: ${m}`, { cause: e });
+  }
+}
+
 /** Where the keys come from, for the target column; undefined when the settings name no key set. */
 export function jwksSource(s: JwtSettings): string | undefined {
   return s.discoveryUrl ?? s.jwksUri ?? s.jwksFile;
@@ -23,14 +33,14 @@ export async function checkJwks(s: JwtSettings): Promise<Outcome> {
   } else {
     let uri = s.jwksUri;
     if (!uri) {
-      const d = (await getJson(s.discoveryUrl!, TIMEOUT_MS)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+      const d = (await get(s.discoveryUrl!)) as { issuer?: unknown; jwks_uri?: unknown } | null;
       if (d?.issuer !== s.issuer)
         throw new Error(`discovery document issuer '${String(d?.issuer)}' is not the configured issuer '${s.issuer}'`);
       if (typeof d.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
       uri = d.jwks_uri;
     }
     from = uri;
-    doc = await getJson(uri, TIMEOUT_MS);
+    doc = await get(uri);
   }
   const keys = (doc as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new Error(`${from}: the key set has no keys array`);
