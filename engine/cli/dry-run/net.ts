@@ -8,7 +8,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { timed, type CheckResult } from './check.ts';
 
 /** A certificate expiring sooner than this many days is a warning. */
-export const WARN_DAYS = 30;
+const WARN_DAYS = 30;
 const TIMEOUT_MS = 5000;
 
 export interface Endpoint {
