@@ -2,13 +2,13 @@
 // the shared JSON Schema compiler, JSONata compilation, shared services. Everything costly
 // (schemas, expressions, URL templates) is built here, once per route load.
 
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
-import { ConfigError, DiagnosticError, didYouMean, textPosition } from '../core/diagnostics.ts';
+import { ConfigError, DiagnosticError, textPosition } from '../core/diagnostics.ts';
 import { formatPath, type YamlPath } from '../core/yaml-source.ts';
-import { stepFile } from '../core/step-file.ts';
+import { fileSuggestion, stepFile } from '../core/step-file.ts';
 import type { ValuesFile } from '../config/values.ts';
 import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
@@ -180,7 +180,8 @@ export class CompileContext {
    */
   file(name: string, path: YamlPath): string {
     const abs = stepFile(name, this.route.file, this.services.root);
-    if (!existsSync(abs)) this.fail(`file not found: ${name}${neighbour(name, this.route.file, this.services.root)}`, path);
+    if (!existsSync(abs))
+      this.fail(`file not found: ${name}${fileSuggestion(name, this.route.file, this.services.root)}`, path);
     if (statSync(abs).isDirectory()) this.fail(`${name} is a folder, not a file`, path);
     return abs;
   }
@@ -200,7 +201,13 @@ export class CompileContext {
         const file = relative(process.cwd(), this.file(name, path)) || name;
         const at = textPosition(text, Number(pos[1]));
         const why = String(e.message).replace(/ in JSON at position \d+.*$/s, '');
-        throw new DiagnosticError([{ file, ...at, message: `invalid JSON: ${why} (named at ${this.route.file}, ${formatPath([...this.base, ...path])})` }]);
+        throw new DiagnosticError([
+          {
+            file,
+            ...at,
+            message: `invalid JSON: ${why} (named at ${this.route.file}, ${formatPath([...this.base, ...path])})`,
+          },
+        ]);
       }
       this.fail(`${name}: invalid JSON: ${e.message}`, path);
     }
@@ -255,23 +262,4 @@ export class CompileContext {
   get log(): Logger {
     return this.services.logger;
   }
-}
-
-/**
- * "; did you mean 'x'?" when a file of a close name is where `name` was looked for (beside the
- * route, then under the project root): a typo of a schema, mapping or template name.
- */
-function neighbour(name: string, routeFile: string, root: string): string {
-  const base = basename(name);
-  for (const dir of new Set([dirname(resolve(dirname(routeFile), name)), dirname(resolve(root, name))])) {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    const s = didYouMean(base, entries);
-    if (s) return `; did you mean '${join(dirname(name), s)}'?`;
-  }
-  return '';
 }
