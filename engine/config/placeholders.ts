@@ -5,7 +5,7 @@
 import type { ValuesFile } from './values.ts';
 import { isSecretKey } from './env-keys.ts';
 import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
-import { DiagnosticError, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
+import { DiagnosticError, isValueProblem, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
 
 /** a `{{key}}` anywhere (global: for replace and matchAll), and a string that is exactly one */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
@@ -129,7 +129,7 @@ export function resolveTextPlaceholders(
 /**
  * Where each problem of a document with placeholders goes, so it points where the fix goes:
  * a check that failed where a placeholder did not resolve is a follow-on of that problem and goes;
- * a check that failed on a value a placeholder brought in is said at the values file line that
+ * a check of a value (isValueProblem) a placeholder brought in is said at the values file line that
  * sets it, with the value it got (unless the value came from an environmental key: it may be a
  * secret), naming the placeholder. One diagnostic per place.
  */
@@ -150,7 +150,7 @@ export function placeDiagnostics(
       const at = locate(src, u.path);
       return d.file === src.file && at.line === d.line && at.col === d.col;
     });
-    const moved = use && values?.has(use.key) ? atValue(d, use.key, values) : d;
+    const moved = use && isValueProblem(d) && values?.has(use.key) ? atValue(d, use.key, values) : d;
     if (!out.has(place(moved))) out.set(place(moved), moved);
   }
   return [...out.values()];

@@ -430,10 +430,9 @@ function compileRoute(
       if (route.checksOutput) output = compileOutputCheck(s.validate, s.file ?? String(resolved['output-schema']));
     });
   }
-  // a check where a placeholder did not resolve is no problem of its own (a step's checks are not all of
-  // the value, so they stay at the route)
+  // a check where a placeholder did not resolve is no problem of its own; a value's is said at the values file
   if (errs.length || unresolved.length)
-    throw new DiagnosticError(placeDiagnostics(unresolved, errs, ownUses, src, undefined));
+    throw new DiagnosticError(placeDiagnostics(unresolved, errs, ownUses, src, values));
   const coverage = services.lintOnly ? undefined : services.coverage;
   const handlerFile = inherits ? connector!.src.file : src.file;
   const handlerPoints = coverage
@@ -656,7 +655,8 @@ function compileHandlers(
       // the template's problems are said at its own lines, where they are fixed
       const file = ctx.file(h.template, [...path, 'template']);
       const tsrc = parseYamlFile(relative(process.cwd(), file) || file);
-      const at = (d: Diagnostic[]) => d.map((x) => ({ ...x, message: `${x.message} (the error template of ${owner})` }));
+      const at = (d: Diagnostic[]) =>
+        d.map((x) => ({ ...x, message: `${x.message} (the error template of ${owner})` }));
       const td = at(checkConfig(t, TEMPLATE_SCHEMA, tsrc, [], 'error template'));
       const codes = unknownTemplateCodes(t, `in the error template of ${owner}`);
       if (td.length || codes.length)

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from './schemas.ts';
-import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { didYouMean, markValueProblem, type Diagnostic } from '../core/diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { configValidators } from './precompiled.ts';
 
@@ -138,6 +138,7 @@ export function checkConfig(
       default:
         d = diagAt(src, path, `'${path.length ? leafName(path) : what}' ${e.message}`);
     }
+    if (!['additionalProperties', 'minProperties', 'required'].includes(e.keyword)) markValueProblem(d);
     const k = `${d.line}:${d.col}:${d.message}`;
     if (!seen.has(k)) {
       seen.add(k);

@@ -73,6 +73,18 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: "a bad value of a route's step: at the values file line too; a literal stays at the route",
+    files: {
+      'values/demo-v1.values.yaml': VALUES,
+      'routes/v.yaml':
+        'id: v\nvalues: demo-v1\nfrom:\n  http:\n    path: /v\nsteps:\n  - to-http:\n      url: "{{vendor.baseUrl}}/x"\n      method: GET\n      retry:\n        enabled: "{{retryFlag}}"\n        max-retries: lots\n',
+    },
+    expected: [
+      "values/demo-v1.values.yaml:4:12 property 'retryFlag': 'enabled' must be true or false, got 'maybe' (used by {{retryFlag}} at routes/v.yaml:11:18, steps[0].to-http.retry.enabled)",
+      /^routes\/v\.yaml:12:22 'max-retries' must be a number \(at steps\[0\]\.to-http\.retry\.max-retries\)$/,
+    ],
+  },
+  {
     name: "an error template's unknown key, at the template's line",
     files: project({
       'routes/conn/connector.yaml': connector(VENDOR, ON_EXCEPTION),
@@ -88,7 +100,9 @@ const CASES: Case[] = [
       'routes/conn/connector.yaml': connector(VENDOR, ON_EXCEPTION),
       'transforms/v/errors.json': TEMPLATE.replace('"title": "Generic Error"', '"detail": "vendorBody.("'),
     }),
-    expected: [/^transforms\/v\/errors\.json:5:58 JSONata: .* \(the error template of connector document routes\/conn\/connector\.yaml\)/],
+    expected: [
+      /^transforms\/v\/errors\.json:5:58 JSONata: .* \(the error template of connector document routes\/conn\/connector\.yaml\)/,
+    ],
   },
   {
     name: "an error template that is no JSON, at the template's line",
@@ -96,7 +110,9 @@ const CASES: Case[] = [
       'routes/conn/connector.yaml': connector(VENDOR, ON_EXCEPTION),
       'transforms/v/errors.json': TEMPLATE.replace('"GC054",', '"GC054"'),
     }),
-    expected: [/^transforms\/v\/errors\.json:3:\d+ invalid JSON: .*\(named at routes\/conn\/connector\.yaml, on-exception\[0\]\.template\)$/],
+    expected: [
+      /^transforms\/v\/errors\.json:3:\d+ invalid JSON: .*\(named at routes\/conn\/connector\.yaml, on-exception\[0\]\.template\)$/,
+    ],
   },
   {
     name: 'an unknown platform code of an error template: the catalog code meant',
@@ -130,7 +146,10 @@ const CASES: Case[] = [
   {
     name: 'a YAML syntax error: no false "taken by no route" or "not used" warnings',
     files: project({
-      'routes/conn/connector.yaml': connector(VENDOR, 'on-exception:\n  - when: { kind: [vendor] }\n    problem: { status: 502 }\n'),
+      'routes/conn/connector.yaml': connector(
+        VENDOR,
+        'on-exception:\n  - when: { kind: [vendor] }\n    problem: { status: 502 }\n',
+      ),
       'routes/conn/r.yaml': ROUTE + '  - set: [unclosed\n',
     }),
     expected: [/^routes\/conn\/r\.yaml:11:1 YAML: /],
