@@ -3,8 +3,9 @@
 // list); inside a longer string the value is interpolated as text.
 
 import type { ValuesFile } from './values.ts';
+import { isSecretKey } from './env-keys.ts';
 import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
-import { DiagnosticError, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
+import { DiagnosticError, isValueProblem, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
 
 /** a `{{key}}` anywhere (global: for replace and matchAll), and a string that is exactly one */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
@@ -123,4 +124,54 @@ export function resolveTextPlaceholders(
     }
   });
   return { text: out, diagnostics };
+}
+
+/**
+ * Where each problem of a document with placeholders goes, so it points where the fix goes:
+ * a check that failed where a placeholder did not resolve is a follow-on of that problem and goes;
+ * a check of a value (isValueProblem) a placeholder brought in is said at the values file line that
+ * sets it, with the value it got (unless the value came from an environmental key: it may be a
+ * secret), naming the placeholder. One diagnostic per place.
+ */
+export function placeDiagnostics(
+  resolution: Diagnostic[],
+  checks: Diagnostic[],
+  uses: PlaceholderUse[],
+  src: YamlSource,
+  values: ValuesFile | undefined,
+): Diagnostic[] {
+  const place = (d: { file: string; line: number; col: number }) => `${d.file}:${d.line}:${d.col}`;
+  const failed = new Set(resolution.map(place));
+  const out = new Map<string, Diagnostic>();
+  for (const d of resolution) if (!out.has(place(d))) out.set(place(d), d);
+  for (const d of checks) {
+    if (failed.has(place(d))) continue;
+    const use = uses.find((u) => {
+      const at = locate(src, u.path);
+      return d.file === src.file && at.line === d.line && at.col === d.col;
+    });
+    const moved = use && isValueProblem(d) && values?.has(use.key) ? atValue(d, use.key, values) : d;
+    if (!out.has(place(moved))) out.set(place(moved), moved);
+  }
+  return [...out.values()];
+}
+
+/** `d`, a check of the value of property `key`, said at the line of the values file that sets it. */
+function atValue(d: Diagnostic, key: string, values: ValuesFile): Diagnostic {
+  const at = values.where(key);
+  const raw = values.props.get(key)?.value;
+  const envKeys = values.envKeysOf(key);
+  const got = envKeys.length
+    ? `, got the value of environmental key '${envKeys.join("', '")}'`
+    : isSecretKey(key)
+      ? ''
+      : `, got ${typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw)}`;
+  // the message names the setting by its key in the document; the property is what is edited
+  return {
+    file: at.file,
+    line: at.line,
+    col: at.col,
+    severity: d.severity,
+    message: `property '${key}': ${d.message}${got} (used by {{${key}}} at ${d.file}:${d.line}:${d.col}${d.path ? `, ${d.path}` : ''})`,
+  };
 }

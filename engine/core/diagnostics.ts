@@ -10,6 +10,17 @@ export interface Diagnostic {
   severity?: 'error' | 'warning';
 }
 
+/**
+ * Diagnostics about a value at their place (its type, its allowed values), not a key or a missing one:
+ * one a placeholder brought in is said at the values file line that sets it (placeholders.ts).
+ */
+const valueProblems = new WeakSet<Diagnostic>();
+export function markValueProblem<D extends Diagnostic>(d: D): D {
+  valueProblems.add(d);
+  return d;
+}
+export const isValueProblem = (d: Diagnostic): boolean => valueProblems.has(d);
+
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.path ? ` (at ${d.path})` : '';
   return `${d.file}:${d.line}:${d.col} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}${where}`;

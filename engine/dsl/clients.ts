@@ -18,10 +18,10 @@
 
 import { dirname, sep } from 'node:path';
 import { isMap, isScalar } from 'yaml';
-import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { checkConfig } from '../schemas/config-check.ts';
 import { ConfigError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
-import { resolvePlaceholders } from '../config/placeholders.ts';
+import { placeDiagnostics, resolvePlaceholders } from '../config/placeholders.ts';
 import { compileExpression } from '../expressions/expressions.ts';
 import {
   retrySchema,
@@ -234,9 +234,12 @@ export class ClientRegistry {
       'clients file',
     );
     // a placeholder that did not resolve also fails the schema where it stands: said once, as the placeholder
-    const diags = onePerPlace([...resolved.diagnostics, ...badNames(src, doc.clients), ...schema], uses, src);
+    const checks = [...badNames(src, doc.clients), ...schema];
+    // which profiles are broken is told where their problems stand here, before a value's goes to its values file
+    const here = placeDiagnostics(resolved.diagnostics, checks, uses, src, undefined);
+    const diags = placeDiagnostics(resolved.diagnostics, checks, uses, src, values);
     const ranges = profileRanges(src);
-    const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
+    const broken = (name: string) => !NAME.test(name) || here.some((d) => ranges.get(name)?.(d));
     if (handlers !== undefined) {
       // resolved on their own, so that their problems are known apart from the profiles'
       const h = resolvePlaceholders({ 'on-exception': handlers }, values, src, [], 'this document');
@@ -401,7 +404,9 @@ export class ClientRegistry {
         } else {
           parent.used = true;
           s = mergeSettings(settle(parent, [...chain, p]), p.own);
-          if (parent.invalid && !p.invalid) p.brokenParent = parent.brokenParent ?? parent.name;
+          // a parent that is broken only through what it extends breaks this one too (not "no base-url")
+          if ((parent.invalid || parent.brokenParent) && !p.invalid)
+            p.brokenParent = parent.brokenParent ?? parent.name;
         }
       }
       const { extends: _, description: __, ...rest } = s;
@@ -437,10 +442,12 @@ export class ClientRegistry {
     const uses: PlaceholderUse[] = [];
     const resolved = resolvePlaceholders({ clients: { [t.name]: own } }, p.values, t.src, uses, p.src.file);
     const settings = (resolved.value as { clients: Record<string, Settings> }).clients[t.name];
-    const found = onePerPlace(
-      [...resolved.diagnostics, ...checkConfig(settings, CLIENT_SCHEMA, t.src, ['clients', t.name], 'client')],
+    const found = placeDiagnostics(
+      resolved.diagnostics,
+      checkConfig(settings, CLIENT_SCHEMA, t.src, ['clients', t.name], 'client'),
       uses,
       t.src,
+      p.values,
     );
     if (!found.length) found.push(...checkProfile(settings, t.src, ['clients', t.name]));
     const said = new Set(diags.map((d) => `${d.file}:${d.line}:${d.col}:${d.message}`));
@@ -616,28 +623,6 @@ export class ClientRegistry {
 
 /** A profile name (CLIENTS_DOC_SCHEMA propertyNames). */
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
-
-/**
- * One diagnostic per place: the schema's alternatives (a boolean, or the strings "true" and
- * "false") would each fail on the same value. The placeholder the value came from is named, as
- * the value was written in the values file, not here (the value itself is not: it may be a secret).
- */
-function onePerPlace(diags: Diagnostic[], uses: PlaceholderUse[], src: YamlSource): Diagnostic[] {
-  const out = new Map<string, Diagnostic>();
-  for (const d of diags) {
-    const k = `${d.line}:${d.col}`;
-    if (out.has(k)) continue;
-    const use = uses.find((u) => {
-      const at = locate(src, u.path);
-      return at.line === d.line && at.col === d.col;
-    });
-    out.set(
-      k,
-      use && !d.message.includes(`{{${use.key}}}`) ? { ...d, message: `${d.message} (from {{${use.key}}})` } : d,
-    );
-  }
-  return [...out.values()];
-}
 
 /** Profile names that break CLIENTS_DOC_SCHEMA's propertyNames, each at its name. */
 function badNames(src: YamlSource, clients: unknown): Diagnostic[] {

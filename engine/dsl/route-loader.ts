@@ -17,7 +17,7 @@ import { checkConfig } from '../schemas/config-check.ts';
 import { ClientRegistry, type ConnectorDoc } from './clients.ts';
 import { connectorFilesIn, connectorFileDiagnostics } from './connector-file.ts';
 import { ROUTE_KEYS, HANDLER_SCHEMA, DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
-import { resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
+import { placeDiagnostics, resolvePlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import { routeInstances } from './route-instances.ts';
 import { rememberClients } from './route-inheritance.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
@@ -92,6 +92,8 @@ export function loadRoutes(
   // ids of route files that failed to load: a call to one is a consequence, not a typo
   const failed = new Set<string>();
   const parsed: YamlSource[] = [];
+  /** folders of files that could not be read (YAML syntax): what they use is not known */
+  const unreadable: string[] = [];
   for (const file of files) {
     const rel = relative(process.cwd(), file) || file;
     try {
@@ -99,6 +101,7 @@ export function loadRoutes(
     } catch (e) {
       if (e instanceof DiagnosticError) {
         diagnostics.push(...e.diagnostics);
+        unreadable.push(dirname(rel));
         continue;
       }
       throw e;
@@ -221,7 +224,13 @@ export function loadRoutes(
     }
     if (templateDiags.length && typeof (v as { id?: unknown }).id === 'string') failed.add((v as { id: string }).id);
   }
-  diagnostics.push(...clients.unused(), ...clients.unusedOnException(inheriting));
+  // a file that could not be read may be what takes a profile or on-exception: no false "not used"
+  const unknowable = (d: Diagnostic) =>
+    unreadable.some((dir) => {
+      const own = dirname(d.file);
+      return dir === own || dir.startsWith(own + sep) || dir.startsWith(own + '/');
+    });
+  diagnostics.push(...[...clients.unused(), ...clients.unusedOnException(inheriting)].filter((d) => !unknowable(d)));
   for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
   // the instances of a route template share their calls' places: each place is said once
   const calledAt = new Set<string>();
@@ -349,6 +358,8 @@ function compileRoute(
     'the route, or to the connector document (connector.yaml) of its folder',
   );
   const resolved = placeholders.value as Record<string, any>;
+  // the route's own placeholders (files its steps name add theirs to `uses` as they compile)
+  const ownUses = [...uses];
   // the output check is on wherever an output-schema is, unless the route says `check-output: false`
   const checkOutput = resolved['check-output'];
   if (checkOutput !== undefined && typeof checkOutput !== 'boolean')
@@ -391,7 +402,8 @@ function compileRoute(
     inheritedMissing && placeholders.diagnostics.length
       ? [{ ...placeholders.diagnostics[0], message: inheritedMissing }]
       : [];
-  const errs: Diagnostic[] = [...diags, ...(inheritedMissing ? missing : placeholders.diagnostics)];
+  const unresolved = inheritedMissing ? missing : placeholders.diagnostics;
+  const errs: Diagnostic[] = [...diags];
   const collect = <T>(fn: () => T): T | undefined => {
     try {
       return fn();
@@ -418,7 +430,9 @@ function compileRoute(
       if (route.checksOutput) output = compileOutputCheck(s.validate, s.file ?? String(resolved['output-schema']));
     });
   }
-  if (errs.length) throw new DiagnosticError(errs);
+  // a check where a placeholder did not resolve is no problem of its own; a value's is said at the values file
+  if (errs.length || unresolved.length)
+    throw new DiagnosticError(placeDiagnostics(unresolved, errs, ownUses, src, values));
   const coverage = services.lintOnly ? undefined : services.coverage;
   const handlerFile = inherits ? connector!.src.file : src.file;
   const handlerPoints = coverage
@@ -638,19 +652,22 @@ function compileHandlers(
     const handler: ExceptionHandler = { when: h.when, log: h.log };
     if (h.template) {
       const t = ctx.readJson(h.template, [...path, 'template']) as TemplateFile;
-      const td = checkConfig(t, TEMPLATE_SCHEMA, src, [...path, 'template'], `error template ${h.template}`);
-      if (td.length) throw new DiagnosticError(td);
+      // the template's problems are said at its own lines, where they are fixed
+      const file = ctx.file(h.template, [...path, 'template']);
+      const tsrc = parseYamlFile(relative(process.cwd(), file) || file);
+      const at = (d: Diagnostic[]) =>
+        d.map((x) => ({ ...x, message: `${x.message} (the error template of ${owner})` }));
+      const td = at(checkConfig(t, TEMPLATE_SCHEMA, tsrc, [], 'error template'));
       const codes = unknownTemplateCodes(t, `in the error template of ${owner}`);
-      if (codes.length)
-        throw new DiagnosticError(templateDiagnostics(ctx.file(h.template, [...path, 'template']), codes));
+      if (td.length || codes.length)
+        throw new DiagnosticError([...td, ...codes.map((c) => diagAt(tsrc, c.path, c.message))]);
       try {
         handler.template = compileTemplate(t, {
           ...limits,
           where: `${owner}, on-exception[${i}].template ${h.template}`,
         });
       } catch (e) {
-        if (e instanceof ConfigError)
-          ctx.fail(`${h.template}: ${e.path.join('.')}: ${e.message}`, [...path, 'template']);
+        if (e instanceof ConfigError) throw new DiagnosticError(at([diagAt(tsrc, e.path, e.message, e.key)]));
         throw e;
       }
     }
@@ -671,12 +688,6 @@ function matchText(when: ExceptionHandler['when'] & object): string {
   return Object.entries(when)
     .map(([k, v]) => `${k} ${([] as unknown[]).concat(v).join('|')}`)
     .join(', ');
-}
-
-/** Problems of an error template (a JSON file) said at their line in it. */
-function templateDiagnostics(file: string, problems: { path: YamlPath; message: string }[]): Diagnostic[] {
-  const src = parseYamlFile(relative(process.cwd(), file) || file);
-  return problems.map((p) => diagAt(src, p.path, p.message));
 }
 
 /** The `from` kind of a route and, for http, its method and path (the outbox keeps them with a webhook). */

@@ -9,6 +9,7 @@ import { Document, parseDocument } from 'yaml';
 import { checkConfig } from '../schemas/config-check.ts';
 import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
 import { diagAt, type YamlSource } from '../core/yaml-source.ts';
+import { fileSuggestion } from '../core/step-file.ts';
 import type { CompiledRoute } from '../pipeline/route.ts';
 import type { ParamHeader } from './mcp-headers.ts';
 import { resolveParamHeaders } from './tool-headers.ts';
@@ -285,7 +286,7 @@ export class ToolCollector {
         if (!name) return undefined;
         const abs = resolve(this.root, name);
         if (!existsSync(abs)) {
-          out.push(diagAt(src, at(k), `file not found: ${name}`));
+          out.push(diagAt(src, at(k), `file not found: ${name}${fileSuggestion(name, undefined, this.root)}`));
           return undefined;
         }
         try {

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
 import { ConfigError, DiagnosticError, textPosition } from '../core/diagnostics.ts';
 import { formatPath, type YamlPath } from '../core/yaml-source.ts';
-import { stepFile } from '../core/step-file.ts';
+import { fileSuggestion, stepFile } from '../core/step-file.ts';
 import type { ValuesFile } from '../config/values.ts';
 import { resolveTextPlaceholders, type PlaceholderUse } from '../config/placeholders.ts';
 import type { EngineSettings } from '../config/engine-settings.ts';
@@ -180,7 +180,8 @@ export class CompileContext {
    */
   file(name: string, path: YamlPath): string {
     const abs = stepFile(name, this.route.file, this.services.root);
-    if (!existsSync(abs)) this.fail(`file not found: ${name}`, path);
+    if (!existsSync(abs))
+      this.fail(`file not found: ${name}${fileSuggestion(name, this.route.file, this.services.root)}`, path);
     if (statSync(abs).isDirectory()) this.fail(`${name} is a folder, not a file`, path);
     return abs;
   }
@@ -194,6 +195,20 @@ export class CompileContext {
     try {
       return JSON.parse(text);
     } catch (e: any) {
+      // at the file's own line: JSON.parse says only a character position
+      const pos = /at position (\d+)/.exec(String(e.message));
+      if (pos) {
+        const file = relative(process.cwd(), this.file(name, path)) || name;
+        const at = textPosition(text, Number(pos[1]));
+        const why = String(e.message).replace(/ in JSON at position \d+.*$/s, '');
+        throw new DiagnosticError([
+          {
+            file,
+            ...at,
+            message: `invalid JSON: ${why} (named at ${this.route.file}, ${formatPath([...this.base, ...path])})`,
+          },
+        ]);
+      }
       this.fail(`${name}: invalid JSON: ${e.message}`, path);
     }
   }

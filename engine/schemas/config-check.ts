@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from './schemas.ts';
-import { didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { didYouMean, markValueProblem, type Diagnostic } from '../core/diagnostics.ts';
 import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { configValidators } from './precompiled.ts';
 
@@ -129,11 +129,16 @@ export function checkConfig(
         );
         break;
       case 'type':
-        d = diagAt(src, path, `'${path.length ? leafName(path) : what}' must be ${(e.params as any).type}`);
+        d = diagAt(
+          src,
+          path,
+          `'${path.length ? leafName(path) : what}' must be ${typeWords((e.params as any).type, subschema(full, e.schemaPath))}`,
+        );
         break;
       default:
         d = diagAt(src, path, `'${path.length ? leafName(path) : what}' ${e.message}`);
     }
+    if (!['additionalProperties', 'minProperties', 'required'].includes(e.keyword)) markValueProblem(d);
     const k = `${d.line}:${d.col}:${d.message}`;
     if (!seen.has(k)) {
       seen.add(k);
@@ -203,22 +208,62 @@ function pointer(instancePath: string): (string | number)[] {
     .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
-/** What one alternative wants, from its schema where it says more than the failed keyword. */
+/** Patterns of the engine's own schemas, in words: a message never shows a regular expression. */
+const PATTERN_WORDS: Record<string, string> = {
+  '^\\d+(\\.\\d+)?$': 'a number',
+  '^\\d+$': 'a whole number',
+  '^[1-9][0-9]*$': 'a whole number from 1',
+  '^[1-9]\\d*$': 'a whole number from 1',
+  '^/': "a path starting with '/'",
+  '^[a-z0-9][a-z0-9-]*$': "lower-case letters, digits and '-'",
+};
+
+/** A JSON Schema type in words. */
+export function typeWords(type: unknown, schema?: Record<string, any>): string {
+  const min = typeof schema?.minimum === 'number' && schema.minimum > 0 ? ` from ${schema.minimum}` : '';
+  switch (type) {
+    case 'integer':
+      return `a whole number${min}`;
+    case 'number':
+      return `a number${min}`;
+    case 'boolean':
+      return 'true or false';
+    case 'string':
+      return 'text';
+    case 'object':
+      return 'a mapping (key: value)';
+    case 'array':
+      return 'a list';
+    case 'null':
+      return 'empty';
+    default:
+      return Array.isArray(type) ? type.map((t) => typeWords(t)).join(' or ') : String(type);
+  }
+}
+
+/** What one alternative wants, in words, from its schema where it says more than the failed keyword. */
 function describeBranch(e: ErrorObject, branch: Record<string, any> | undefined): string {
-  if (typeof branch?.pattern === 'string') return `a string matching ${branch.pattern}`;
-  if (Array.isArray(branch?.enum)) return `one of: ${branch.enum.join(', ')}`;
+  const enumWords = (values: unknown[]) =>
+    values.length === 2 && values.includes('true') && values.includes('false')
+      ? 'true or false'
+      : `one of: ${values.join(', ')}`;
+  if (typeof branch?.pattern === 'string') return PATTERN_WORDS[branch.pattern] ?? 'text of another form';
+  if (Array.isArray(branch?.enum)) return enumWords(branch.enum);
   const p = e.params as Record<string, any>;
   switch (e.keyword) {
     case 'type':
-      return String(p.type);
+      return typeWords(p.type, branch);
     case 'enum':
-      return `one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+      return enumWords(p.allowedValues as unknown[]);
     case 'const':
       return `'${String(p.allowedValue)}'`;
     case 'pattern':
-      return `a string matching ${String(p.pattern)}`;
+      return PATTERN_WORDS[String(p.pattern)] ?? 'text of another form';
+    case 'minimum':
+      return typeWords(branch?.type ?? 'number', branch);
     default:
-      return String(e.message);
+      // ajv says "must be >= 1": the caller says "must be" once
+      return String(e.message).replace(/^must be /, '');
   }
 }
 

@@ -107,18 +107,18 @@ describe('client templates (routes/connector.yaml)', () => {
     expect(await lintFiles(files)).toEqual([]);
     const out = await lintFiles({ ...files, 'values/b.values.yaml': `hub.url: ${b.url}\nhub.timeout: 4000\n` });
     expect(out).toEqual([
-      "routes/connector.yaml:5:15 unknown property 'desk' in values 'b' (from {{desk}}) (resolved for routes/b/connector.yaml, values 'b') (at clients.hub.static-headers.x-desk)",
+      "routes/connector.yaml:5:15 unknown property 'desk' in values 'b' (resolved for routes/b/connector.yaml, values 'b') (at clients.hub.static-headers.x-desk)",
       "routes/b/call-b.yaml:7:15 client 'hub' extends 'hub', which has errors (see above) (at steps[0].to-http.client)",
     ]);
   });
 
-  it('lint: a typed setting is checked with the values it resolves from', async () => {
+  it('lint: a typed setting is checked with the values it resolves from, and said at their line', async () => {
     const out = await lintFiles({
       ...files,
       'values/a.values.yaml': `hub.url: ${a.url}\ndesk: d\nhub.timeout: soon\n`,
     });
     expect(out[0]).toMatch(
-      /^routes\/connector\.yaml:7:16 .*\(from \{\{hub\.timeout\}\}\) \(resolved for routes\/a\/connector\.yaml, values 'a'\)/,
+      /^values\/a\.values\.yaml:3:14 property 'hub\.timeout': 'request' must be a number, got 'soon' \(used by \{\{hub\.timeout\}\} at routes\/connector\.yaml:7:16, clients\.hub\.timeouts\.request\) \(resolved for routes\/a\/connector\.yaml, values 'a'\)$/,
     );
     expect(out).toHaveLength(2);
   });

@@ -156,7 +156,7 @@ describe("engine lint of a connector document's on-exception", () => {
     expect(
       await lint({ 'values/demo-v1.values.yaml': `vendor.url: ${vendorUrl}\nerrorTemplate: vendor-errrors.json\n` }),
     ).toEqual([
-      'routes/conn/connector.yaml:4:15 file not found: transforms/demo/vendor-errrors.json (at on-exception[0].template)',
+      "routes/conn/connector.yaml:4:15 file not found: transforms/demo/vendor-errrors.json; did you mean 'transforms/demo/vendor-errors.json'? (at on-exception[0].template)",
     ]);
     const kind = await lint({
       'routes/conn/connector.yaml': CLIENTS.replace('[vendor, timeout, connection]', '[vendor, timeuot]'),

@@ -1,5 +1,6 @@
-// engine lint of a client profile with problems: each problem is said once, where it is, naming
-// the placeholder a wrongly typed value came from; a step naming that profile (or one extending
+// engine lint of a client profile with problems: each problem is said once, where it is fixed (a
+// wrongly typed value at the values file line that sets it, with the value, in words, naming the
+// placeholder; a secret's value never); a step naming that profile (or one extending
 // it) is told the profile has errors, not that it is unknown; the file's other profiles still work.
 
 import { describe, expect, it } from 'vitest';
@@ -36,15 +37,16 @@ async function lint(files: Record<string, string>): Promise<string[]> {
     ...files,
   });
   const diags = await lintProject({ routes: ['routes'], root, logger: createLogger('silent'), processEnv: {} });
-  return diags.map((d) => formatDiagnostic({ ...d, file: d.file.replace(/^.*routes\//, 'routes/') }));
+  // file names (also those a message names) relative to the project
+  return diags.map((d) => formatDiagnostic(d).replace(/[^\s(]*?\b(routes|values)\//g, '$1/'));
 }
 
 describe('engine lint of a client profile with problems', () => {
   it('reports each wrongly typed value once, and the steps naming the profile as having errors', async () => {
     const out = await lint({ 'routes/hub/connector.yaml': CLIENTS, 'routes/hub/r.yaml': ROUTE });
     expect(out).toEqual([
-      "routes/hub/connector.yaml:6:16 'enabled' must be boolean or one of: true, false (from {{retryFlag}}) (at clients.hubvendor.retry.enabled)",
-      "routes/hub/connector.yaml:7:20 'max-retries' must be number or a string matching ^\\d+(\\.\\d+)?$ (from {{maximumRedeliveries}}) (at clients.hubvendor.retry.max-retries)",
+      "values/hub.values.yaml:2:12 property 'retryFlag': 'enabled' must be true or false, got 'maybe' (used by {{retryFlag}} at routes/hub/connector.yaml:6:16, clients.hubvendor.retry.enabled)",
+      "values/hub.values.yaml:3:22 property 'maximumRedeliveries': 'max-retries' must be a number, got 'lots' (used by {{maximumRedeliveries}} at routes/hub/connector.yaml:7:20, clients.hubvendor.retry.max-retries)",
       "routes/hub/r.yaml:4:24 client 'hubvendor' has errors (see above) (at steps[0].to-http.client)",
       "routes/hub/r.yaml:5:24 client 'hubvendor-slow' extends 'hubvendor', which has errors (see above) (at steps[1].to-http.client)",
     ]);
@@ -79,14 +81,14 @@ describe('engine lint of a client profile with problems', () => {
     ]);
   });
 
-  it('names the placeholder, never the value it took (it may be a secret)', async () => {
+  it("names the placeholder, never a secret's value", async () => {
     const out = await lint({
       'routes/hub/connector.yaml': CLIENTS.replace('{{maximumRedeliveries}}', '{{apiKey}}'),
       'routes/hub/r.yaml': ROUTE,
     });
     expect(out).toContainEqual(
       expect.stringMatching(
-        /connector\.yaml:7:20 'max-retries' must be number or a string matching .* \(from \{\{apiKey\}\}\)/,
+        /^values\/hub\.values\.yaml:4:9 property 'apiKey': 'max-retries' must be a number \(used by \{\{apiKey\}\} at routes\/hub\/connector\.yaml:7:20/,
       ),
     );
     expect(out.join('\n')).not.toContain('s3cr3t');

@@ -44,7 +44,7 @@ describe('engine settings', () => {
   it('a wrong type is named at its line', () => {
     const err = diagnostics('engine:\n  server:\n    port: eighty\n  expressions:\n    timeout: 0\n');
     expect(err.diagnostics.map((d) => [d.line, d.col, d.message])).toEqual([
-      [3, 11, "'port' must be integer"],
+      [3, 11, "'port' must be a whole number"],
       [5, 14, "'timeout' must be >= 1"],
     ]);
   });

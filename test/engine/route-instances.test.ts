@@ -69,9 +69,8 @@ describe('route templates (instances)', () => {
     expect(
       await lintFiles({ ...FILES, 'values/quotes.values.yaml': VALUES.replace('quote.sell.margin: 0.25\n', '') }),
     ).toEqual([
+      // said once: not also what the unresolved placeholder breaks there (a JSONata error), as in any route
       "routes/q/quote.yaml:19:15 unknown property 'quote.sell.margin' in values 'quotes'; did you mean 'quote.buy.margin'? (at steps[1].set.values.body)",
-      // what the unresolved placeholder breaks, as in any route
-      expect.stringMatching(/^routes\/q\/quote\.yaml:19:15 JSONata: /),
     ]);
   });
 

@@ -63,7 +63,7 @@ describe('validate: a rule in a .jsonata file', () => {
         'routes/shop/orders.yaml': ROUTE.replace('order-rules.jsonata', 'order-rule.jsonata'),
       }),
     ).toEqual([
-      'routes/shop/orders.yaml:11:17 file not found: transforms/shop/order-rule.jsonata (at steps[0].validate.rules[1].file)',
+      "routes/shop/orders.yaml:11:17 file not found: transforms/shop/order-rule.jsonata; did you mean 'transforms/shop/order-rules.jsonata'? (at steps[0].validate.rules[1].file)",
     ]);
     expect(
       await lintFiles({

@@ -171,6 +171,17 @@ describe('lint of tool files', () => {
       "has no path parameter 'cancellationType'",
     );
     expect(await lint(tool('    path-params:\n      externalReferenceNo: the reference\n'))).toBe('');
+    // a schema file named with a typo: the file meant
+    expect(
+      await lint(
+        tool('    path-params:\n      externalReferenceNo: the reference\n').replace(
+          'payment-cancellation-request',
+          'payment-cancelation-request',
+        ),
+      ),
+    ).toContain(
+      "file not found: schemas/payments/payment-cancelation-request.schema.json; did you mean 'schemas/payments/payment-cancellation-request.schema.json'?",
+    );
     // a path parameter may not hide a body property of the same name
     const modify =
       '  - name: modifyIt\n    description: modify\n    security: bearer\n    route: modify-payment-order\n    path-params:\n      externalReferenceNo: ref\n';

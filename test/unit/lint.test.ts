@@ -83,11 +83,11 @@ describe('engine lint', () => {
     );
   });
 
-  it('a value that fits none of its alternatives gets one diagnostic naming them all', async () => {
+  it('a value that fits none of its alternatives gets one diagnostic naming them all, in words', async () => {
     const out = await lint(GOOD.replace('enabled: "{{retryFlag}}"', 'enabled: "yes"\n        max-retries: true'));
     expect(out).toEqual([
-      expect.stringMatching(/^routes\/demo\.yaml:16:18 'enabled' must be boolean or one of: true, false /),
-      expect.stringMatching(/^routes\/demo\.yaml:17:22 'max-retries' must be number or a string matching \^\\d\+/),
+      expect.stringMatching(/^routes\/demo\.yaml:16:18 'enabled' must be true or false /),
+      expect.stringMatching(/^routes\/demo\.yaml:17:22 'max-retries' must be a number /),
     ]);
   });
 
