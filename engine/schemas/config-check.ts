@@ -219,7 +219,7 @@ const PATTERN_WORDS: Record<string, string> = {
 };
 
 /** A JSON Schema type in words. */
-export function typeWords(type: unknown, schema?: Record<string, any>): string {
+function typeWords(type: unknown, schema?: Record<string, any>): string {
   const min = typeof schema?.minimum === 'number' && schema.minimum > 0 ? ` from ${schema.minimum}` : '';
   switch (type) {
     case 'integer':
