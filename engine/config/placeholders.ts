@@ -151,7 +151,9 @@ export function placeDiagnostics(
       return d.file === src.file && at.line === d.line && at.col === d.col;
     });
     const moved = use && isValueProblem(d) && values?.has(use.key) ? atValue(d, use.key, values) : d;
-    if (!out.has(place(moved))) out.set(place(moved), moved);
+    // several problems may share a place (a misspelt key where a required one is missing): each is said
+    const key = `${place(moved)} ${moved.message}`;
+    if (!out.has(key)) out.set(key, moved);
   }
   return [...out.values()];
 }

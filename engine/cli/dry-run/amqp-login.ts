@@ -12,7 +12,7 @@ export interface AmqpLogin {
   address: AmqpAddress;
   username?: string;
   password?: string;
-  /** where the user name and password are set, e.g. `hubvendor-amqp-username / hubvendor-amqp-password` */
+  /** where the user name and password are set, e.g. `broker-username / broker-password` */
   credentials: string;
 }
 
