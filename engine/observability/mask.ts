@@ -137,6 +137,17 @@ export function isSecretHeader(name: string): boolean {
   );
 }
 
+// credential headers beyond isSecretHeader's: signatures, API and subscription keys, sessions
+const CREDENTIAL_HEADER = /signature|subscription-key|api[-_]?key|session|set-cookie|x-auth/i;
+
+/**
+ * Headers never kept with a stored input (a failed exchange, the outbox's copy of a webhook): they
+ * carry, or may carry, a credential, and a replay never needs them (the input was verified on arrival).
+ */
+export function isCredentialHeader(name: string): boolean {
+  return isSecretHeader(name) || CREDENTIAL_HEADER.test(name);
+}
+
 /** The credential of a header value, without its scheme (`Bearer abc` -> `abc`): what a vendor may echo. */
 export function credentialOf(value: string): string {
   const m = /^[A-Za-z]+\s+(\S+)$/.exec(value);

@@ -2,12 +2,12 @@
 // becomes a failed exchange that can run again: the raw body text, the headers without credentials,
 // and the request's method, path, query and path parameters.
 
-import { isSecretHeader } from '../observability/mask.ts';
+import { isCredentialHeader } from '../observability/mask.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import type { RouteInfo } from '../pipeline/compile-context.ts';
 
-/** Not needed to run the input again, or a credential (a replay is trusted without its signature). */
-const DROPPED = new Set(['webhook-signature', 'content-length', 'host', 'connection', 'transfer-encoding']);
+/** Not needed to run the input again (credentials are dropped by the masking policy's isCredentialHeader). */
+const DROPPED = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
 
 export interface WebhookInput {
   body?: string;
@@ -19,7 +19,7 @@ export function webhookInput(ex: Exchange, from: RouteInfo['from']): WebhookInpu
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(ex.headers)) {
     const n = k.toLowerCase();
-    if (v === undefined || DROPPED.has(n) || isSecretHeader(n)) continue;
+    if (v === undefined || DROPPED.has(n) || isCredentialHeader(n)) continue;
     headers[n] = String(v);
   }
   const query: Record<string, string> = {};

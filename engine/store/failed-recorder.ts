@@ -11,7 +11,7 @@ import type { CompiledRoute } from '../pipeline/route.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import type { PlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
-import { isSecretHeader, maskText } from '../observability/mask.ts';
+import { isCredentialHeader, maskText } from '../observability/mask.ts';
 import { logSecrets } from '../observability/logger.ts';
 import { durableStoreFor, openedDurableStore } from './durable-for.ts';
 import type { FailedExchange } from './durable.ts';
@@ -49,15 +49,6 @@ export interface FailedRecorder {
 /** Longest cause, detail and header value kept (masked), characters. */
 export const MAX_CAUSE = 2000;
 const MAX_HEADER = 8192;
-
-// credential headers of callers and vendors beyond isSecretHeader's: signatures, API and
-// subscription keys, sessions; a replay never needs them (the input was verified on arrival)
-const CREDENTIAL_HEADER = /signature|subscription-key|api[-_]?key|session|set-cookie|x-auth/i;
-
-/** Whether a header is dropped from a record: it carries (or may carry) a credential. */
-function isCredentialHeader(name: string): boolean {
-  return isSecretHeader(name) || CREDENTIAL_HEADER.test(name);
-}
 
 // one recorder per engine, like the durable store: keyed by the engine's own onClose hook
 const recorders = new WeakMap<EngineServices['onClose'], FailedRecorder>();

@@ -126,7 +126,13 @@ export async function deliver(
 ): Promise<{ status: number; body: any }> {
   const res = await fetch(`${engine.url}/hook/acme?x=1`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'webhook-id': id, authorization: 'Bearer secret-token-123' },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      authorization: 'Bearer secret-token-123',
+      // a vendor's credential header the masking policy drops from stored inputs (isCredentialHeader)
+      'x-vendor-session': 'sess-secret-999',
+    },
     body: JSON.stringify({ key, data }),
   });
   return { status: res.status, body: await res.json() };

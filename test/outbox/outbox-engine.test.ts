@@ -55,6 +55,11 @@ for (const store of ['embedded', 'postgres'] as const) {
       await until(() => hub!.posts > 0);
       expect(hub.events).toEqual([]);
       expect(await pending(engine)).toBe(12);
+      // the waiting rows keep the webhooks' inputs without a credential header
+      const rows = await (await durableStoreFor(engine.services)).sql.query('SELECT input_headers FROM outbox');
+      expect(rows.rows).toHaveLength(12);
+      for (const r of rows.rows)
+        expect(JSON.stringify(r.input_headers)).not.toMatch(/secret-token-123|sess-secret-999/);
       hub.status = 200;
       await until(() => hub!.events.length === 12);
       expect(new Set(hub.events.map((e) => e.id))).toEqual(new Set(sent));
