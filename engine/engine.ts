@@ -224,6 +224,7 @@ async function prepare(opts: EngineOptions, lintOnly: boolean, resolveKeys = !li
     tracing: new EngineTracing(),
     ...(opts.outbox === false ? { outboxOff: true } : {}),
   };
+  if (!lintOnly) services.http.guards.attach(services.metrics, logger);
   try {
     const simulated = opts.simulated ?? values.environment.simulated;
     let supplied: Record<string, string> | undefined;

@@ -51,8 +51,17 @@ export interface PlatformErrorInit {
   notSent?: boolean;
   /** extra members of the problem body */
   extensions?: Record<string, unknown>;
+  /**
+   * the call was refused before it was made, to spare a sick vendor (outbound/client-guard.ts):
+   * answered 503 with Retry-After whatever code the error template gives it
+   */
+  refusedBy?: Refusal;
+  /** why no retry follows though the failure is retryable (retry budget spent, deadline near) */
+  noRetry?: string;
   cause?: unknown;
 }
+
+export type Refusal = 'circuit-breaker' | 'bulkhead';
 
 const DEFAULT_STATUS: Record<ErrorKind, number> = {
   validation: 400,
@@ -102,6 +111,8 @@ export class PlatformError extends Error {
   transient: boolean;
   readonly notSent?: boolean;
   extensions?: Record<string, unknown>;
+  refusedBy?: Refusal;
+  noRetry?: string;
 
   constructor(init: PlatformErrorInit) {
     super(init.detail ?? init.title ?? DEFAULT_TITLE[init.kind], { cause: init.cause });
@@ -118,6 +129,8 @@ export class PlatformError extends Error {
     this.headers = init.headers;
     this.extensions = init.extensions;
     if (init.notSent !== undefined) this.notSent = init.notSent;
+    if (init.refusedBy !== undefined) this.refusedBy = init.refusedBy;
+    if (init.noRetry !== undefined) this.noRetry = init.noRetry;
     this.transient =
       init.transient ??
       (init.kind === 'timeout' ||

@@ -31,6 +31,7 @@ import {
   OUTBOX_SCHEMA,
 } from '../steps/shared-schemas.ts';
 import { mergeSettings, type ClientProfile, type Settings } from '../steps/client-profile.ts';
+import { circuitBreakerSchema, bulkheadSchema, retryBudgetSchema, toGuardSettings } from '../steps/guard-schemas.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
@@ -80,6 +81,9 @@ export const CLIENT_SCHEMA = {
       description: 'pool size per vendor origin (connectionsPerRoute)',
     },
     'idempotency-header': { type: 'string', description: 'header carrying the idempotency-key of the steps' },
+    'circuit-breaker': circuitBreakerSchema,
+    bulkhead: bulkheadSchema,
+    'retry-budget': retryBudgetSchema,
     event: {
       type: 'object',
       additionalProperties: false,
@@ -582,7 +586,7 @@ export class ClientRegistry {
     if (p.brokenParent)
       throw new ConfigError(`client '${p.name}' extends '${p.brokenParent}', which has errors (see above)`, ['client']);
     if (p.settings['base-url'] === undefined) throw new ConfigError(`client '${p.name}' has no base-url`, ['client']);
-    return merge({ name: p.name, settings: p.settings }, cfg);
+    return merge({ name: p.name, settings: p.settings, file: p.src.file }, cfg);
   }
 
   /**
@@ -674,6 +678,14 @@ function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] 
   }
   try {
     checkedRetrySettings(s.retry, (m, path) => {
+      throw new ConfigError(m, path);
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) diags.push(diagAt(src, [...at, ...err.path], err.message));
+    else throw err;
+  }
+  try {
+    toGuardSettings(s, (m, path) => {
       throw new ConfigError(m, path);
     });
   } catch (err) {

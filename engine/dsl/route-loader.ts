@@ -23,6 +23,7 @@ import { rememberClients } from './route-inheritance.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { CompileContext, type EngineServices, type RouteInfo } from '../pipeline/compile-context.ts';
 import { compileOutputCheck, type OutputCheck } from '../pipeline/output-check.ts';
+import type { RouteDeadline } from '../pipeline/deadline.ts';
 import { STEP_KINDS } from '../steps/registry.ts';
 import { SOURCE_KINDS } from '../sources/registry.ts';
 import { pipeline } from '../pipeline/pipeline.ts';
@@ -370,6 +371,7 @@ function compileRoute(
         "'check-output' must be true or false (default true: the answer is checked against output-schema)",
       ),
     );
+  const deadline = routeDeadline(resolved.deadline, (m, path) => diags.push(diagAt(src, path, m)));
   const route: RouteInfo = {
     id: resolved.id as string,
     file: src.file,
@@ -462,6 +464,7 @@ function compileRoute(
     tracing: services.tracing,
     ...(handlerPoints ? { handlerPoints } : {}),
     ...(output ? { output } : {}),
+    ...(deadline ? { deadline } : {}),
     ...(inherits ? { handlersFrom: connector!.src.file } : {}),
     ...(raw.values === undefined && values ? { valuesFrom: connector!.src.file } : {}),
   };
@@ -701,4 +704,18 @@ function fromOf(from: unknown): RouteInfo['from'] {
     ...(typeof c.method === 'string' ? { method: c.method.toUpperCase() } : {}),
     ...(typeof c.path === 'string' ? { path: c.path } : {}),
   };
+}
+
+/** The route's `deadline:` (checked for its type by the route schema), or undefined. */
+function routeDeadline(
+  d: { total?: unknown; header?: unknown } | undefined,
+  fail: (message: string, path: YamlPath) => void,
+): RouteDeadline | undefined {
+  if (!d || typeof d !== 'object') return undefined;
+  const ms = Number(d.total);
+  if (!Number.isInteger(ms) || ms < 1) {
+    fail(`deadline total must be an integer of ms >= 1, got ${String(d.total)}`, ['deadline', 'total']);
+    return undefined;
+  }
+  return { ms, ...(typeof d.header === 'string' && d.header ? { header: d.header.toLowerCase() } : {}) };
 }

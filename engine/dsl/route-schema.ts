@@ -36,6 +36,24 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
     description:
       'JSON Schema file of the answer (OpenAPI, MCP outputSchema); a successful answer that does not match it is answered 502 GC027',
   },
+  deadline: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['total'],
+    description:
+      "the route's total time: vendor calls end their timeouts with it and a retry that could not start before it is not made (the answer says the deadline was reached)",
+    properties: {
+      total: {
+        anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?\\d+$' }],
+        description: 'ms from the start of the exchange (>= 1)',
+      },
+      header: {
+        type: 'string',
+        description:
+          "incoming header giving the caller's own deadline in ms, which lowers the route's (never raises it)",
+      },
+    },
+  },
   'check-output': {
     type: 'boolean',
     default: true,

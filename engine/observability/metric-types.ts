@@ -89,6 +89,9 @@ export class GaugeChild {
   dec(): void {
     this.value--;
   }
+  set(v: number): void {
+    this.value = v;
+  }
 }
 
 export class FastGauge<L extends string> extends BoundMetric<L, GaugeChild> {

@@ -16,6 +16,11 @@ export class Metrics {
   readonly inFlight: FastGauge<'route'>;
   readonly failedExchanges: FastCounter<'route' | 'code'>;
   readonly failedOpen: Gauge;
+  /** per client profile (outbound/client-guard.ts): 0 closed, 1 open, 2 half-open */
+  readonly breakerState: FastGauge<'client'>;
+  readonly breakerTransitions: FastCounter<'client' | 'to'>;
+  readonly clientRefused: FastCounter<'client' | 'by'>;
+  readonly clientRetries: FastCounter<'client' | 'outcome'>;
   /**
    * The open failed exchanges as the durable store counts them, read at each scrape; undefined
    * while this engine has not opened its store (a scrape never opens it). Set by store/failed-recorder.ts.
@@ -74,6 +79,30 @@ export class Metrics {
       'engine_failed_exchanges_total',
       'Inputs that failed for good and were recorded as failed exchanges, per route and platform code',
       ['route', 'code'],
+      r,
+    );
+    this.breakerState = new FastGauge(
+      'engine_client_breaker_state',
+      'Circuit breaker state per client profile: 0 closed, 1 open, 2 half-open',
+      ['client'],
+      r,
+    );
+    this.breakerTransitions = new FastCounter(
+      'engine_client_breaker_transitions_total',
+      'Circuit breaker transitions per client profile and the state entered',
+      ['client', 'to'],
+      r,
+    );
+    this.clientRefused = new FastCounter(
+      'engine_client_calls_refused_total',
+      'Calls refused without a vendor call, per client profile and by what (circuit-breaker, bulkhead)',
+      ['client', 'by'],
+      r,
+    );
+    this.clientRetries = new FastCounter(
+      'engine_client_retries_total',
+      'Retries per client profile: spent, or refused by its retry budget',
+      ['client', 'outcome'],
       r,
     );
     // eslint-disable-next-line @typescript-eslint/no-this-alias

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent } from './undici-dispatchers.ts';
 import { PlatformError } from '../core/errors.ts';
 import { maskText } from '../observability/mask.ts';
+import { ClientGuards } from './client-guard.ts';
 
 /**
  * Timeouts of a vendor call, in the meaning of the connector properties
@@ -45,6 +46,9 @@ export class HttpClients {
   /** The target names of the loaded to-http steps: a route test's stubs must name one of them. */
   readonly targets = new Set<string>();
 
+  /** Circuit breakers, bulkheads and retry budgets of the client profiles (attached by the engine). */
+  readonly guards = new ClientGuards();
+
   get(s: DispatcherSettings): Dispatcher {
     const key = `${s.connections}|${s.connectTimeout}|${s.proxy}`;
     let d = this.pools.get(key);
@@ -65,6 +69,7 @@ export class HttpClients {
   async close(): Promise<void> {
     const all = [...this.pools.values()];
     this.pools.clear();
+    this.guards.close();
     await Promise.allSettled(all.map((d) => d.close()));
   }
 }

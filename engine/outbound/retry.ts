@@ -32,7 +32,7 @@ export function parseStatuses(v: unknown): number[] {
  * vendor accepted the request, so repeating it could duplicate a payment.
  */
 export function isRetryable(err: unknown, s: RetrySettings, idempotent: boolean): boolean {
-  if (!(err instanceof PlatformError)) return false;
+  if (!(err instanceof PlatformError) || err.noRetry !== undefined || err.refusedBy !== undefined) return false;
   const notSent = err.notSent === true;
   if (err.vendorStatus !== undefined) {
     if (!s.statuses.includes(err.vendorStatus)) return false;
@@ -70,6 +70,12 @@ export function retryPolicy(s: RetrySettings, idempotent: boolean): RetryPolicy 
       }),
     },
   );
+}
+
+/** The pause before retry `attempt` (1 = the first retry), as the policy waits it. */
+export function retryDelay(s: RetrySettings, attempt: number): number {
+  const exponent = s.multiplier > 0 ? s.multiplier : 1;
+  return Math.min(s.maxDelay ?? 30_000, s.delay * Math.pow(exponent, attempt - 1));
 }
 
 /**

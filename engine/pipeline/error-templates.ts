@@ -196,7 +196,8 @@ export function compileProblem(
       // too, whatever the template did with the (already masked) vendor body
       return new PlatformError({
         kind: e.kind,
-        status: spec.status ?? e.status,
+        // a call refused to spare a sick vendor keeps its 503 and Retry-After: the caller may come back then
+        status: e.refusedBy ? e.status : (spec.status ?? e.status),
         code: spec.code ?? e.code,
         title: spec.title ?? e.title,
         detail: d !== undefined && d !== null ? maskText(String(d)) : e.detail,
@@ -207,6 +208,8 @@ export function compileProblem(
         headers: Object.keys(hdrs).length ? hdrs : undefined,
         transient: e.transient,
         notSent: e.notSent,
+        refusedBy: e.refusedBy,
+        noRetry: e.noRetry,
         extensions: ext && typeof ext === 'object' ? (maskDeep(ext) as Record<string, unknown>) : undefined,
         cause: e,
       });

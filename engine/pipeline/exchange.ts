@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';
 import type { VendorAnswer } from './vendor-answer.ts';
+import type { ExchangeDeadline } from './deadline.ts';
 
 export interface UserContext {
   /** the subject of a verified bearer token, or `anonymous` */
@@ -56,6 +57,8 @@ export interface Exchange {
   replayOf?: string;
   /** the key the dedupe step claimed for this input (the outbox keeps it with the event) */
   dedupeKey?: string;
+  /** when the route must have answered (pipeline/deadline.ts); vendor calls end with it */
+  deadline?: ExchangeDeadline;
 }
 
 export interface NewExchange {
@@ -105,6 +108,7 @@ class ExchangeRecord implements Exchange {
   #vendorAnswer: VendorAnswer | undefined;
   #replayOf: string | undefined;
   #dedupeKey: string | undefined;
+  #deadline: ExchangeDeadline | undefined;
 
   constructor(init: NewExchange) {
     this.routeId = init.routeId;
@@ -152,6 +156,13 @@ class ExchangeRecord implements Exchange {
     this.#dedupeKey = k;
   }
 
+  get deadline(): ExchangeDeadline | undefined {
+    return this.#deadline;
+  }
+  set deadline(d: ExchangeDeadline | undefined) {
+    this.#deadline = d;
+  }
+
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
@@ -179,6 +190,7 @@ class ExchangeRecord implements Exchange {
     sub.#trace = ex.#trace;
     sub.#vendorAnswer = ex.#vendorAnswer;
     sub.#dedupeKey = ex.#dedupeKey;
+    sub.#deadline = ex.#deadline;
     return Object.assign(sub, patch);
   }
 }

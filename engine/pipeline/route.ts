@@ -10,6 +10,7 @@ import { startExchangeSpan, endExchangeSpan, type EngineTracing } from './tracin
 import { errorMapped } from './tracing-detail.ts';
 import type { OutputCheck } from './output-check.ts';
 import type { CoveragePoint } from './coverage.ts';
+import { startDeadline, type RouteDeadline } from './deadline.ts';
 
 export interface ExceptionHandler {
   when?: Match;
@@ -56,6 +57,8 @@ export interface CompiledRoute {
    * values as they resolve), set once per load from the reload fingerprint; failed exchanges keep it
    */
   version?: string;
+  /** the route's total time (`deadline:`): set on each exchange as it starts */
+  deadline?: RouteDeadline;
 }
 
 export interface Outcome {
@@ -84,6 +87,7 @@ export async function runRoute<T>(
   const t = route.tracing;
   const span = t?.tracer ? startExchangeSpan(t, route, ex) : undefined;
   let out: Outcome;
+  if (route.deadline) startDeadline(ex, route.deadline);
   try {
     const r = route.pipeline(ex);
     if (r && typeof (r as Promise<void>).then === 'function') await r;

@@ -8,10 +8,12 @@ export type Settings = Record<string, any>;
 export interface ClientProfile {
   name: string;
   settings: Settings;
+  /** the file defining it: with the name, the key of its circuit breaker, bulkhead and retry budget */
+  file?: string;
 }
 
 const MAPS = ['headers', 'static-headers'];
-const OBJECTS = ['timeouts', 'retry', 'event'];
+const OBJECTS = ['timeouts', 'retry', 'event', 'circuit-breaker', 'bulkhead', 'retry-budget'];
 
 /** Profile keys only an HTTP client uses: an event hub profile (with `event:`) cannot set them. */
 export const HTTP_ONLY = ['headers', 'static-headers', 'forward-headers', 'proxy', 'connections', 'idempotency-header'];

@@ -40,6 +40,7 @@ import { eventPublished } from '../pipeline/tracing-detail.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
 import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings, HTTP_ONLY } from './client-profile.ts';
+import { withGuard, CLIENT_GUARD, type GuardRef } from './guard-schemas.ts';
 import { outboxFor } from '../outbox/outbox-for.ts';
 import { webhookInput } from '../outbox/webhook-input.ts';
 
@@ -139,6 +140,11 @@ export default defineStep<ToEventHubConfig>({
     const timeouts = toTimeouts(cfg.timeouts, DEFAULT_TIMEOUTS);
     const retry = checkedRetrySettings(cfg.retry, (m, path) => ctx.fail(m, path));
     const policy = retryPolicy(retry, true);
+    const gref = (cfg as { [CLIENT_GUARD]?: GuardRef })[CLIENT_GUARD];
+    const guard =
+      gref && !ctx.services.lintOnly
+        ? ctx.services.http.guards.use(ctx.route.id, gref.key, gref.label, gref.file, gref.settings)
+        : undefined;
     const dispatcher = ctx.services.lintOnly
       ? undefined
       : ctx.services.http.get({ connections: 50, connectTimeout: timeouts.connect, proxy: false });
@@ -236,10 +242,35 @@ export default defineStep<ToEventHubConfig>({
           }
           // the store did not open: published now, as without the outbox
         }
+        let last: PlatformError | undefined;
         const once = async (attempt: number) => {
           if (attempt > 0) {
+            if (guard && last && !guard.retry()) {
+              last.noRetry = `the retry budget of client '${guard.label}' is spent`;
+              throw last;
+            }
             metrics.retries.inc({ route: routeId, target: 'eventhub' });
             ex.log.warn({ eventId: event.id, attempt, of: retry.maxRetries }, 'retrying event publication');
+          } else guard?.call();
+          // the event hub's circuit breaker and bulkhead: refused, the event is not sent (the input waits)
+          let token = 0;
+          if (guard) {
+            try {
+              const g = guard.enter();
+              token = typeof g === 'number' ? g : await g;
+            } catch (e) {
+              const pe = e as PlatformError;
+              metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+              throw (last = new PlatformError({
+                kind: 'eventhub',
+                status: 503,
+                detail: `event hub: ${pe.detail ?? pe.message}`,
+                transient: true,
+                refusedBy: pe.refusedBy,
+                headers: pe.headers,
+                cause: e,
+              }));
+            }
           }
           let status: number;
           const span = tctx
@@ -267,13 +298,18 @@ export default defineStep<ToEventHubConfig>({
           } catch (e) {
             metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
             const pe = e as PlatformError;
+            guard?.leave(token, ex.signal?.aborted ? undefined : false, pe.detail ?? pe.message);
             if (span) endSpan(tracing, span, e);
-            throw new PlatformError({
+            throw (last = new PlatformError({
               kind: 'eventhub',
               detail: `event hub: ${pe.detail ?? pe.message}`,
               transient: true,
               cause: e,
-            });
+            }));
+          }
+          if (guard) {
+            const bad = guard.failureStatus(status);
+            guard.leave(token, !bad, bad ? `event hub answered ${status}` : undefined);
           }
           span?.setAttribute('http.response.status_code', status);
           if (status >= 200 && status < 300) {
@@ -282,7 +318,7 @@ export default defineStep<ToEventHubConfig>({
           }
           metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
           if (span) endSpan(tracing, span, { kind: 'eventhub' });
-          throw new PlatformError({
+          throw (last = new PlatformError({
             kind: 'eventhub',
             vendorStatus: status,
             detail: `event hub answered ${status}`,
@@ -290,7 +326,7 @@ export default defineStep<ToEventHubConfig>({
             // a credential rotation, 404 from a wrong path, 5xx) is for an operator to fix, and
             // the input waits for it: a message source releases instead of rejecting
             transient: status !== 400 && status !== 422,
-          });
+          }));
         };
         if (policy) await policy.execute((c) => once(c.attempt));
         else await once(0);
@@ -318,7 +354,7 @@ export default defineStep<ToEventHubConfig>({
       step,
     );
     merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
-    return merged;
+    return withGuard(p, cfg, merged);
   },
   references: clientReference,
   graph: (c, g) => ({

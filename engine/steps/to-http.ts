@@ -20,7 +20,8 @@ import {
   type Timeouts,
   type HttpResult,
 } from '../outbound/http-client.ts';
-import { retryPolicy, mayHaveBeenProcessed, type RetrySettings } from '../outbound/retry.ts';
+import { retryPolicy, retryDelay, isRetryable, mayHaveBeenProcessed, type RetrySettings } from '../outbound/retry.ts';
+import { deadlineError } from '../pipeline/deadline.ts';
 import {
   compileSecrets,
   configuredSecrets,
@@ -48,6 +49,7 @@ import type { Dispatcher } from 'undici';
 import type { Context } from '@opentelemetry/api';
 import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings } from './client-profile.ts';
+import { withGuard, CLIENT_GUARD, type GuardRef } from './guard-schemas.ts';
 
 interface ToHttpConfig {
   name?: string;
@@ -85,11 +87,13 @@ interface CallState {
   ambiguous: boolean;
 }
 
-/** One attempt under way: the vendor's answer to come, its span, when it started. */
+/** One attempt under way: the vendor's answer to come, its span, when it started, its guard token. */
 interface Sent {
   answer: Promise<HttpResult>;
   span: ReturnType<typeof startHttpCallSpan> | undefined;
   started: number;
+  /** the client guard's token (outbound/client-guard.ts), -1 while queued in its bulkhead */
+  token: number;
 }
 
 interface Outcome {
@@ -293,6 +297,11 @@ export default defineStep<ToHttpConfig>({
     // GET/PUT/DELETE are idempotent by HTTP; a POST only with a key the vendor deduplicates on.
     const idempotent = method !== 'POST' && method !== 'PATCH' ? true : !!idemExpr;
     const policy = retryPolicy(retry, idempotent);
+    const gref = (cfg as { [CLIENT_GUARD]?: GuardRef })[CLIENT_GUARD];
+    const guard =
+      gref && !ctx.services.lintOnly
+        ? ctx.services.http.guards.use(ctx.route.id, gref.key, gref.label, gref.file, gref.settings)
+        : undefined;
     const dispatcher = ctx.services.lintOnly
       ? undefined
       : ctx.services.http.get({
@@ -379,6 +388,20 @@ export default defineStep<ToHttpConfig>({
         tm.retry();
         ex.log.warn({ target, attempt, of: retry.maxRetries }, 'retrying vendor call');
       }
+      // a deadline near: this attempt's timeouts end with it; past it, no attempt is made
+      let t = timeouts;
+      if (ex.deadline !== undefined) {
+        const left = ex.deadline.at - performance.now();
+        if (left <= 0) throw deadlineError(ex, attempt, undefined);
+        if (left < t.response) t = { ...t, response: Math.ceil(left) };
+      }
+      let token = 0;
+      if (guard) {
+        if (attempt === 0) guard.call();
+        const g = guard.enter();
+        if (typeof g !== 'number') return queued(ex, g, url, split, h, body, attempt, t, tctx);
+        token = g;
+      }
       const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
       if (span) callRequest(tracing, span, url, h, body);
       const started = performance.now();
@@ -388,19 +411,73 @@ export default defineStep<ToHttpConfig>({
         target: split,
         headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h,
         body,
-        timeouts,
+        timeouts: t,
         dispatcher: dispatcher!,
         signal: ex.signal,
       });
-      return { answer, span, started };
+      return { answer, span, started, token };
+    };
+
+    /** An attempt waiting for a place in the client's bulkhead: sent once it has one. */
+    const queued = (
+      ex: Exchange,
+      place: Promise<number>,
+      url: string,
+      split: { origin: string; path: string } | undefined,
+      h: Record<string, string>,
+      body: string | undefined,
+      attempt: number,
+      t: Timeouts,
+      tctx?: Context,
+    ): Sent => {
+      const sent: Sent = {
+        answer: undefined as unknown as Promise<HttpResult>,
+        span: undefined,
+        started: 0,
+        token: -1,
+      };
+      sent.answer = place.then((token) => {
+        sent.token = token;
+        const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
+        if (span) callRequest(tracing, span, url, h, body);
+        sent.span = span;
+        sent.started = performance.now();
+        return httpCall({
+          method,
+          url,
+          target: split,
+          headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h,
+          body,
+          timeouts: t,
+          dispatcher: dispatcher!,
+          signal: ex.signal,
+        });
+      });
+      return sent;
+    };
+
+    /**
+     * Before a retryable failure goes to the retry policy: the retry is dropped when the client's
+     * retry budget is spent, and the failure becomes the deadline's when the retry could not start
+     * before the route's deadline.
+     */
+    const mayRetry = (ex: Exchange, e: unknown, attempt: number): unknown => {
+      if (!policy || attempt >= retry.maxRetries || !(e instanceof PlatformError) || !isRetryable(e, retry, idempotent))
+        return e;
+      if (ex.deadline !== undefined && performance.now() + retryDelay(retry, attempt + 1) >= ex.deadline.at)
+        return deadlineError(ex, attempt + 1, e);
+      if (guard && !guard.retry()) e.noRetry = `the retry budget of client '${guard.label}' is spent`;
+      return e;
     };
 
     /** No answer: counted, and the error thrown on. */
-    const failed = (sent: Sent, e: unknown, call?: CallState): never => {
+    const failed = (sent: Sent, e: unknown, ex: Exchange, attempt: number, call?: CallState): never => {
+      if (sent.token === -1) throw e; // refused while queued in the bulkhead: no call was made
       tm.call(0, (performance.now() - sent.started) / 1000);
+      if (guard) guard.leave(sent.token, ex.signal?.aborted ? undefined : false, (e as Error).message);
       if (call && mayHaveBeenProcessed(e)) call.ambiguous = true;
       if (sent.span) endSpan(tracing, sent.span, e);
-      throw e;
+      throw mayRetry(ex, e, attempt);
     };
 
     /** An answer: the outcome at once for a success, else the vendor error (or "already done"). */
@@ -414,6 +491,10 @@ export default defineStep<ToHttpConfig>({
     ): Outcome | Promise<Outcome> => {
       const { span } = sent;
       tm.call(r.status, (performance.now() - sent.started) / 1000);
+      if (guard) {
+        const bad = guard.failureStatus(r.status);
+        guard.leave(sent.token, !bad, bad ? `${target} answered ${r.status}` : undefined);
+      }
       span?.setAttribute('http.response.status_code', r.status);
       if (span) callAnswer(tracing, span, r);
       if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) {
@@ -443,7 +524,7 @@ export default defineStep<ToHttpConfig>({
       const err = await vendorError(r, h);
       if (call && mayHaveBeenProcessed(err)) call.ambiguous = true;
       if (span) endSpan(tracing, span, err);
-      throw err;
+      throw mayRetry(ex, err, attempt);
     };
 
     const once = async (
@@ -461,7 +542,7 @@ export default defineStep<ToHttpConfig>({
       try {
         r = await sent.answer;
       } catch (e) {
-        return failed(sent, e, call);
+        return failed(sent, e, ex, attempt, call);
       }
       return answered(sent, r, ex, h, attempt, call);
     };
@@ -527,7 +608,7 @@ export default defineStep<ToHttpConfig>({
           try {
             r = await sent.answer;
           } catch (e) {
-            failed(sent, e, call);
+            failed(sent, e, ex, 0, call);
           }
           const o = answered(sent, r!, ex, h, 0, call);
           outcome = isPromise(o) ? await o : o;
@@ -568,7 +649,7 @@ export default defineStep<ToHttpConfig>({
     merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
     merged.name = cfg.name ?? p.name;
     if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
-    return merged;
+    return withGuard(p, cfg, merged);
   },
   references: clientReference,
   graph(c, g) {
