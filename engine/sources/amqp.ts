@@ -19,6 +19,11 @@
 // counts them per stable message id in a bounded map. Releases while the event hub is down do
 // not count: that is the event hub's outage, not the message's fault.
 //
+// Backpressure: while the circuit breaker of a client the route calls is open, the consumer asks
+// for no message (its links get no credit), so the queue keeps them rather than the consumer
+// taking and releasing them in a loop; when the breaker goes half-open it takes one message, the
+// probe, and when the probe succeeds (the breaker closes) every link gets its credit again.
+//
 // The connection is re-established for ever with exponential backoff; `/health/ready` is false
 // while it is down, and each failed attempt logs one warning. Credentials are never logged.
 // A reload that changes the route stops this consumer (messages in flight finish and are
@@ -27,6 +32,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection, Container, EventContext, Message, Receiver } from 'rhea';
 import type { Logger } from 'pino';
+import type { ClientGuard } from '../outbound/client-guard.ts';
+import type { BreakerState } from '../outbound/circuit-breaker.ts';
 import { defineSource, type SourceHost } from './source-kind.ts';
 import type { CompileContext } from '../pipeline/compile-context.ts';
 import { createExchange } from '../pipeline/exchange.ts';
@@ -305,6 +312,11 @@ interface Slot {
   paused?: NodeJS.Timeout;
 }
 
+/** What the route's client breakers let the consumer take: `prefetch` per link, one probe message, nothing. */
+type Gate = 'flow' | 'probe' | 'shut';
+
+const creditOf = (r: Receiver) => (r as unknown as { credit: number }).credit;
+
 /** One connection per route; `consumers` receiver links per queue on it. */
 class AmqpConsumer {
   private readonly container: Container;
@@ -322,6 +334,9 @@ class AmqpConsumer {
   private readonly recorder: FailedRecorder;
   /** failed deliveries per stable message id (a bounded LRU: Map order is recency) */
   private readonly failures = new Map<string, { count: number; firstAt: Date }>();
+  /** the client whose open breaker paused the consumer (one log line at pause, one at resume) */
+  private heldBy?: string;
+  private unsubscribe?: () => void;
 
   constructor(
     private route: CompiledRoute,
@@ -344,12 +359,61 @@ class AmqpConsumer {
   }
 
   start(): void {
+    this.unsubscribe = this.host.services.http.guards.onChange((g, to) => this.onBreaker(g, to));
+    this.sync();
     this.connect();
   }
 
   /** Later messages run this copy of the route (same id and source config, newly compiled). */
   retarget(route: CompiledRoute): void {
     this.route = route;
+    // the reload may have replaced a client's guard (new settings, a closed breaker)
+    this.sync();
+    for (const s of this.slots) this.topUp(s);
+  }
+
+  /** The breakers of the clients the route calls now (a reload may change them). */
+  private gate(): { gate: Gate; client?: string } {
+    let probe: string | undefined;
+    for (const g of this.host.services.http.guards.ofRoute(this.route.id)) {
+      const state = g.breaker?.state;
+      if (state === 'open') return { gate: 'shut', client: g.label };
+      if (state === 'half-open') probe ??= g.label;
+    }
+    return probe ? { gate: 'probe', client: probe } : { gate: 'flow' };
+  }
+
+  private onBreaker(guard: ClientGuard, to: BreakerState): void {
+    if (this.closing || !this.host.services.http.guards.ofRoute(this.route.id).includes(guard)) return;
+    this.sync();
+    if (to === 'open') return;
+    // half-open or closed: the breaker's own wait replaces the release backoff of the outage
+    for (const s of this.slots) {
+      s.releases = 0;
+      if (s.paused) {
+        clearTimeout(s.paused);
+        s.paused = undefined;
+      }
+    }
+    for (const s of this.slots) this.topUp(s);
+  }
+
+  /** Logs the pause when a breaker of the route opens, the resume when none is open or half-open any more. */
+  private sync(): void {
+    const { gate, client } = this.gate();
+    if (gate === 'shut' && !this.heldBy) {
+      this.heldBy = client;
+      this.log.warn(
+        { client, inFlight: this.inFlight },
+        `AMQP consumer paused: the circuit breaker of client '${client}' is open; messages stay in the queue until a probe message succeeds`,
+      );
+    } else if (gate === 'flow' && this.heldBy) {
+      this.log.info(
+        { client: this.heldBy },
+        `AMQP consumer resumed: the circuit breaker of client '${this.heldBy}' closed`,
+      );
+      this.heldBy = undefined;
+    }
   }
 
   private connect(): void {
@@ -440,12 +504,36 @@ class AmqpConsumer {
     });
   }
 
-  /** Gives the link credit up to `prefetch` messages in flight, unless paused or closing. */
+  /**
+   * Gives the link credit up to `prefetch` messages in flight, unless paused, closing or a breaker
+   * of the route is open; while one is half-open, the one probe message.
+   */
   private topUp(s: Slot): void {
     const r = s.receiver;
-    if (!r || this.closing || s.paused || !r.is_open()) return;
-    const want = this.c.prefetch - s.inFlight - (r as unknown as { credit: number }).credit;
+    if (!r || this.closing || !r.is_open()) return;
+    const { gate } = this.gate();
+    if (gate === 'shut') return;
+    if (gate === 'probe') return this.probe();
+    if (s.paused) return;
+    const want = this.c.prefetch - s.inFlight - creditOf(r);
     if (want > 0) r.add_credit(want);
+  }
+
+  /**
+   * One credit on one link, when no message is in flight or asked for: the probe. A message that
+   * ends without deciding the breaker (rejected before the call, refused while another route's
+   * probe is under way) makes room for the next one.
+   */
+  private probe(): void {
+    if (this.inFlight > 0) return;
+    let free: Receiver | undefined;
+    for (const s of this.slots) {
+      const r = s.receiver;
+      if (!r || !r.is_open()) continue;
+      if (creditOf(r) > 0) return;
+      if (!free && !s.paused) free = r;
+    }
+    free?.add_credit(1);
   }
 
   private async onMessage(s: Slot, receiver: Receiver, ctx: EventContext): Promise<void> {
@@ -645,6 +733,7 @@ class AmqpConsumer {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.slots)
       if (s.paused) {
