@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestEngine } from '../helpers/engine.ts';
 
-export const SHIPPED_BREAKER = 'circuit-breaker: { failures: 5, half-open-after: 5000 }';
+const SHIPPED_BREAKER = 'circuit-breaker: { failures: 5, half-open-after: 5000 }';
 
 /**
  * Copies routes/hubvendor-payment-inbound to a temporary folder, with the event hub client's
