@@ -68,7 +68,7 @@ export function SandboxPage() {
           (s) =>
             html`<button
               type="button"
-              class="outage-start"
+              class="secondary outage-start"
               data-sim=${s.name}
               title=${`${s.name} answers 503 to every request until the outage ends`}
               onClick=${() => act('faults', { sim: s.name, rule: { status: 503 } })}
