@@ -1,5 +1,6 @@
 // The console's calls to the engine (/console/api/*) and its one live connection (Server-Sent
-// Events at /console/api/stream): each exchange as it starts and ends, route metrics.
+// Events at /console/api/stream): each exchange as it starts and ends, route metrics, and the
+// clients (their breakers) at each breaker transition.
 
 /**
  * GET (or POST/DELETE with a JSON body) a console API path; throws the problem's detail, with the
@@ -32,10 +33,10 @@ export async function api(path, { method = 'GET', body, headers = {} } = {}) {
 export const FAILED_CHANGED = 'console:failed-changed';
 export const failedChanged = () => dispatchEvent(new Event(FAILED_CHANGED));
 
-const listeners = { exchange: new Set(), metrics: new Set(), status: new Set() };
+const listeners = { exchange: new Set(), metrics: new Set(), clients: new Set(), status: new Set() };
 let source;
 
-/** Subscribes to a live event kind ('exchange', 'metrics', 'status'); returns the unsubscribe. */
+/** Subscribes to a live event kind ('exchange', 'metrics', 'clients', 'status'); returns the unsubscribe. */
 export function live(kind, fn) {
   connect();
   listeners[kind].add(fn);
@@ -50,7 +51,7 @@ function connect() {
   };
   source.onopen = () => status('live');
   source.onerror = () => status('reconnecting');
-  for (const kind of ['exchange', 'metrics']) {
+  for (const kind of ['exchange', 'metrics', 'clients']) {
     source.addEventListener(kind, (e) => {
       const data = JSON.parse(e.data);
       for (const fn of listeners[kind]) fn(data);

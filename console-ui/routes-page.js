@@ -1,23 +1,28 @@
-// Routes: every loaded route by connector; the selected one with its diagram, live metrics,
-// what it inherits (inheritance.js), values (secrets masked by the engine), the gateway tools
-// calling it and its lint diagnostics.
+// Routes: every loaded route by connector (marked when a client's breaker is not closed); the
+// selected one with its diagram, live metrics, its clients' breaker states, what it inherits
+// (inheritance.js), values (secrets masked by the engine), the gateway tools calling it and its
+// lint diagnostics.
 import { useEffect, useState } from 'preact/hooks';
 import { html, fmtMs } from './html.js';
 import { api, live } from './api.js';
 import { RouteDiagram } from './diagram.js';
 import { Inheritance } from './inheritance.js';
+import { BreakerBadge, clientsByRoute } from './clients-page.js';
 
 export function RoutesPage({ selected }) {
   const [routes, setRoutes] = useState(/** @type {any} */ (undefined));
   const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
   const [metrics, setMetrics] = useState({});
   const [lint, setLint] = useState(/** @type {any} */ (undefined));
+  /** route id -> its clients' breakers: from the routes answer, then from each transition */
+  const [clients, setClients] = useState({});
 
   useEffect(() => {
     api('routes').then(
       (d) => {
         setRoutes(d.routes);
         setMetrics(Object.fromEntries(d.routes.map((r) => [r.id, r.metrics])));
+        setClients(Object.fromEntries(d.routes.map((r) => [r.id, r.clients ?? []])));
       },
       (e) => setError(e.message),
     );
@@ -25,7 +30,12 @@ export function RoutesPage({ selected }) {
       (d) => setLint(d.diagnostics),
       (e) => setLint([{ file: '', line: 0, col: 0, message: `lint failed: ${e.message}` }]),
     );
-    return live('metrics', setMetrics);
+    const offMetrics = live('metrics', setMetrics);
+    const offClients = live('clients', (d) => setClients(clientsByRoute(d.clients)));
+    return () => {
+      offMetrics();
+      offClients();
+    };
   }, []);
 
   if (error) return html`<p class="error">${error}</p>`;
@@ -38,6 +48,7 @@ export function RoutesPage({ selected }) {
   }
   const current = routes.find((r) => r.id === selected) ?? routes[0];
   const diagsOf = (r) => (lint ?? []).filter((d) => d.file === r.file);
+  const troubled = (r) => (clients[r.id] ?? []).filter((c) => c.state && c.state !== 'closed');
   return html`<div class="split">
     <nav class="side" aria-label="routes">
       ${[...byConnector].map(
@@ -54,6 +65,7 @@ export function RoutesPage({ selected }) {
                       data-route=${r.id}
                     >
                       ${r.id}${diagsOf(r).length ? html` <span class="badge warn">${diagsOf(r).length}</span>` : ''}
+                      ${troubled(r).map((c) => html` <${BreakerBadge} ...${c} label=${false} />`)}
                     </a>
                   </li>`,
               )}
@@ -61,11 +73,11 @@ export function RoutesPage({ selected }) {
           </section>`,
       )}
     </nav>
-    ${current ? html`<${RouteDetail} route=${current} metrics=${metrics[current.id]} diagnostics=${lint === undefined ? undefined : diagsOf(current)} />` : html`<p>No routes are loaded.</p>`}
+    ${current ? html`<${RouteDetail} route=${current} metrics=${metrics[current.id]} clients=${clients[current.id] ?? []} diagnostics=${lint === undefined ? undefined : diagsOf(current)} />` : html`<p>No routes are loaded.</p>`}
   </div>`;
 }
 
-function RouteDetail({ route, metrics, diagnostics }) {
+function RouteDetail({ route, metrics, clients, diagnostics }) {
   const m = metrics ?? {};
   return html`<article class="detail" data-route=${route.id}>
     <h2>${route.id}</h2>
@@ -84,6 +96,14 @@ function RouteDetail({ route, metrics, diagnostics }) {
       <span><b>${m.inFlight ?? 0}</b> in flight</span>
       <a href=${`#/exchanges?route=${encodeURIComponent(route.id)}`}>its exchanges →</a>
     </div>
+    ${
+      clients.length
+        ? html`<p class="route-clients" aria-label="clients">
+            ${clients.map((c) => html`<${BreakerBadge} ...${c} /> `)}
+            <a href="#/clients">clients →</a>
+          </p>`
+        : ''
+    }
     <section>
       <h3>Diagram</h3>
       <div class="diagram-box"><${RouteDiagram} graph=${route.graph} route=${route.id} /></div>

@@ -1,5 +1,6 @@
 // Sandbox (the panel the sandbox extension contributes): recorded requests per simulator, the
-// event hub sink's events by type and topic, fault injection, webhook triggers. It reloads when
+// event hub sink's events by type and topic, fault injection (with a one-click outage per simulator:
+// watch its client's breaker open on the Clients page), webhook triggers. It reloads when
 // an exchange ends (the live stream), never on a timer.
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty, fmtTime } from './html.js';
@@ -61,6 +62,35 @@ export function SandboxPage() {
     ${message ? html`<div class=${message.error ? 'error note' : 'ok note'} role="status">${message.error ?? html`<pre>${pretty(message.ok ?? 'done')}</pre>`}</div>` : ''}
     <section>
       <h2>Fault injection</h2>
+      <div class="outage" aria-label="vendor outage">
+        <b>Vendor outage</b>
+        ${state.simulators.map(
+          (s) =>
+            html`<button
+              type="button"
+              class="secondary outage-start"
+              data-sim=${s.name}
+              title=${`${s.name} answers 503 to every request until the outage ends`}
+              onClick=${() => act('faults', { sim: s.name, rule: { status: 503 } })}
+            >
+              ${s.name}: 503 to everything
+            </button>`,
+        )}
+        ${state.simulators
+          .filter((s) => s.faults.length)
+          .map(
+            (s) =>
+              html`<button
+                type="button"
+                class="secondary outage-end"
+                data-sim=${s.name}
+                title=${`remove every fault of ${s.name}`}
+                onClick=${() => act(`faults?sim=${s.name}`, undefined, 'DELETE')}
+              >
+                end ${s.name} faults
+              </button>`,
+          )}
+      </div>
       <${FaultForm} sims=${state.simulators.map((s) => s.name)} onAdd=${(b) => act('faults', b)} />
       <table class="list faults">
         <thead>

@@ -1,8 +1,9 @@
 // The console's HTTP surface on the engine's one listener (HttpServer.addRaw, like the gateway's
 // /mcp): the page under /console/, its JSON API under /console/api/, live updates over
-// Server-Sent Events at /console/api/stream. Everything it refuses is a problem document written by
-// http/answers.ts. Served only while the console is enabled (docs/console.md), and only to
-// requests that name one of the listener's own hosts (hosts.ts).
+// Server-Sent Events at /console/api/stream (exchanges, route metrics, breaker transitions).
+// Everything it refuses is a problem document written by http/answers.ts. Served only while the
+// console is enabled (docs/console.md), and only to requests that name one of the listener's own
+// hosts (hosts.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineExtension, RunningEngine } from '../engine.ts';
@@ -17,6 +18,7 @@ import { isContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
 import { ConsoleHosts } from './hosts.ts';
 import { consoleActor, failedApi } from './failed-api.ts';
+import { clientViews, routeClients } from './clients.ts';
 
 export interface ConsoleHost {
   engine: () => RunningEngine;
@@ -137,6 +139,12 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     for (const s of streams) s.write(frame);
   };
   const unsubscribe = host.recorder.subscribe((e: ExchangeSummary) => send('exchange', e));
+  // every breaker transition (a reload keeps the engine's clients registry): the Clients and Routes
+  // pages change state at once, the half-open one its timer makes included
+  const guards = engine.services.http.guards;
+  const unwatch = guards.onChange(() => {
+    if (streams.size) send('clients', { clients: clientViews(guards) });
+  });
   let ticker: NodeJS.Timeout | undefined;
   const tick = async () => {
     if (streams.size) send('metrics', await sampler.sample());
@@ -205,11 +213,20 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     }
     if (method === 'GET' && path === 'routes') {
       const metrics = await sampler.sample();
+      const guards = e.services.http.guards;
       return {
         status: 200,
-        body: { routes: routeViews(e, host.extensions()).map((r) => ({ ...r, metrics: metrics[r.id] ?? null })) },
+        body: {
+          routes: routeViews(e, host.extensions()).map((r) => ({
+            ...r,
+            metrics: metrics[r.id] ?? null,
+            clients: routeClients(guards, r.id),
+          })),
+        },
       };
     }
+    if (method === 'GET' && path === 'clients')
+      return { status: 200, body: { clients: clientViews(e.services.http.guards) } };
     if (method === 'GET' && path === 'lint') return { status: 200, body: { diagnostics: await lint.run() } };
     if (method === 'GET' && path === 'exchanges')
       return { status: 200, body: { exchanges: host.recorder.list(exchangeQuery(query, host.recorder.capacity)) } };
@@ -283,6 +300,7 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     },
     close: () => {
       unsubscribe();
+      unwatch();
       if (ticker) clearInterval(ticker);
       for (const s of streams) s.end();
       streams.clear();
