@@ -10,7 +10,7 @@ import { createLogger } from '../../engine/observability/logger.ts';
 const BREAKER = { failures: 5, ratio: 0.5, minCalls: 20, window: 30_000, halfOpenAfter: 10_000 };
 const BULKHEAD = { maxConcurrent: 64, maxQueue: 64, queueTimeout: 1000 };
 
-export const GUARDS: [string, GuardSettings][] = [
+const GUARDS: [string, GuardSettings][] = [
   ['retry budget only', { budget: DEFAULT_BUDGET, statuses: [429, 502, 503, 504] }],
   ['budget + breaker', { breaker: BREAKER, budget: DEFAULT_BUDGET, statuses: [429, 502, 503, 504] }],
   [

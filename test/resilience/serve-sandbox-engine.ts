@@ -1,5 +1,6 @@
 // Child process of sandbox-engine-process.ts: the engine on the embedded sandbox with the route
-// folders given as arguments, logging nothing; prints `READY {url, sandbox urls}` on stderr.
+// folders given as arguments, logging nothing, values set from ENGINE_SET (JSON, as --set takes
+// them); prints `READY {url, sandbox urls}` on stderr.
 
 import { startEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
@@ -13,6 +14,7 @@ const engine = await startEngine({
   port: 0,
   logger: createLogger('silent'),
   outbox: false,
+  set: JSON.parse(process.env.ENGINE_SET ?? '{}') as Record<string, string>,
   extensions: [sandbox],
 });
 const urls = (sandbox.sandbox as Sandbox).urls;
