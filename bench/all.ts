@@ -13,6 +13,7 @@ const SEQUENCE = [
   'bench:batch',
   'bench:screening',
   'bench:outbox',
+  'bench:resilience',
   'bench:startup',
 ];
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
