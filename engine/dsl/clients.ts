@@ -20,7 +20,7 @@ import { dirname, sep } from 'node:path';
 import { isMap, isScalar } from 'yaml';
 import { diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { checkConfig } from '../schemas/config-check.ts';
-import { ConfigError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
+import { ConfigError, didYouMean, markValueProblem, type Diagnostic } from '../core/diagnostics.ts';
 import { placeDiagnostics, resolvePlaceholders } from '../config/placeholders.ts';
 import { compileExpression } from '../expressions/expressions.ts';
 import {
@@ -31,7 +31,13 @@ import {
   OUTBOX_SCHEMA,
 } from '../steps/shared-schemas.ts';
 import { mergeSettings, type ClientProfile, type Settings } from '../steps/client-profile.ts';
-import { circuitBreakerSchema, bulkheadSchema, retryBudgetSchema, toGuardSettings } from '../steps/guard-schemas.ts';
+import {
+  circuitBreakerSchema,
+  bulkheadSchema,
+  retryBudgetSchema,
+  toGuardSettings,
+  GUARD_KEYS,
+} from '../steps/guard-schemas.ts';
 import type { PlaceholderUse } from '../config/placeholders.ts';
 import type { ValuesSet, ValuesFile } from '../config/values.ts';
 import { DEFAULT_HANDLER_SCHEMA } from './route-schema.ts';
@@ -345,7 +351,8 @@ export class ClientRegistry {
       let invalid = broken(name);
       const template = templates && JSON.stringify(own).includes('{{');
       if (!invalid && !template) {
-        const d = checkProfile(own, src, ['clients', name]);
+        // a value that came from the values file is said at its line there
+        const d = placeDiagnostics([], checkProfile(own, src, ['clients', name]), uses, src, values);
         diags.push(...d);
         invalid = d.length > 0;
       }
@@ -453,7 +460,8 @@ export class ClientRegistry {
       t.src,
       p.values,
     );
-    if (!found.length) found.push(...checkProfile(settings, t.src, ['clients', t.name]));
+    if (!found.length)
+      found.push(...placeDiagnostics([], checkProfile(settings, t.src, ['clients', t.name]), uses, t.src, p.values));
     const said = new Set(diags.map((d) => `${d.file}:${d.line}:${d.col}:${d.message}`));
     for (const d of found) {
       const out = { ...d, message: d.message + forWhom };
@@ -611,17 +619,26 @@ export class ClientRegistry {
   unused(): Diagnostic[] {
     return this.profiles
       .filter((p) => !p.used && this.reported.has(p.src.file))
-      .map((p) => ({
-        ...diagAt(
-          p.src,
-          ['clients', p.name],
-          p.template
-            ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's connector.yaml (${p.name}: { extends: ${p.name} })`
-            : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`,
-          true,
-        ),
-        severity: 'warning' as const,
-      }));
+      .map((p) => {
+        // a breaker, bulkhead or budget on a client no step calls protects nothing: said at that key
+        const guard = GUARD_KEYS.find((k) => p.own[k] !== undefined);
+        const d = guard
+          ? diagAt(
+              p.src,
+              ['clients', p.name, guard],
+              `client '${p.name}' is called by no route, so its ${guard} protects nothing: name the client in a to-http or to-eventhub step (client: ${p.name}), or remove it`,
+              true,
+            )
+          : diagAt(
+              p.src,
+              ['clients', p.name],
+              p.template
+                ? `client template '${p.name}' is extended by no client: remove it or extend it in a connector's connector.yaml (${p.name}: { extends: ${p.name} })`
+                : `client '${p.name}' is not used by any route: remove it or name it in a to-http or to-eventhub step (client: ${p.name})`,
+              true,
+            );
+        return { ...d, severity: 'warning' as const };
+      });
   }
 }
 
@@ -684,14 +701,7 @@ function checkProfile(s: Settings, src: YamlSource, at: YamlPath): Diagnostic[] 
     if (err instanceof ConfigError) diags.push(diagAt(src, [...at, ...err.path], err.message));
     else throw err;
   }
-  try {
-    toGuardSettings(s, (m, path) => {
-      throw new ConfigError(m, path);
-    });
-  } catch (err) {
-    if (err instanceof ConfigError) diags.push(diagAt(src, [...at, ...err.path], err.message));
-    else throw err;
-  }
+  toGuardSettings(s, (m, path) => diags.push(markValueProblem(diagAt(src, [...at, ...path], m))));
   const base = s['base-url'];
   if (typeof base === 'string' && !base.includes('<unresolved:')) {
     let ok = false;

@@ -97,6 +97,17 @@ export class CircuitBreaker {
     if (probe) this.probing = false;
   }
 
+  /** Back to closed with nothing counted, without a transition (route tests between cases). */
+  reset(): void {
+    clearTimeout(this.timer);
+    this.state = 'closed';
+    this.since = Date.now();
+    this.lastCause = undefined;
+    this.consecutive = 0;
+    this.probing = false;
+    this.counts?.reset();
+  }
+
   /** Stops the half-open timer (engine shutdown, a reload that replaced the settings). */
   close(): void {
     clearTimeout(this.timer);

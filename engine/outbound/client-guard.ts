@@ -8,9 +8,10 @@
 import type { Logger } from 'pino';
 import { PlatformError } from '../core/errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { GaugeChild } from '../observability/metric-types.ts';
 import { CircuitBreaker, PROBE, REFUSED, type BreakerSettings, type BreakerState } from './circuit-breaker.ts';
 import { Bulkhead, type BulkheadSettings } from './bulkhead.ts';
-import { RetryBudget, DEFAULT_BUDGET, type BudgetSettings } from './retry-budget.ts';
+import { RetryBudget, type BudgetSettings } from './retry-budget.ts';
 
 export interface GuardSettings {
   breaker?: BreakerSettings;
@@ -20,7 +21,7 @@ export interface GuardSettings {
   statuses: number[];
 }
 
-export const STATE_VALUE: Record<BreakerState, number> = { closed: 0, open: 1, 'half-open': 2 };
+const STATE_VALUE: Record<BreakerState, number> = { closed: 0, open: 1, 'half-open': 2 };
 
 /** What the console and `engine clients` show of a client. */
 export interface GuardView {
@@ -46,6 +47,7 @@ export class ClientGuard {
   readonly bulkhead?: Bulkhead;
   readonly budget: RetryBudget;
   private readonly failing: Set<number>;
+  private readonly state: GaugeChild;
   private readonly refusedBreaker;
   private readonly refusedBulkhead;
   private readonly retriesSpent;
@@ -63,7 +65,7 @@ export class ClientGuard {
     notify: GuardListener,
   ) {
     const client = label;
-    const state = metrics.breakerState.labels({ client });
+    const state = (this.state = metrics.breakerState.labels({ client }));
     state.set(0);
     if (settings.breaker)
       this.breaker = new CircuitBreaker(settings.breaker, (to, from, cause) => {
@@ -171,6 +173,13 @@ export class ClientGuard {
 
   close(): void {
     this.breaker?.close();
+  }
+
+  /** Forgets what the breaker and budget counted: closed, as at start (a test's next case). */
+  reset(): void {
+    this.breaker?.reset();
+    this.budget.reset();
+    this.state.set(0);
   }
 
   /** The breaker's verdict on an attempt holding no bulkhead place. */
@@ -281,10 +290,18 @@ export class ClientGuards {
     );
   }
 
+  /** Every client back to closed with nothing counted (between the cases of a test). */
+  reset(): void {
+    for (const g of this.guards.values()) {
+      const was = g.breaker?.state ?? 'closed';
+      g.reset();
+      // a consumer paused on the breaker takes messages again
+      if (was !== 'closed') for (const l of this.listeners) l(g, 'closed', was);
+    }
+  }
+
   close(): void {
     for (const g of this.guards.values()) g.close();
     this.listeners.clear();
   }
 }
-
-export { DEFAULT_BUDGET };

@@ -43,6 +43,11 @@ export class RetryBudget {
     return true;
   }
 
+  reset(): void {
+    this.counts.reset();
+    this.refused = 0;
+  }
+
   /** retries and calls in the window */
   view(): { calls: number; retries: number; refused: number } {
     return { calls: this.counts.calls(), retries: this.counts.failures(), refused: this.refused };

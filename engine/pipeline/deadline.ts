@@ -4,21 +4,13 @@
 // says the deadline was reached (a `timeout`, which the connector's error template maps).
 
 import { PlatformError } from '../core/errors.ts';
-import type { Exchange } from './exchange.ts';
+import type { Exchange, ExchangeDeadline } from './exchange.ts';
 
 export interface RouteDeadline {
   /** ms */
   ms: number;
   /** lower-case name of the incoming header that may lower it (ms) */
   header?: string;
-}
-
-export interface ExchangeDeadline {
-  /** performance.now() by which the route must answer */
-  at: number;
-  /** its length in ms, and whose it is */
-  ms: number;
-  from: 'route' | 'header';
 }
 
 /** Sets the exchange's deadline from the route's and the caller's header. */

@@ -6,7 +6,6 @@
 import type { Logger } from 'pino';
 import type { Context } from '@opentelemetry/api';
 import type { VendorAnswer } from './vendor-answer.ts';
-import type { ExchangeDeadline } from './deadline.ts';
 
 export interface UserContext {
   /** the subject of a verified bearer token, or `anonymous` */
@@ -59,6 +58,15 @@ export interface Exchange {
   dedupeKey?: string;
   /** when the route must have answered (pipeline/deadline.ts); vendor calls end with it */
   deadline?: ExchangeDeadline;
+}
+
+/** When an exchange must have answered (pipeline/deadline.ts sets it from the route's `deadline:`). */
+export interface ExchangeDeadline {
+  /** performance.now() by which the route must answer */
+  at: number;
+  /** its length in ms, and whose it is */
+  ms: number;
+  from: 'route' | 'header';
 }
 
 export interface NewExchange {

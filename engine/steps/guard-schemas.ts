@@ -9,15 +9,14 @@ import { parseStatuses } from '../outbound/retry.ts';
 import { DEFAULT_BUDGET } from '../outbound/retry-budget.ts';
 import type { GuardSettings } from '../outbound/client-guard.ts';
 import type { ClientProfile, Settings } from './client-profile.ts';
-import { ConfigError } from '../core/diagnostics.ts';
 
 const num = {
   anyOf: [{ type: 'number' }, { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' }],
 };
 const bool = { anyOf: [{ type: 'boolean' }, { enum: ['true', 'false'] }] };
 
-export const BREAKER_DEFAULTS = { failures: 5, window: 30_000, minCalls: 20, halfOpenAfter: 10_000 };
-export const BULKHEAD_DEFAULTS = { maxQueue: 0, queueTimeout: 1000 };
+const BREAKER_DEFAULTS = { failures: 5, window: 30_000, minCalls: 20, halfOpenAfter: 10_000 };
+const BULKHEAD_DEFAULTS = { maxQueue: 0, queueTimeout: 1000 };
 
 export const circuitBreakerSchema = {
   type: 'object',
@@ -90,7 +89,8 @@ export interface GuardRef {
   settings: GuardSettings;
 }
 
-type Fail = (message: string, path: (string | number)[]) => never;
+/** Told of each problem; the setting then takes its default. */
+type Fail = (message: string, path: (string | number)[]) => void;
 
 /** A number of the config in a range, or a failure naming the key and what is allowed. */
 function number(
@@ -103,13 +103,14 @@ function number(
 ): number {
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isFinite(n) || !check(n)) fail(`${String(path.at(-1))} must be ${allowed}, got ${String(v)}`, path);
-  return n;
+  if (Number.isFinite(n) && check(n)) return n;
+  fail(`${String(path.at(-1))} must be ${allowed}, got ${String(v)}`, path);
+  return dflt;
 }
 
 const int = (min: number) => (n: number) => Number.isInteger(n) && n >= min;
 
-/** The guard of a profile's settings (resolved), checked; `fail` throws at the offending key. */
+/** The guard of a profile's settings (resolved), checked: `fail` is told of each problem at its key. */
 export function toGuardSettings(s: Settings, fail: Fail): GuardSettings {
   const b = s['circuit-breaker'] as Record<string, unknown> | undefined;
   const h = s.bulkhead as Record<string, unknown> | undefined;
@@ -138,7 +139,6 @@ export function toGuardSettings(s: Settings, fail: Fail): GuardSettings {
   }
   if (h) {
     const at = (k: string) => ['bulkhead', k];
-    if (h['max-concurrent'] === undefined) fail('bulkhead needs max-concurrent (an integer >= 1)', ['bulkhead']);
     out.bulkhead = {
       maxConcurrent: number(h['max-concurrent'], 1, at('max-concurrent'), fail, int(1), 'an integer >= 1'),
       maxQueue: number(h['max-queue'], BULKHEAD_DEFAULTS.maxQueue, at('max-queue'), fail, int(0), 'an integer >= 0'),
@@ -175,20 +175,12 @@ export function toGuardSettings(s: Settings, fail: Fail): GuardSettings {
  * profile instead. Its key is the defining file and name; metrics and the console name it
  * `<folder>/<name>`.
  */
-export function withGuard(p: ClientProfile, step: Settings, merged: Settings): Settings {
-  for (const k of GUARD_KEYS) {
-    if (step[k] !== undefined)
-      throw new ConfigError(
-        `'${k}' belongs to the client profile '${p.name}' (${p.file ?? 'connector.yaml'}), shared by every step calling it, not to one step`,
-        [k],
-      );
-    delete merged[k];
-  }
+export function withGuard(p: ClientProfile, merged: Settings): Settings {
+  // a step's own key of these fails its schema (they are the client's, shared by every step calling it)
+  for (const k of GUARD_KEYS) delete merged[k];
   if (!p.file) return merged;
-  const settings = toGuardSettings(p.settings, (m) => {
-    // checked where the profile is defined (dsl/clients.ts); a broken profile never gets here
-    throw new Error(m);
-  });
+  // checked where the profile is defined (dsl/clients.ts): a broken profile never gets here
+  const settings = toGuardSettings(p.settings, () => {});
   const ref: GuardRef = {
     key: `${p.file}#${p.name}`,
     label: `${basename(dirname(p.file))}/${p.name}`,

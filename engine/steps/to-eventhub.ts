@@ -245,8 +245,10 @@ export default defineStep<ToEventHubConfig>({
         let last: PlatformError | undefined;
         const once = async (attempt: number) => {
           if (attempt > 0) {
-            if (guard && last && !guard.retry()) {
-              last.noRetry = `the retry budget of client '${guard.label}' is spent`;
+            if (guard && last && (guard.open || !guard.retry())) {
+              last.noRetry = guard.open
+                ? `the circuit breaker of client '${guard.label}' opened`
+                : `the retry budget of client '${guard.label}' is spent`;
               throw last;
             }
             metrics.retries.inc({ route: routeId, target: 'eventhub' });
@@ -354,7 +356,7 @@ export default defineStep<ToEventHubConfig>({
       step,
     );
     merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
-    return withGuard(p, cfg, merged);
+    return withGuard(p, merged);
   },
   references: clientReference,
   graph: (c, g) => ({

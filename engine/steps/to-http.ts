@@ -466,7 +466,9 @@ export default defineStep<ToHttpConfig>({
         return e;
       if (ex.deadline !== undefined && performance.now() + retryDelay(retry, attempt + 1) >= ex.deadline.at)
         return deadlineError(ex, attempt + 1, e);
-      if (guard && !guard.retry()) e.noRetry = `the retry budget of client '${guard.label}' is spent`;
+      // a breaker this failure opened refuses the retry anyway: no retry is taken from the budget
+      if (guard?.open) e.noRetry = `the circuit breaker of client '${guard.label}' opened`;
+      else if (guard && !guard.retry()) e.noRetry = `the retry budget of client '${guard.label}' is spent`;
       return e;
     };
 
@@ -649,7 +651,7 @@ export default defineStep<ToHttpConfig>({
     merged.url = joinUrl(String(p.settings['base-url']), path === undefined ? '' : String(path));
     merged.name = cfg.name ?? p.name;
     if (merged.proxy === 'true' || merged.proxy === 'false') merged.proxy = merged.proxy === 'true';
-    return withGuard(p, cfg, merged);
+    return withGuard(p, merged);
   },
   references: clientReference,
   graph(c, g) {

@@ -260,6 +260,9 @@ async function runGroup(
       const scripts: Record<string, Answer[]> = {};
       for (const [k, v] of Object.entries({ ...file.stubs, ...c.stubs })) scripts[k] = list(v)!;
       stubs.reset(scripts);
+      // each case starts with every client's breaker closed and budget full: a vendor fault
+      // stubbed in one case must not refuse the calls of the next
+      engine.services.http.guards.reset();
       logs.lines.length = 0;
       let failures: Failure[];
       try {

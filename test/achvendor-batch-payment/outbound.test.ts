@@ -27,6 +27,8 @@ afterAll(() => engine?.close());
 afterEach(() => {
   ach.server.clearFaults();
   ach.server.clearRequests();
+  // a vendor healthy again for the next case: its breaker closed too (a breaker stays open for its delay)
+  engine.services.http.guards.reset();
 });
 
 const submits = () => ach.server.requests({ path: /submit(credit|debit)batch$/ });

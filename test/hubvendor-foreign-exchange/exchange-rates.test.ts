@@ -19,6 +19,8 @@ afterAll(async () => {
 beforeEach(() => {
   e.sandbox.hubvendor.server.clearFaults();
   e.sandbox.hubvendor.server.clearRequests();
+  // a vendor healthy again for the next case: its breaker closed too (a breaker stays open for its delay)
+  e.services.http.guards.reset();
 });
 
 describe('POST /foreign-exchange/exchange-rates', () => {

@@ -21,6 +21,8 @@ afterEach(() => {
   for (const e of [engine, noPaging]) {
     e.sandbox.hubvendor.server.clearFaults();
     e.sandbox.hubvendor.server.clearRequests();
+    // a vendor healthy again for the next case: its breaker closed too (a breaker stays open for its delay)
+    e.services.http.guards.reset();
   }
 });
 

@@ -101,11 +101,16 @@ describe('the hub answering 503 to everything', () => {
     expect(first.status).toBeGreaterThanOrEqual(500);
     expect(first.ms).toBeGreaterThanOrEqual(DELAYS.reduce((a, b) => a + b) - 20);
     expect(await vendorRequests()).toHaveLength(RETRIES + 1);
-    // call 2: its first attempt is the fifth failure in a row and opens the breaker; its retry is refused
+    // call 2: its first attempt is the fifth failure in a row and opens the breaker; no retry follows
+    // (none is taken from the budget either): the hub's own answer, mapped
     const second = await call();
-    expect(second.status).toBe(503);
+    expect(second.status).toBe(502);
     expect(second.body.code).toBe('GC027');
-    expect(second.retryAfter).not.toBeNull();
+    // call 3 on: refused at once, 503 with Retry-After
+    const third = await call();
+    expect(third.status).toBe(503);
+    expect(third.body.code).toBe('GC027');
+    expect(third.retryAfter).not.toBeNull();
     const opened = await vendorRequests();
     expect(opened).toHaveLength(BREAKER.failures);
     const openedAt = opened.at(-1)!.time;
@@ -120,7 +125,8 @@ describe('the hub answering 503 to everything', () => {
     const half1 = await stateReached(2, 3000);
     expect(half1 - openedAt).toBeGreaterThanOrEqual(BREAKER['half-open-after'] - 50);
     const probe1 = await call();
-    expect(probe1.status).toBe(503);
+    // the probe's own failure, mapped (it reached the hub); it opened the breaker, so no retry
+    expect(probe1.status).toBe(502);
     expect(probe1.body.code).toBe('GC027');
     const afterProbe1 = await vendorRequests();
     expect(afterProbe1).toHaveLength(BREAKER.failures + 1);
@@ -152,8 +158,9 @@ describe('the hub answering 503 to everything', () => {
     expect(max).toBeLessThan(DELAYS[0]);
     const byBreaker =
       (await metric('engine_client_calls_refused_total', `client="${CLIENT}",by="circuit-breaker"`)) - refusedBefore;
-    // the refused calls of both open periods, and the refused retries of call 2 and of the failed probe
-    expect(byBreaker).toBe(refused.length + 2);
+    // the refused calls of both open periods and call 3: the retries of call 2 and of the failed probe
+    // are not made at all (the breaker they opened is said in their error), never refused calls
+    expect(byBreaker).toBe(refused.length + 1);
     const transitions = async (to: string) =>
       metric('engine_client_breaker_transitions_total', `client="${CLIENT}",to="${to}"`);
     expect(await transitions('open')).toBe(2);

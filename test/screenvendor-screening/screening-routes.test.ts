@@ -24,6 +24,8 @@ afterAll(() => engine?.close());
 afterEach(() => {
   sv.server.clearFaults();
   sv.server.clearRequests();
+  // a vendor healthy again for the next case: its breaker closed too (a breaker stays open for its delay)
+  engine.services.http.guards.reset();
 });
 
 const vendorCalls = () => sv.server.requests().filter((r) => r.path.startsWith('/v2/'));
