@@ -55,7 +55,7 @@ describe('engine lint --env agrees with engine run --env', () => {
     // each at the values file line naming it, with where it is used and how to set it
     expect(lines).toContain(
       "values/foreign-exchange-v1.values.yaml:6:12 environmental key 'hubvendor-base-url' is not set " +
-        "(property 'hubvendor.baseUrl', used at routes/connector.yaml:19:15; also named by 'hubvendor.baseUrl' at values/v2/payment-v2.values.yaml:7:12); " +
+        "(property 'hubvendor.baseUrl', used at routes/connector.yaml:23:15; also named by 'hubvendor.baseUrl' at values/v2/payment-v2.values.yaml:7:12); " +
         "set HUBVENDOR_BASE_URL in the environment, put a file named 'hubvendor-base-url' in the --secrets directory, or pass --set hubvendor-base-url=...",
     );
     expect(diagnosticLines(run.stderr)).toEqual(lines);
@@ -112,7 +112,7 @@ describe('engine lint --env agrees with engine run --env', () => {
     const expected =
       "values/foreign-exchange-v1.values.yaml:6:12 environmental key 'hubvendor-base-url' names simulator 'hubvendr', which is not running " +
       '(simulators: eventhub, amqp, hubvendor, idp, platform, screenvendor, achvendor) ' +
-      "(property 'hubvendor.baseUrl', used at routes/connector.yaml:19:15); set HUBVENDOR_BASE_URL in the environment, " +
+      "(property 'hubvendor.baseUrl', used at routes/connector.yaml:23:15); set HUBVENDOR_BASE_URL in the environment, " +
       "put a file named 'hubvendor-base-url' in the --secrets directory, or pass --set hubvendor-base-url=...";
     expect(await engineCli(['lint', ...args])).toMatchObject({ code: 1, stdout: `${expected}\n1 problem(s)\n` });
     const run = await engineStarts([...args, '--port', '0']);
