@@ -74,7 +74,11 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
       '--dev',
       'watch routes, transforms, schemas and values; lint and reload on every change (SIGHUP reloads in any mode)',
     )
-    .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string; dev?: boolean }) => {
+    .option(
+      '--stubs <file>',
+      'a route test file whose stubs stand in for the vendors they name (its set: fills in unset keys)',
+    )
+    .action(async (dirs: string[], o: CommonOpts & { port?: number; host?: string; dev?: boolean; stubs?: string }) => {
       let logger: ReturnType<typeof createLogger>;
       try {
         logger = createLogger();
@@ -84,6 +88,14 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
         process.exit(1);
       }
       const opts = { ...engineOptions(dirs, o, extensions), port: o.port, host: o.host, logger };
+      if (o.stubs) {
+        // the test file's stubs answer for their targets (engine/testing/run-stubs.ts)
+        const stubbed = await withStubs(o.stubs, opts);
+        logger.info(
+          { stubs: o.stubs, targets: stubbed },
+          `serving with the stubs of ${o.stubs} for ${Object.keys(stubbed).join(', ') || 'no target'}`,
+        );
+      }
       // one compile: startEngine refuses to start on any diagnostic (the project is not linted
       // separately first, which compiled every route, schema and expression twice)
       let engine;
@@ -195,5 +207,25 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   } catch (e) {
     // a command's failure in words, never a stack of the user's mistake (startup-errors.ts)
     reportFailure(e);
+  }
+}
+
+/**
+ * Adds the stubs of a route test file to the options of `engine run --stubs`: their extension, and
+ * the file's `set:` under the command line's own. A broken file stops the start with its diagnostics.
+ */
+async function withStubs(file: string, opts: EngineOptions): Promise<Record<string, string>> {
+  const { runStubs } = await import('../testing/run-stubs.ts');
+  try {
+    const s = await runStubs(file, process.cwd());
+    opts.extensions = [...(opts.extensions ?? []), s.extension];
+    opts.set = { ...s.set, ...opts.set };
+    return s.targets;
+  } catch (e) {
+    if (e instanceof DiagnosticError) {
+      for (const d of e.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+      process.stderr.write(`engine: ${file} has ${e.diagnostics.length} problem(s); not starting\n`);
+    } else process.stderr.write(`engine: --stubs ${file}: ${(e as Error).message}\n`);
+    process.exit(1);
   }
 }
