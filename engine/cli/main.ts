@@ -16,6 +16,7 @@ import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
 import { registerErrorsCommand } from './errors-command.ts';
 import { registerFailedCommand } from './failed-command.ts';
+import { registerNewCommand } from './new-command.ts';
 import { registerDryRunCommand } from './dry-run-command.ts';
 import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
 
@@ -201,6 +202,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerErrorsCommand(program, extensions);
   registerFailedCommand(program, common, (o) => engineOptions(o.routes, o, extensions));
   registerDryRunCommand(program, common, (dirs, o) => engineOptions(dirs, o, extensions));
+  registerNewCommand(program);
   registerCommands(program, extensions);
   try {
     await program.parseAsync(argv);
