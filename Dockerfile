@@ -52,6 +52,8 @@ LABEL org.opencontainers.image.title="bank-integration-engine" \
       org.opencontainers.image.licenses="${LICENSES}" \
       org.opencontainers.image.base.name="${NODE_IMAGE}"
 ENV NODE_ENV=production
+# the revision engine_build_info reports (observability/build-info.ts)
+ENV ENGINE_REVISION="${REVISION}"
 WORKDIR /app
 COPY package.json package-lock.json ./
 # the same install as the build stage's (the bundle in dist/ already holds fast-jsonata's code)

@@ -2,8 +2,7 @@
 // the gateway's keys and tools, those of the program's own extensions).
 
 import { writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { startEngine, lintProject, type EngineOptions, type EngineExtension } from '../engine.ts';
 import { DiagnosticError, formatDiagnostic, isError } from '../core/diagnostics.ts';
@@ -16,19 +15,12 @@ import { registerEvalCommand } from './eval-command.ts';
 import { registerClientsCommand } from './clients-command.ts';
 import { registerErrorsCommand } from './errors-command.ts';
 import { registerFailedCommand } from './failed-command.ts';
+import { packageVersion } from '../observability/build-info.ts';
 import { registerNewCommand } from './new-command.ts';
 import { registerDryRunCommand } from './dry-run-command.ts';
 import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
 
 /** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
-function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-    if (dirname(dir) === dir) return 'unknown';
-  }
-}
-
 interface CommonOpts {
   env?: string;
   values: string;

@@ -2,6 +2,7 @@
 
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { FastCounter, FastGauge, FastHistogram, type CounterChild } from './metric-types.ts';
+import { buildInfo } from './build-info.ts';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -117,6 +118,13 @@ export class Metrics {
         if (n !== undefined) this.set(n);
       },
     });
+    // which build answers: a dashboard shows it, an alert compares replicas (observability/build-info.ts)
+    new Gauge({
+      name: 'engine_build_info',
+      help: 'The running build: package version, source revision and Node.js version (always 1)',
+      labelNames: ['version', 'revision', 'node'],
+      registers: [r],
+    }).set(buildInfo(), 1);
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }
 
