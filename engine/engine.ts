@@ -2,6 +2,7 @@
 // compiles everything and starts nothing; `startEngine` refuses to start on any diagnostic;
 // `RunningEngine.reload` serves an edited project without a restart (reload/reload.ts).
 
+import { performance } from 'node:perf_hooks';
 import { routeTestDocuments } from './dsl/route-test-documents.ts';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -354,9 +355,14 @@ function directCaller(
       logger: services.logger,
       signal: init.signal,
     });
+    if (init.trace) ex.trace = init.trace;
+    const started = performance.now();
     // the outcome mapped inside runRoute's own promise (no async function of our own around it)
     return runRoute(route, ex, services.metrics, (out) => {
-      services.metrics.route(id).request(out.error ? out.error.status : ex.status);
+      // counted as an HTTP call of the route is: its status and its duration
+      const rm = services.metrics.route(id);
+      rm.request(out.error ? out.error.status : ex.status);
+      rm.latency((performance.now() - started) / 1000);
       if (out.error) throw out.error;
       return { status: ex.status, body: ex.body, headers: ex.responseHeaders };
     });

@@ -17,8 +17,9 @@ import { readSettings, type GatewaySettings } from './config.ts';
 import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
-import { McpGateway, type GatewayResponse } from './mcp.ts';
+import { McpGateway, type GatewayRequest, type GatewayResponse } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
+import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 
@@ -32,6 +33,8 @@ export function gatewayExtension(): GatewayExtension {
   let collector: ToolCollector | undefined;
   let valuesSet: ValuesSet | undefined;
   let running: GatewayExtension['running'];
+  /** the names of the tools served now (the telemetry's labels take these only) */
+  let servedNames = new Set<string>();
 
   const ext: GatewayExtension = {
     name: 'gateway',
@@ -114,6 +117,9 @@ export function gatewayExtension(): GatewayExtension {
         path: MCP_PATH,
       });
       running = { gateway, verifier, limiter, settings, served };
+      servedNames = new Set(served.map((t) => t.name));
+      const telemetry = mcpTelemetry(engine.services.metrics.registry, engine.services.tracing);
+      const isServed = (name: string) => servedNames.has(name);
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
       // body itself (invalid JSON is a JSON-RPC parse error, not a problem document)
@@ -128,22 +134,32 @@ export function gatewayExtension(): GatewayExtension {
           })
           .end(NOT_ALLOWED);
       };
-      const answer = (res: ServerResponse, out: GatewayResponse) => {
+      const answer = (res: ServerResponse, out: GatewayResponse, correlationId: string) => {
         if (engine.http.isClosing) out.headers.connection = 'close';
+        // every answer names its correlation id (docs/configuration.md), results as well as refusals
+        out.headers['x-correlation-id'] = correlationId;
         // a length, not chunked framing: one buffer less per answer, and clients read it at once
         if (out.body !== undefined) out.headers['content-length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers).end(out.body);
       };
       engine.http.addRaw('POST', MCP_PATH, (req, res, body, correlationId) => {
         // the gateway of the last load (reload() replaces it); a promise only where the answer waits
-        const out = running!.gateway.handle({
+        const r: GatewayRequest = {
           headers: req.headers,
           body,
           remoteAddress: req.socket.remoteAddress,
           correlationId,
-        });
-        if (out instanceof Promise) return out.then((o) => answer(res, o));
-        answer(res, out);
+        };
+        const op = telemetry.begin(r, isServed);
+        r.op = op;
+        const out = running!.gateway.handle(r);
+        if (out instanceof Promise)
+          return out.then((o) => {
+            op.end(o);
+            answer(res, o, correlationId);
+          });
+        op.end(out);
+        answer(res, out, correlationId);
       });
       // RFC 9728 protected resource metadata: the path-suffixed form of /mcp and the root form
       // (MCP clients try them in this order when a 401 names neither)
@@ -197,6 +213,7 @@ export function gatewayExtension(): GatewayExtension {
         path: MCP_PATH,
       });
       running = { ...prev, gateway, settings, served };
+      servedNames = new Set(served.map((t) => t.name));
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },
 

@@ -58,6 +58,7 @@ import {
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
+import { unknownNameMismatch } from './mcp-unknown.ts';
 
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
@@ -243,6 +244,7 @@ export class McpGateway {
       id: null,
       hasId: false,
     };
+    req.call = c;
     if (modern) {
       // 2026-07-28: method and name from the headers, before any JSON parse
       const h = readModernHeaders(headers);
@@ -252,6 +254,9 @@ export class McpGateway {
       // "If the server does not implement the requested RPC method, it MUST respond with 404 Not
       // Found and a JSON-RPC error with code -32601" (notifications pass: they are answered 202)
       if (!MODERN_METHODS.has(c.method) && !c.method.startsWith('notifications/')) {
+        // unless the body names another method: then the headers disagree with it (mcp-unknown.ts)
+        const mismatch = unknownNameMismatch(req.body, this.d.jsonDepthLimit ?? 64, c.method);
+        if (mismatch) return mismatch;
         return rpcError(scanId(req.body), METHOD_NOT_FOUND, `Method not found: ${c.method.slice(0, 64)}`, 404);
       }
     }
@@ -292,6 +297,11 @@ export class McpGateway {
     if (c.method === 'tools/call' && c.name !== undefined) {
       c.tool = view.tools.get(c.name);
       if (!c.tool) {
+        // 2026-07-28: a body naming another tool is a HeaderMismatch first (mcp-unknown.ts)
+        const mismatch = c.modern
+          ? unknownNameMismatch(req.body, this.d.jsonDepthLimit ?? 64, c.method, c.name)
+          : undefined;
+        if (mismatch) return mismatch;
         // the same answer either way (the subscription's tools/list does not show the other tools)
         return this.refusals.refuse(
           {
@@ -694,12 +704,16 @@ export class McpGateway {
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
       !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
-      (result) =>
-        rpcResult(
+      (result, failed) => {
+        if (failed) c.req.op?.toolFailed();
+        return rpcResult(
           c.id,
           c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
           jsonRateHeaders(c.limit!),
-        ),
+        );
+      },
+      // the tool call's span (mcp-telemetry.ts) is the parent of the route's
+      c.req.op?.toolCall(c, tool.name),
     );
   }
 }

@@ -3,6 +3,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { PlatformError, problemOf } from '../core/errors.ts';
+import type { CallFacts, McpOperation } from './mcp-telemetry.ts';
 
 export type Id = string | number | null;
 
@@ -12,6 +13,10 @@ export interface GatewayRequest {
   body: string;
   remoteAddress?: string;
   correlationId: string;
+  /** what the gateway learned of the call (set by mcp.ts, read by mcp-telemetry.ts) */
+  call?: CallFacts;
+  /** the request's telemetry (mcp-telemetry.ts), when the listener measures it */
+  op?: McpOperation;
 }
 
 export interface GatewayResponse {

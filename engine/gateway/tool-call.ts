@@ -5,6 +5,7 @@
 // structuredContent.
 
 import { performance } from 'node:perf_hooks';
+import type { Context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { PlatformError, problemOf, toPlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
@@ -30,7 +31,9 @@ export async function runTool<T>(
   user: { id: string; authenticated: boolean },
   correlationId: string,
   problemAsStructured: boolean,
-  answer: (members: string) => T,
+  answer: (members: string, failed?: boolean) => T,
+  /** the trace context the route's exchange continues (the gateway's span of this call) */
+  trace?: Context,
 ): Promise<T> {
   const started = performance.now();
   let result: DirectResult;
@@ -41,7 +44,7 @@ export async function runTool<T>(
       // the route's path parameters are arguments too; they must be there before any route runs
       ({ body, params } = splitPathParams(tool, args));
     }
-    result = await d.call(tool.route, { body, params, user, correlationId });
+    result = await d.call(tool.route, { body, params, user, correlationId, trace });
   } catch (e) {
     const err = toPlatformError(e);
     tm.duration.observe((performance.now() - started) / 1000);
@@ -51,6 +54,7 @@ export async function runTool<T>(
     const p = JSON.stringify(problemOf(err, correlationId));
     return answer(
       `"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`,
+      true,
     );
   }
   tm.duration.observe((performance.now() - started) / 1000);

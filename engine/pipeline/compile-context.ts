@@ -4,6 +4,7 @@
 
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
+import type { Context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ValidateFunction } from 'ajv';
 import { ConfigError, DiagnosticError, textPosition } from '../core/diagnostics.ts';
@@ -54,6 +55,8 @@ export interface DirectCall {
   user?: { id: string; authenticated: boolean };
   correlationId?: string;
   signal?: AbortSignal;
+  /** the trace context the exchange continues (the caller's span), instead of a traceparent header */
+  trace?: Context;
 }
 
 export interface DirectResult {
