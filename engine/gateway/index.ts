@@ -21,6 +21,8 @@ import { McpGateway, type GatewayResponse } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
+import { Confirmations } from './confirmation.ts';
+import { storeFor } from '../store/store-for.ts';
 
 export const MCP_PATH = '/mcp';
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
@@ -102,6 +104,13 @@ export function gatewayExtension(): GatewayExtension {
       // with deny, an unreachable store means every /mcp call is a 503: not ready (with allow it serves, unlimited)
       if (redis?.onError === 'deny' && limiter.available)
         engine.services.readiness.set('gateway.redis', () => limiter.available!());
+      // single use of a confirmation across replicas: its nonce claimed in the engine's store
+      const ttlMs = settings.confirmation.ttlSeconds * 1000;
+      const confirmations = new Confirmations(
+        settings.confirmation.secret || Confirmations.randomKey(),
+        ttlMs,
+        storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+      );
       const gateway = new McpGateway({
         settings,
         tools: served,
@@ -112,8 +121,9 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        confirmations,
       });
-      running = { gateway, verifier, limiter, settings, served };
+      running = { gateway, verifier, limiter, settings, served, confirmations };
 
       // /mcp is served on the engine's node:http front router: the MCP handler reads the raw
       // body itself (invalid JSON is a JSON-RPC parse error, not a problem document)
@@ -181,9 +191,10 @@ export function gatewayExtension(): GatewayExtension {
       // the token verifier and the rate limiter (and their counters) stay as they started
       if (
         JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
-        JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)
+        JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis) ||
+        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation)
       ) {
-        log.warn('gateway: jwt and redis settings apply at the next restart');
+        log.warn('gateway: jwt, redis and confirmation settings apply at the next restart');
       }
       const gateway = new McpGateway({
         settings,
@@ -195,6 +206,7 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        confirmations: prev.confirmations,
       });
       running = { ...prev, gateway, settings, served };
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
