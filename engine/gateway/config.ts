@@ -51,6 +51,13 @@ export interface OAuthSettings {
   scopes: string[];
 }
 
+export interface ConfirmationSettings {
+  /** how long a confirmation request stays answerable, seconds */
+  ttlSeconds: number;
+  /** HMAC key of the request state; '' = a random key per process (one replica only) */
+  secret: string;
+}
+
 export interface GatewaySettings {
   env: string;
   serverName: string;
@@ -69,6 +76,8 @@ export interface GatewaySettings {
   ipv6Prefix: number;
   /** discoverable auth (RFC 9728 protected resource metadata, the 401 challenge) */
   oauth: OAuthSettings;
+  /** human confirmation of `confirm: required` tools (confirmation.ts) */
+  confirmation: ConfirmationSettings;
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
   /** outage policy of the limits' Redis (gateway.redis.onError), also when the engine store's Redis serves them */
   redisOnError?: 'allow' | 'deny';
@@ -349,6 +358,10 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     },
     trustedProxies: proxies(g('trustedProxies'), problems),
     oauth,
+    confirmation: {
+      ttlSeconds: num(g('confirmation.ttlSeconds') ?? 300, 'confirmation.ttlSeconds', problems, 1),
+      secret: str('confirmation.secret') ?? '',
+    },
     ipv6Prefix: prefixLength(g('rateLimits.ipv6Prefix') ?? 64, problems),
     redis: redisUrl
       ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' }
@@ -356,6 +369,9 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     // kept without a URL too: the limits then use the engine store's Redis, with this policy
     redisOnError: onError === 'deny' ? 'deny' : 'allow',
   };
+  const secret = settings.confirmation.secret;
+  if (secret && !unresolved(secret) && secret.length < 32)
+    problems.push({ key: 'confirmation.secret', message: 'confirmation.secret must be at least 32 characters' });
   if (problems.length) {
     // at the value that is wrong (the values file, the environment file or --set), else the file's start
     const d: Diagnostic[] = problems.map(({ key, item, message }) => ({

@@ -7,6 +7,7 @@ import type { Tool } from './tools.ts';
 import type { TokenVerifier } from './jwt.ts';
 import type { Limiter } from './rate-limit.ts';
 import type { McpGateway } from './mcp.ts';
+import type { Confirmations } from './confirmation.ts';
 
 export interface GatewayExtension extends CliExtension {
   /** tools of the last load, with their digests */
@@ -20,5 +21,7 @@ export interface GatewayExtension extends CliExtension {
     limiter: Limiter;
     settings: GatewaySettings;
     served: Tool[];
+    /** kept across reloads: a confirmation asked before a reload is answerable after it */
+    confirmations: Confirmations;
   };
 }

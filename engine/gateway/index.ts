@@ -22,6 +22,8 @@ import { gatewayMetrics } from './metrics.ts';
 import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
+import { Confirmations } from './confirmation.ts';
+import { storeFor } from '../store/store-for.ts';
 
 export const MCP_PATH = '/mcp';
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
@@ -105,6 +107,13 @@ export function gatewayExtension(): GatewayExtension {
       // with deny, an unreachable store means every /mcp call is a 503: not ready (with allow it serves, unlimited)
       if (redis?.onError === 'deny' && limiter.available)
         engine.services.readiness.set('gateway.redis', () => limiter.available!());
+      // single use of a confirmation across replicas: its nonce claimed in the engine's store
+      const ttlMs = settings.confirmation.ttlSeconds * 1000;
+      const confirmations = new Confirmations(
+        settings.confirmation.secret || Confirmations.randomKey(),
+        ttlMs,
+        storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+      );
       const gateway = new McpGateway({
         settings,
         tools: served,
@@ -115,8 +124,9 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        confirmations,
       });
-      running = { gateway, verifier, limiter, settings, served };
+      running = { gateway, verifier, limiter, settings, served, confirmations };
       servedNames = new Set(served.map((t) => t.name));
       const telemetry = mcpTelemetry(engine.services.metrics.registry, engine.services.tracing);
       const isServed = (name: string) => servedNames.has(name);
@@ -197,9 +207,10 @@ export function gatewayExtension(): GatewayExtension {
       // the token verifier and the rate limiter (and their counters) stay as they started
       if (
         JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
-        JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis)
+        JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis) ||
+        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation)
       ) {
-        log.warn('gateway: jwt and redis settings apply at the next restart');
+        log.warn('gateway: jwt, redis and confirmation settings apply at the next restart');
       }
       const gateway = new McpGateway({
         settings,
@@ -211,6 +222,7 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        confirmations: prev.confirmations,
       });
       running = { ...prev, gateway, settings, served };
       servedNames = new Set(served.map((t) => t.name));

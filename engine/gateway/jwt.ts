@@ -61,6 +61,16 @@ export interface VerifiedToken {
   exp: number;
   nbf?: number;
   generation: number;
+  /** the token's scopes: the `scope` claim (space-separated, RFC 8693 §4.2) or an `scp` array */
+  scopes: ReadonlySet<string>;
+}
+
+/** The scopes a token carries: `scope` (a space-separated string) or `scp` (an array of strings). */
+function scopesOf(payload: Record<string, unknown>): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (typeof payload.scope === 'string') for (const s of payload.scope.split(' ')) if (s) out.add(s);
+  if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string' && s) out.add(s);
+  return out;
 }
 
 const MAX_TOKEN = 8192;
@@ -237,6 +247,7 @@ export class TokenVerifier {
       exp: payload.exp! * 1000,
       nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined,
       generation: this.generation,
+      scopes: scopesOf(payload),
     };
     this.cache.set(token, v);
     return v;

@@ -59,6 +59,10 @@ import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 import { unknownNameMismatch } from './mcp-unknown.ts';
+import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
+import { argsDigest, canElicitForm, Confirmations, type ConfirmOutcome } from './confirmation.ts';
+import { StoreUnavailableError } from '../store/store.ts';
+import { MemoryStore } from '../store/store-memory.ts';
 
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
@@ -93,6 +97,10 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** where the gateway is served (default /mcp): the path of the resource identifier */
   path?: string;
+  /** the audit trail of the gateway's decisions (default: none) */
+  audit?: GatewayAudit;
+  /** confirmations of `confirm: required` tools (default: from settings, a random key, nonces in memory) */
+  confirmations?: Confirmations;
 }
 
 /** One request on its way through the checks. */
@@ -110,6 +118,8 @@ interface Call {
   tool?: Tool;
   userId: string;
   authenticated: boolean;
+  /** the verified token's scopes */
+  scopes?: ReadonlySet<string>;
   msg?: any;
   id: Id;
   /** the counter that decided the RateLimit-* headers of the answer (once counted) */
@@ -132,9 +142,20 @@ export class McpGateway {
   /** `,"_meta":{serverInfo}}` closing every 2026-07-28 result */
   private modernTail: string;
   private toolDeps: ToolDeps;
+  private audit: GatewayAudit;
+  private confirmations: Confirmations;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
+    this.audit = d.audit ?? NO_AUDIT;
+    const ttlMs = s.confirmation.ttlSeconds * 1000;
+    this.confirmations =
+      d.confirmations ??
+      new Confirmations(
+        s.confirmation.secret || Confirmations.randomKey(),
+        ttlMs,
+        new MemoryStore().claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+      );
     this.keys = new KeyRing(s.subscriptions);
     this.toolDeps = { call: d.call, log: d.log };
     this.ip = new ClientIp(s.trustedProxies, s.ipv6Prefix);
@@ -145,7 +166,12 @@ export class McpGateway {
     this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     this.views = buildViews(s, d.tools);
-    this.resource = new ProtectedResource(s, this.ip, d.path ?? '/mcp');
+    this.resource = new ProtectedResource(
+      s,
+      this.ip,
+      d.path ?? '/mcp',
+      d.tools.flatMap((t) => t.scopes),
+    );
     const info = JSON.stringify({
       name: s.serverName,
       version: s.serverVersion,
@@ -324,7 +350,22 @@ export class McpGateway {
             'token_required',
             `Tool '${c.tool.name}' needs the signed-in user: send Authorization: Bearer <token>`,
             req.correlationId,
-            this.challenge(req),
+            this.challenge(req, undefined, undefined, c.tool.scopes),
+          ),
+        );
+      }
+      // RFC 6750 §3.1: a token without a scope the tool requires is 403 insufficient_scope, naming
+      // the scopes (MCP authorization "Scope Challenge Handling": the client may step up)
+      if (c.tool.scopes.length && !c.tool.scopes.every((sc) => c.scopes?.has(sc))) {
+        const description = `tool '${c.tool.name}' needs the scopes: ${c.tool.scopes.join(' ')}`;
+        return this.refusals.refuse(
+          { req, sub, user: c.userId, method: c.method, tool: c.tool.name, reason: 'insufficient_scope', detail: '' },
+          problem(
+            403,
+            'insufficient_scope',
+            `The bearer token lacks a scope this tool needs: ${description}`,
+            req.correlationId,
+            this.challenge(req, 'insufficient_scope', description, c.tool.scopes),
           ),
         );
       }
@@ -393,6 +434,7 @@ export class McpGateway {
       const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
       if (known) {
         c.userId = known.sub;
+        c.scopes = known.scopes;
         c.authenticated = true;
         return undefined;
       }
@@ -431,7 +473,9 @@ export class McpGateway {
         'invalid_request',
       );
     try {
-      c.userId = (await this.d.verifier.verify(m[1])).sub;
+      const t = await this.d.verifier.verify(m[1]);
+      c.userId = t.sub;
+      c.scopes = t.scopes;
       c.authenticated = true;
     } catch (e) {
       if (e instanceof TokenError)
@@ -579,7 +623,9 @@ export class McpGateway {
         return rpcResult(id, this.discoverResult);
       case 'tools/list':
       case '2026:tools/list': {
-        const pages = c.modern ? view.modernPages : view.pages;
+        // only the tools this caller may call: a tool needing scopes the token lacks is not shown
+        const list = view.listFor(c.scopes);
+        const pages = c.modern ? list.modernPages : list.pages;
         const cursor = msg.params?.cursor;
         let page = 0;
         if (cursor !== undefined) {
@@ -604,7 +650,7 @@ export class McpGateway {
           this.toolMetrics.get(tool.name)!.invalid.inc();
           return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
         }
-        return this.callTool(c, tool, args ?? {});
+        return tool.confirm ? this.confirmed(c, tool, args ?? {}) : this.callTool(c, tool, args ?? {});
       }
       default:
         // 2026-07-28: 404 (a method with an id under a notifications/ name reaches here)
@@ -667,9 +713,16 @@ export class McpGateway {
     );
   }
 
-  /** The WWW-Authenticate header of a 401 (oauth.ts): where the protected resource metadata is. */
-  private challenge(req: GatewayRequest, error?: BearerError, description?: string): Record<string, string> {
-    return { 'www-authenticate': this.resource.challenge(req.headers, req.remoteAddress, error, description) };
+  /** The WWW-Authenticate header of a 401 or 403 (oauth.ts): where the protected resource metadata is. */
+  private challenge(
+    req: GatewayRequest,
+    error?: BearerError,
+    description?: string,
+    scopes?: string[],
+  ): Record<string, string> {
+    return {
+      'www-authenticate': this.resource.challenge(req.headers, req.remoteAddress, error, description, scopes),
+    };
   }
 
   /** GET of the protected resource metadata (RFC 9728), root and path-suffixed form alike. */
@@ -690,6 +743,121 @@ export class McpGateway {
       headers: { 'content-type': 'application/json', 'cache-control': cache },
       body: JSON.stringify(this.resource.metadata(resource)),
     };
+  }
+
+  /**
+   * A `confirm: required` tool: the route runs only on a retry carrying the user's confirmation of
+   * exactly these arguments (confirmation.ts). 2026-07-28: the first call answers input_required
+   * with the elicitation; earlier revisions (no MRTR on a stateless server) and clients without
+   * form elicitation get a tool error saying how to confirm. Every decision is audited.
+   */
+  private async confirmed(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const subscription = c.view.sub.name;
+    const who = { user: c.userId, subscription };
+    const digest = argsDigest(args);
+    const audit = (outcome: ConfirmOutcome, detail?: string) =>
+      this.audit.record({
+        kind: 'confirmation',
+        outcome,
+        tool: tool.name,
+        user: c.userId,
+        subscription,
+        argsDigest: digest,
+        correlationId: c.req.correlationId,
+        ...(detail ? { detail } : {}),
+      });
+    const params = c.msg.params;
+    if (!c.modern || !canElicitForm(params._meta?.[META_CLIENT_CAPABILITIES])) {
+      const how = c.modern
+        ? 'declare the elicitation capability (form) in params._meta["io.modelcontextprotocol/clientCapabilities"]'
+        : `call with MCP-Protocol-Version: 2026-07-28 from a client that declares the elicitation capability (this request speaks ${c.version}, which has no way to ask the user on this stateless server)`;
+      audit('refused', 'unsupported');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'unsupported',
+        `Tool '${tool.name}' moves money and needs the user's confirmation of these exact arguments first; nothing was done. To confirm: ${how}. See docs/gateway.md "Confirmation".`,
+      );
+    }
+    if (params.requestState === undefined) {
+      audit('asked');
+      return this.inputRequired(c, this.confirmations.ask(tool, who, args));
+    }
+    let checked;
+    try {
+      checked = await this.confirmations.check(tool, who, args, params.requestState, params.inputResponses);
+    } catch (e) {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      audit('refused', 'store unavailable');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'unavailable',
+        'The confirmation cannot be checked now (its single-use store is unavailable); nothing was done. Retry later',
+      );
+    }
+    if (checked.ok) {
+      audit('given');
+      return this.callTool(c, tool, args);
+    }
+    if (checked.ask) {
+      audit('asked', 'answer missing');
+      return this.inputRequired(c, this.confirmations.ask(tool, who, args));
+    }
+    audit(checked.outcome);
+    if (checked.protocol)
+      return this.refusals.refuse(
+        {
+          req: c.req,
+          sub: c.view.sub,
+          user: c.userId,
+          method: c.method,
+          tool: tool.name,
+          reason: 'confirmation',
+          detail: checked.outcome,
+        },
+        withRateHeaders(rpcError(c.id, INVALID_PARAMS, checked.message), c.limit!),
+      );
+    return this.refuseConfirmation(c, tool, checked.outcome, checked.message);
+  }
+
+  /** A 2026-07-28 InputRequiredResult with the given members. */
+  private inputRequired(c: Call, members: string): GatewayResponse {
+    return rpcResult(c.id, `{"resultType":"input_required",${members}${this.modernTail}`, jsonRateHeaders(c.limit!));
+  }
+
+  /** A confirmation refused: a tool error (isError) the agent can act on, counted and logged. */
+  private refuseConfirmation(
+    c: Call,
+    tool: Tool,
+    detail: 'unsupported' | 'refused' | 'expired' | 'replayed' | 'mismatched' | 'unavailable',
+    message: string,
+  ): GatewayResponse {
+    const p = JSON.stringify({
+      type: 'about:blank',
+      title: detail === 'unsupported' ? 'Confirmation required' : 'Confirmation refused',
+      status: 403,
+      detail: message,
+      correlationId: c.req.correlationId,
+    });
+    const structured = !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema);
+    const result = `"content":[{"type":"text","text":${JSON.stringify(p)}}]${structured ? `,"structuredContent":${p}` : ''},"isError":true`;
+    return this.refusals.refuse(
+      {
+        req: c.req,
+        sub: c.view.sub,
+        user: c.userId,
+        method: c.method,
+        tool: tool.name,
+        reason: 'confirmation',
+        detail,
+      },
+      rpcResult(
+        c.id,
+        c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
+        jsonRateHeaders(c.limit!),
+      ),
+    );
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {

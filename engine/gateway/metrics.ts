@@ -28,6 +28,10 @@ export const REFUSALS = {
   rate_limit_unavailable: [''],
   tool_not_allowed: [''],
   unknown_tool: [''],
+  // the token lacks a scope the tool requires (403 insufficient_scope)
+  insufficient_scope: [''],
+  // a `confirm: required` tool call not confirmed: which way (confirmation.ts)
+  confirmation: ['unsupported', 'refused', 'expired', 'replayed', 'mismatched', 'unavailable'],
 } as const;
 
 export type RefusalReason = keyof typeof REFUSALS;

@@ -19,11 +19,17 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.
 export type BearerError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
 export class ProtectedResource {
+  /** `scopes_supported`: the configured scopes and every served tool's */
+  private scopes: string[];
+
   constructor(
     private s: GatewaySettings,
     private ip: ClientIp,
     private path: string,
-  ) {}
+    toolScopes: string[] = [],
+  ) {
+    this.scopes = [...new Set([...s.oauth.scopes, ...toolScopes])];
+  }
 
   /** The resource identifier of /mcp for this request, or undefined when it cannot be told. */
   resource(headers: IncomingHttpHeaders, remoteAddress: string | undefined): string | undefined {
@@ -52,7 +58,7 @@ export class ProtectedResource {
       authorization_servers: o.authorizationServers.length ? o.authorizationServers : [this.s.jwt.issuer],
       // RFC 6750 §2.1 only: never a token in a query string (basic/authorization "Token Requirements")
       bearer_methods_supported: ['header'],
-      ...(o.scopes.length ? { scopes_supported: o.scopes } : {}),
+      ...(this.scopes.length ? { scopes_supported: this.scopes } : {}),
       resource_name: this.s.serverName,
     };
   }
@@ -67,12 +73,15 @@ export class ProtectedResource {
     remoteAddress: string | undefined,
     error?: BearerError,
     description?: string,
+    /** the scopes this request needs (a tool's), instead of the configured ones */
+    scopes?: string[],
   ): string {
     const resource = this.resource(headers, remoteAddress);
     const parts: string[] = [];
     if (resource) parts.push(`resource_metadata="${this.metadataUrl(resource)}"`);
     else parts.push('realm="mcp"');
-    if (this.s.oauth.scopes.length) parts.push(`scope="${this.s.oauth.scopes.join(' ')}"`);
+    const scope = scopes?.length ? scopes : this.s.oauth.scopes;
+    if (scope.length) parts.push(`scope="${scope.join(' ')}"`);
     if (error) parts.push(`error="${error}"`);
     if (error && description) parts.push(`error_description="${description.replace(/[^\x20-\x7e]|["\\]/g, '')}"`);
     return `Bearer ${parts.join(', ')}`;

@@ -29,6 +29,10 @@ export interface ToolDeclaration {
   annotations?: Record<string, unknown>;
   /** arguments mirrored into Mcp-Param-{Name} headers (2026-07-28): property path -> name */
   'x-mcp-header'?: Record<string, string>;
+  /** `required`: every call is confirmed by the user first (confirmation.ts) */
+  confirm?: 'required';
+  /** OAuth scopes the caller's token must all carry */
+  scopes?: string[];
 }
 
 export interface Tool {
@@ -50,6 +54,10 @@ export interface Tool {
   digest: string;
   /** arguments that are the route's path parameters (the others are the body) */
   pathParams: string[];
+  /** every call needs the user's confirmation bound to its arguments (confirmation.ts) */
+  confirm: boolean;
+  /** scopes the token must carry (all of them) */
+  scopes: string[];
   file: string;
 }
 
@@ -106,6 +114,20 @@ export const TOOLS_FILE_SCHEMA = {
             description:
               'MCP 2026-07-28: arguments worth routing on, mirrored by clients into Mcp-Param-{Name} headers (argument path, dotted for nested properties: header name); string, integer or boolean properties only',
           },
+          confirm: {
+            enum: ['required'],
+            description:
+              'required: the first call asks the user to confirm these exact arguments (MCP 2026-07-28 input_required); the route runs only on the confirmed retry',
+          },
+          scopes: {
+            type: 'array',
+            uniqueItems: true,
+            minItems: 1,
+            // RFC 6749 §3.3 scope-token
+            items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
+            description:
+              "OAuth scopes the caller's token must all carry (security: bearer); without them 403 insufficient_scope, and tools/list does not show the tool",
+          },
           annotations: {
             type: 'object',
             additionalProperties: false,
@@ -133,7 +155,7 @@ export function toolsJsonSchema(): Record<string, unknown> {
 }
 
 /** JSON with sorted keys: the digest does not depend on key order. */
-function canonical(v: unknown): string {
+export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     return `{${Object.keys(v)
@@ -312,6 +334,12 @@ export class ToolCollector {
         );
         continue;
       }
+      if (decl.scopes && decl.security !== 'bearer') {
+        out.push(
+          diagAt(src, at('scopes'), `tool '${decl.name}': scopes need security: bearer (a token to carry them)`),
+        );
+        continue;
+      }
       const paramDiags = checkPathParams(decl, route, bodySchema);
       if (paramDiags.length) {
         out.push(...paramDiags.map((m) => diagAt(src, at(m.key), m.message)));
@@ -331,7 +359,15 @@ export class ToolCollector {
         inputSchema: input,
         ...(output ? { outputSchema: mcpSchema(output) } : {}),
         ...(decl.annotations ? { annotations: decl.annotations } : {}),
-        ...(decl.security === 'bearer' ? { _meta: { 'platform/security': 'bearer' } } : {}),
+        ...(decl.security === 'bearer' || decl.confirm || decl.scopes
+          ? {
+              _meta: {
+                ...(decl.security === 'bearer' ? { 'platform/security': 'bearer' } : {}),
+                ...(decl.confirm ? { 'platform/confirm': decl.confirm } : {}),
+                ...(decl.scopes ? { 'platform/scopes': decl.scopes } : {}),
+              },
+            }
+          : {}),
       };
       const modernDefinition: Record<string, unknown> = {
         ...definition,
@@ -356,6 +392,8 @@ export class ToolCollector {
         pathParams: Object.keys(pathParams),
         paramHeaders: headers.params,
         hasOutputSchema: output !== undefined,
+        confirm: decl.confirm === 'required',
+        scopes: decl.scopes ?? [],
       });
     }
     return out;

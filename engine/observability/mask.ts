@@ -20,6 +20,15 @@ export function maskSecret(v: unknown): string {
   return `${s.slice(0, 4)}****`;
 }
 
+/**
+ * An account number shown to a person (an IBAN, a PAN): the first four and last four characters,
+ * enough to recognise one's own account, never the whole number; short ones entirely masked.
+ */
+export function maskAccount(v: unknown): string {
+  const s = String(v ?? '').replace(/\s+/g, '');
+  return s.length <= 8 ? '****' : `${s.slice(0, 4)}****${s.slice(-4)}`;
+}
+
 // `Bearer <token>`, JWT-shaped strings (a base64url JSON header starts `eyJ`; no word boundary
 // needed, a token glued to text is still a token) and gateway subscription keys (`gk_` + base64url,
 // engine/gateway/keys.ts). The lookaheads skip what is masked already (`abcd****`), so masking twice

@@ -25,8 +25,35 @@ function sepaFrom(user: string, prefix: string, amount = '100.25') {
 const KEY = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' };
 let e: TestEngine;
 let id = 0;
-const rpc = (method: string, params: unknown, headers: Record<string, string> = {}) =>
+const legacy = (method: string, params: unknown, headers: Record<string, string> = {}) =>
   e.request('POST', '/mcp', { jsonrpc: '2.0', id: ++id, method, params }, { ...KEY, ...headers });
+
+/** the money-moving tools (confirm: required): the user confirms each call (confirmation.test.ts tests that) */
+const CONFIRMED = new Set(['initiatePaymentOrder', 'modifyPaymentOrder', 'cancelPayment']);
+const V26 = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': V26,
+  'io.modelcontextprotocol/clientInfo': { name: 'connector-tools-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+
+/** A call; a confirmed tool's goes as 2026-07-28 and, when asked, is confirmed by the user at once. */
+async function rpc(method: string, params: any, headers: Record<string, string> = {}) {
+  if (method !== 'tools/call' || !CONFIRMED.has(params?.name)) return legacy(method, params, headers);
+  const send = (extra: Record<string, unknown>) =>
+    e.request(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: ++id, method, params: { ...params, ...extra, _meta: META } },
+      { ...KEY, ...headers, 'mcp-protocol-version': V26, 'mcp-method': method, 'mcp-name': params.name },
+    );
+  const first = await send({});
+  if (first.body?.result?.resultType !== 'input_required') return first;
+  return send({
+    inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    requestState: first.body.result.requestState,
+  });
+}
 
 beforeAll(async () => {
   e = await startTestEngine();
