@@ -15,7 +15,7 @@ import { DiagnosticError, formatDiagnostic, isError, suggestion, type Diagnostic
 import { shareYamlParses } from './core/yaml-source.ts';
 import { createLogger, setLogSecrets } from './observability/logger.ts';
 import { compileSecrets, valuesSecrets } from './observability/mask.ts';
-import { Metrics } from './observability/metrics.ts';
+import { Metrics, setRouteInfo } from './observability/metrics.ts';
 import { HttpClients } from './outbound/http-client.ts';
 import { SchemaStore } from './schemas/schemas.ts';
 import { createExchange } from './pipeline/exchange.ts';
@@ -412,6 +412,7 @@ export async function startEngine(opts: EngineOptions): Promise<RunningEngine> {
 async function start(opts: EngineOptions, releaseParses: () => void): Promise<RunningEngine> {
   const p = await prepare(opts, false);
   const { services, routes } = p;
+  setRouteInfo(services.metrics, routes);
   // the logger masks the configured secrets by value, in every form, compiled once per load
   setLogSecrets(services.logger, compileSecrets(valuesSecrets(p.values)));
   let live: LiveRoutes = {
@@ -506,6 +507,7 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
         commit: async (next, values, nextServices) => {
           live = next;
           engine.routes = next.routes;
+          setRouteInfo(services.metrics, next.routes);
           engine.values = values;
           engine.services = nextServices;
           setLogSecrets(services.logger, compileSecrets(valuesSecrets(values)));

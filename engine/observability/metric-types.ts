@@ -107,6 +107,10 @@ export class FastGauge<L extends string> extends BoundMetric<L, GaugeChild> {
   dec(labels: Labels<L>): void {
     this.labels(labels).dec();
   }
+  /** Drops every series (a set of labels that is no longer there, e.g. a route a reload removed). */
+  clear(): void {
+    this.children.clear();
+  }
   protected values(): MetricValue[] {
     return [...this.children.values()].map((e) => ({ labels: e.labels, value: e.child.value }));
   }

@@ -22,6 +22,8 @@ export class Metrics {
   readonly breakerTransitions: FastCounter<'client' | 'to'>;
   readonly clientRefused: FastCounter<'client' | 'by'>;
   readonly clientRetries: FastCounter<'client' | 'outcome'>;
+  /** 1 per loaded route with its connector: dashboards join on it to sum per connector */
+  readonly routeInfo: FastGauge<'route' | 'connector'>;
   /**
    * The open failed exchanges as the durable store counts them, read at each scrape; undefined
    * while this engine has not opened its store (a scrape never opens it). Set by store/failed-recorder.ts.
@@ -118,6 +120,12 @@ export class Metrics {
         if (n !== undefined) this.set(n);
       },
     });
+    this.routeInfo = new FastGauge(
+      'engine_route_info',
+      'The loaded routes and their connector (always 1): join on route to sum by connector',
+      ['route', 'connector'],
+      r,
+    );
     // which build answers: a dashboard shows it, an alert compares replicas (observability/build-info.ts)
     new Gauge({
       name: 'engine_build_info',
@@ -193,4 +201,10 @@ export interface TargetMetrics {
   /** one vendor call; status 0 when there was no answer */
   call(status: number, seconds?: number): void;
   retry(): void;
+}
+
+/** Says which routes are loaded, with their connector (engine_route_info), at start and after a reload. */
+export function setRouteInfo(m: Metrics, routes: { id: string; connector?: string }[]): void {
+  m.routeInfo.clear();
+  for (const r of routes) m.routeInfo.labels({ route: r.id, connector: r.connector ?? '' }).set(1);
 }
