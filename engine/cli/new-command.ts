@@ -1,13 +1,14 @@
 // `engine new connector NAME --vendor V`: writes a working connector (connector document with its
 // client profile, a route, its request schema and response mapping, an error template, a values
 // file, a passing route test, a docs page) and says what else a deployment needs. It passes
-// `engine lint` and `engine test` as written, and runs under the sandbox with its test's stubs
-// (`npm start -- --stubs <its test>`), before a simulator or a real vendor exists.
+// `engine lint` and `engine test` as written, and runs under `npm start` with its test's stubs as
+// the vendor (`npm start -- --stubs <its test>`), before a simulator or a real vendor exists.
 
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseYamlFile } from '../core/yaml-source.ts';
+import { CODE } from '../core/error-catalog.ts';
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
@@ -125,29 +126,29 @@ steps:
           {
             when: { kind: ['timeout'] },
             status: 504,
-            code: 'GC027',
+            code: CODE.generic,
             title: 'Generic Error',
             detail: `'${n.vendor} did not answer in time: ' & detail`,
           },
           {
             when: { kind: ['connection'] },
             status: 502,
-            code: 'GC027',
+            code: CODE.generic,
             title: 'Generic Error',
             detail: `'${n.vendor} could not be reached: ' & detail`,
           },
           {
             when: { vendorStatus: [400, 422] },
             status: 400,
-            code: 'GC025',
+            code: CODE.validation,
             title: 'Validation error',
             detail: `'${n.vendor} refused the request'`,
           },
-          { when: { vendorStatus: [404] }, status: 404, code: 'GC054', title: 'Not found' },
+          { when: { vendorStatus: [404] }, status: 404, code: CODE.notFound, title: 'Not found' },
         ],
         default: {
           status: 502,
-          code: 'GC027',
+          code: CODE.generic,
           title: 'Generic Error',
           detail: `'${n.vendor} answered ' & $string(vendorStatus)`,
         },
@@ -265,7 +266,7 @@ export function registerNewCommand(program: Command): void {
       process.stdout.write(`
 Next:
   node bin/engine.js lint routes/ && node bin/engine.js test routes/${dir}
-  npm start -- --stubs routes/${dir}/tests/${name}.yaml     (the sandbox, ${o.vendor} answered by the test's stubs)
+  npm start -- --stubs routes/${dir}/tests/${name}.yaml     (${o.vendor} answered by the test's stubs)
   curl -s -X POST http://127.0.0.1:8080${n.path} -H 'content-type: application/json' -d '{"reference": "REF-1"}'
 A deployment also needs, per environment:
   the key ${n.key} (values/environments/<env>.yaml keys:, or ${n.key.toUpperCase().replace(/-/g, '_')}) -- no secret

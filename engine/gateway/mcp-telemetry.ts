@@ -13,30 +13,14 @@
 
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Link } from '@opentelemetry/api';
 import type { EngineTracing } from '../pipeline/engine-tracing.ts';
 import { FastHistogram, type HistogramChild } from '../observability/metric-types.ts';
 import { UNKNOWN_TOOL } from './metrics.ts';
-import type { GatewayRequest, GatewayResponse, Id } from './rpc.ts';
+import type { CallFacts, GatewayRequest, GatewayResponse, McpOperation } from './rpc.ts';
 import { header, MODERN_VERSIONS, readModernHeaders } from './mcp-headers.ts';
 
 /** What the gateway learned of a request (mcp.ts's Call): read when the span is made. */
-export interface CallFacts {
-  method: string;
-  name?: string;
-  id: Id;
-  hasId: boolean;
-  version: string;
-  msg?: any;
-}
 
 /** The well-known values of mcp.method.name (any other is `_OTHER`). */
 const METHODS = new Set([
@@ -76,13 +60,6 @@ const getter = {
 };
 
 /** One request on its way: begun on arrival, ended with its answer. */
-export interface McpOperation {
-  /** the parent context of the tool's route (a tool call's span, started now) */
-  toolCall(c: CallFacts, toolName: string): Context | undefined;
-  /** a tools/call whose result has isError: true */
-  toolFailed(): void;
-  end(out: GatewayResponse): void;
-}
 
 export class McpTelemetry {
   private duration: FastHistogram<'mcp_method_name' | 'gen_ai_tool_name' | 'error_type'>;

@@ -3,7 +3,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { PlatformError, problemOf } from '../core/errors.ts';
-import type { CallFacts, McpOperation } from './mcp-telemetry.ts';
+import type { Context } from '@opentelemetry/api';
 
 export type Id = string | number | null;
 
@@ -146,4 +146,23 @@ function idToken(body: string, i: number): Id {
   } catch {
     return null;
   }
+}
+
+/** What the gateway knows of a request once it is read (engine/gateway/mcp-telemetry.ts traces it). */
+export interface CallFacts {
+  method: string;
+  name?: string;
+  id: Id;
+  hasId: boolean;
+  version: string;
+  msg?: any;
+}
+
+/** The telemetry of one request (mcp-telemetry.ts). */
+export interface McpOperation {
+  /** the parent context of the tool's route (a tool call's span, started now) */
+  toolCall(c: CallFacts, toolName: string): Context | undefined;
+  /** a tools/call whose result has isError: true */
+  toolFailed(): void;
+  end(out: GatewayResponse): void;
 }

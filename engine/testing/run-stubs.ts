@@ -1,6 +1,6 @@
 // `engine run --stubs <route test file>`: serves the routes with the test file's stubs standing in
 // for their vendors, so a connector without a simulator can be tried by hand (and beside the
-// sandbox's simulators under `npm start`). Each target the file stubs answers its script: the
+// simulators `npm start` runs). Each target the file stubs answers its script: the
 // file's own `stubs:`, else the first case's that stubs it; the script's answers in order, then
 // its last one again. Targets the file does not stub call where they would (a simulator, a
 // vendor). The file's `set:` fills in what the environment leaves unset (a vendor's base URL key).
