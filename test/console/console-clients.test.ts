@@ -87,9 +87,9 @@ describe('console clients API on a sandbox engine', () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await fx()).status);
-      // the first call's four attempts and the second's first make five failures in a row; then
-      // every call is refused at once without reaching the hub
-      expect(statuses).toEqual([502, 503, 503, 503, 503, 503]);
+      // the first call's four attempts and the second's first make five failures in a row: the
+      // second answers the hub's own 503 (mapped 502, no retry); then every call is refused at once
+      expect(statuses).toEqual([502, 502, 503, 503, 503, 503]);
 
       const dec = new TextDecoder();
       let text = '';
