@@ -58,6 +58,24 @@ export function pending(e: AuditEntry | (Omit<AuditEntry, 'kind'> & { kind: Reco
   return rec;
 }
 
+/** JSON with object members sorted by name at every level: the same arguments give the same text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** `sha256:<hex>` of the arguments' canonical JSON: what was asked, without what was asked. */
+export function argsDigest(args: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(args)).digest('hex')}`;
+}
+
 /** The canonical text a record's hash is taken over: fixed member order, absent fields null. */
 export function canonical(seq: number, r: PendingRecord, prevHash: string): string {
   const o: Record<string, unknown> = { seq, at: r.at, kind: r.kind };

@@ -21,6 +21,9 @@ import { McpGateway, type GatewayResponse } from './mcp.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
+import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
+import { DurableAudit } from './audit.ts';
+import { durableStoreFor } from '../store/durable-for.ts';
 
 export const MCP_PATH = '/mcp';
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
@@ -28,8 +31,17 @@ export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
 export type { GatewayExtension };
 
-export function gatewayExtension(): GatewayExtension {
+export interface GatewayOptions {
+  /**
+   * false: no audit trail (tests that share one project folder: the trail would open its embedded
+   * store); default: every decision recorded in the engine's durable store (audit.ts)
+   */
+  audit?: boolean;
+}
+
+export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
   let collector: ToolCollector | undefined;
+  let audit: GatewayAudit = NO_AUDIT;
   let valuesSet: ValuesSet | undefined;
   let running: GatewayExtension['running'];
 
@@ -102,6 +114,21 @@ export function gatewayExtension(): GatewayExtension {
       // with deny, an unreachable store means every /mcp call is a 503: not ready (with allow it serves, unlimited)
       if (redis?.onError === 'deny' && limiter.available)
         engine.services.readiness.set('gateway.redis', () => limiter.available!());
+      if (opts.audit !== false) {
+        // one trail for the engine's life: reloads keep it; the store opens with the first decision
+        let closing = false;
+        const trail = new DurableAudit({
+          store: () => {
+            const store = durableStoreFor(engine.services);
+            // closers run last-registered first: after the store's, so the trail is written out before it closes
+            if (!closing) engine.services.onClose(() => trail.close());
+            closing = true;
+            return store;
+          },
+          log,
+        });
+        audit = trail;
+      }
       const gateway = new McpGateway({
         settings,
         tools: served,
@@ -112,6 +139,7 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        audit,
       });
       running = { gateway, verifier, limiter, settings, served };
 
@@ -195,6 +223,7 @@ export function gatewayExtension(): GatewayExtension {
         jsonDepthLimit: engine.services.settings.server.jsonDepthLimit,
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
+        audit,
       });
       running = { ...prev, gateway, settings, served };
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');

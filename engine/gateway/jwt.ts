@@ -61,6 +61,9 @@ export interface VerifiedToken {
   exp: number;
   nbf?: number;
   generation: number;
+  /** for the audit trail: the token's issuer and id (never the token) */
+  iss?: string;
+  jti?: string;
 }
 
 const MAX_TOKEN = 8192;
@@ -237,6 +240,8 @@ export class TokenVerifier {
       exp: payload.exp! * 1000,
       nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined,
       generation: this.generation,
+      iss: payload.iss,
+      jti: typeof payload.jti === 'string' ? payload.jti.slice(0, 256) : undefined,
     };
     this.cache.set(token, v);
     return v;

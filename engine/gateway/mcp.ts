@@ -58,6 +58,8 @@ import {
 import { buildViews, type SubView } from './views.ts';
 import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
+import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
+import { argsDigest } from './audit-chain.ts';
 
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
@@ -92,6 +94,8 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** where the gateway is served (default /mcp): the path of the resource identifier */
   path?: string;
+  /** the audit trail of every decision (default: none) */
+  audit?: GatewayAudit;
 }
 
 /** One request on its way through the checks. */
@@ -141,7 +145,13 @@ export class McpGateway {
     const metrics = d.metrics ?? new GatewayMetrics(new Registry());
     for (const t of d.tools) this.toolMetrics.set(t.name, metrics.tool(t.name));
     this.unknownTool = metrics.tool(UNKNOWN_TOOL);
-    this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
+    this.refusals = new Refusals(
+      metrics,
+      d.log,
+      this.ip,
+      (name) => this.toolMetrics.get(name) ?? this.unknownTool,
+      d.audit ?? NO_AUDIT,
+    );
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     this.views = buildViews(s, d.tools);
     this.resource = new ProtectedResource(s, this.ip, d.path ?? '/mcp');
@@ -193,8 +203,8 @@ export class McpGateway {
         ),
       );
     }
-    const sub = this.keys.match(key);
-    if (!sub) {
+    const entry = this.keys.lookup(key);
+    if (!entry) {
       return this.refusals.refuse(
         { req, reason: 'invalid_key', detail: '', ...this.named(req) },
         problem(
@@ -206,7 +216,8 @@ export class McpGateway {
         ),
       );
     }
-    const view = this.views.get(sub)!;
+    req.keyId = entry.id;
+    const view = this.views.get(entry.sub)!;
 
     // the era: a 2026-07-28 header, a legacy one, or none (2025-03-26); any other version is 400
     // with the supported list (streamable-http.mdx "Protocol Version Header")
@@ -382,6 +393,7 @@ export class McpGateway {
       const candidate = bearerToken(auth);
       const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
       if (known) {
+        c.req.token = known;
         c.userId = known.sub;
         c.authenticated = true;
         return undefined;
@@ -421,7 +433,9 @@ export class McpGateway {
         'invalid_request',
       );
     try {
-      c.userId = (await this.d.verifier.verify(m[1])).sub;
+      const token = await this.d.verifier.verify(m[1]);
+      c.req.token = token;
+      c.userId = token.sub;
       c.authenticated = true;
     } catch (e) {
       if (e instanceof TokenError)
@@ -683,6 +697,9 @@ export class McpGateway {
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const audit = this.d.audit;
+    // the digest before the call: the route may not change what the caller sent, the record shows what was sent
+    const digest = audit && audit !== NO_AUDIT ? argsDigest(args) : undefined;
     return runTool(
       this.toolDeps,
       this.toolMetrics.get(tool.name)!,
@@ -694,12 +711,27 @@ export class McpGateway {
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
       !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
-      (result) =>
-        rpcResult(
+      (result, end) => {
+        audit?.record({
+          kind: 'call',
+          tool: tool.name,
+          subscription: c.view.sub.name,
+          keyId: c.req.keyId,
+          user: c.userId,
+          issuer: c.req.token?.iss,
+          jti: c.req.token?.jti,
+          argsDigest: digest,
+          outcome: end.isError ? 'error' : 'ok',
+          code: end.code,
+          correlationId: c.req.correlationId,
+          clientIp: this.ip.of(c.req.remoteAddress, c.req.headers['x-forwarded-for']),
+        });
+        return rpcResult(
           c.id,
           c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
           jsonRateHeaders(c.limit!),
-        ),
+        );
+      },
     );
   }
 }

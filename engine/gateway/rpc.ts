@@ -12,6 +12,10 @@ export interface GatewayRequest {
   body: string;
   remoteAddress?: string;
   correlationId: string;
+  /** who sent it, once known, for the audit trail (audit-hook.ts): the key's id, never the key */
+  keyId?: string;
+  /** the verified token's issuer and jti, never the token */
+  token?: { iss?: string; jti?: string };
 }
 
 export interface GatewayResponse {
