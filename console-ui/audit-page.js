@@ -80,24 +80,22 @@ export function AuditPage({ query }) {
     >`;
   const records = data?.records ?? [];
   return html`<section class="audit">
-    <p class="chain" data-chain=${chain ? (chain.error ? 'unknown' : chain.ok ? 'verified' : 'broken') : 'checking'}>
+    <div class="chain" data-chain=${chain ? (chain.error ? 'unknown' : chain.ok ? 'verified' : 'broken') : 'checking'}>
       ${
         !chain
           ? html`<span class="muted">Checking the chain…</span>`
           : chain.error
             ? html`<span class="error">The chain could not be checked: ${chain.error}</span>`
             : chain.ok
-              ? html`<span class="badge ok">chain verified</span>
-                  <span class="muted"
-                    >${chain.records}
-                    records${chain.head ? html` · head: record ${chain.head.seq} <code>${chain.head.hash.slice(0, 16)}…</code>` : ''}</span
-                  >`
+              ? html`<span class="badge ok">chain verified</span>${' '}<span class="muted"
+                    >${`${chain.records} records`}${chain.head ? ` · head: record ${chain.head.seq} ` : ''}</span
+                  >${chain.head ? html`<code>${chain.head.hash.slice(0, 16)}…</code>` : ''}`
               : html`<span class="badge error">chain broken</span>
                   <ul class="problems">
                     ${chain.problems.map((p) => html`<li class="error">${p}</li>`)}
                   </ul>`
       }
-    </p>
+    </div>
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
       ${field('user', 'user')} ${field('tool', 'tool')}
       ${choice(
