@@ -2,15 +2,68 @@
 // store (its engine.store settings for --env, or ENGINE_STORE_POSTGRES_URL). verify walks the
 // chain and names the first records that were edited, removed or moved (exit 1); list filters by
 // user, tool, kind and time. An embedded store a running engine holds cannot be opened by a second
-// process: then the console's Audit page (and its API) shows the same.
+// process: then the CLI asks the engine holding it, over its console API (/console/api/audit,
+// console/audit-api.ts), as `engine failed` does.
 
 import type { Command } from 'commander';
 import { openEngine } from '../engine.ts';
 import { createLogger } from '../observability/logger.ts';
 import { maskText } from '../observability/mask.ts';
-import { durableStoreFor } from '../store/durable-for.ts';
+import { durableStoreFor, effectiveDurableSettings } from '../store/durable-for.ts';
+import { embeddedOwner } from '../store/embedded-lock.ts';
 import type { DurableStore } from '../store/durable.ts';
-import { listRecords, verifyChain, type AuditListFilter, type AuditRecord } from './audit-chain.ts';
+import { listRecords, verifyChain, type AuditListFilter, type AuditRecord, type VerifyResult } from './audit-chain.ts';
+
+/** What the commands read: the store itself, or the console API of the engine holding it. */
+interface AuditSource {
+  list(f: AuditListFilter): Promise<AuditRecord[]>;
+  verify(): Promise<VerifyResult>;
+}
+
+/** How long the engine holding the store may take to answer, ms (a verify walks the whole chain). */
+const REMOTE_MS = 120_000;
+
+/** The console API of the engine at `url`. */
+function remote(url: string): AuditSource {
+  const get = async (path: string): Promise<any> => {
+    let res: Response;
+    try {
+      res = await fetch(new URL(`/console/api/${path}`, url), { signal: AbortSignal.timeout(REMOTE_MS) });
+    } catch (e) {
+      throw new Refused(`the engine at ${url} does not answer: ${(e as Error).message}`);
+    }
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      /* its words below */
+    }
+    if (res.status === 404)
+      throw new Refused(
+        `the console of the engine at ${url} is off (ENGINE_CONSOLE_ENABLED=true or engine.console.enabled turns it on)`,
+      );
+    if (!res.ok)
+      throw new Refused(`the engine at ${url} answered ${res.status}: ${json?.detail ?? text.slice(0, 200)}`);
+    return json;
+  };
+  return {
+    async list(f) {
+      const q = new URLSearchParams();
+      for (const k of ['user', 'tool', 'kind', 'subscription'] as const) if (f[k]) q.set(k, f[k]);
+      if (f.since) q.set('since', f.since.toISOString());
+      if (f.until) q.set('until', f.until.toISOString());
+      q.set('limit', String(Math.min(f.limit ?? 100, 1000)));
+      return ((await get(`audit?${q}`)) as { records: AuditRecord[] }).records;
+    },
+    verify: () => get('audit/verify') as Promise<VerifyResult>,
+  };
+}
+
+const direct = (store: DurableStore): AuditSource => ({
+  list: (f) => listRecords(store.sql, f),
+  verify: () => verifyChain(store.sql),
+});
 
 interface AuditCommon {
   env?: string;
@@ -24,7 +77,7 @@ class Refused extends Error {}
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 
 /** Opens the project's durable store, runs `fn`, closes; a refusal is one line on stderr, exit 1. */
-async function withStore(o: AuditCommon, fn: (store: DurableStore) => Promise<void>): Promise<void> {
+async function withStore(o: AuditCommon, fn: (source: AuditSource) => Promise<void>): Promise<void> {
   let engine: Awaited<ReturnType<typeof openEngine>> | undefined;
   try {
     engine = await openEngine({
@@ -34,19 +87,25 @@ async function withStore(o: AuditCommon, fn: (store: DurableStore) => Promise<vo
       outbox: false,
       logger: createLogger('silent'),
     });
-    let store: DurableStore;
+    let source: AuditSource;
     try {
-      store = await durableStoreFor(engine.services);
+      source = direct(await durableStoreFor(engine.services));
     } catch (e) {
       const why = String(((e as Error)?.cause as Error)?.message ?? (e as Error)?.message ?? e);
-      throw new Refused(
-        /is in use by process/.test(why)
-          ? `${why.replace(/: one process per folder.*$/, '')}: an engine is running on this embedded store; ` +
-              "use its console's Audit page (/console/, or GET /console/api/audit), stop it, or configure PostgreSQL"
-          : `the durable store is unavailable: ${why}`,
+      if (!/is in use by process/.test(why)) throw new Refused(`the durable store is unavailable: ${why}`);
+      const s = effectiveDurableSettings(engine.services.settings.store, engine.services.root);
+      const owner = s.kind === 'embedded' ? embeddedOwner(s.dir) : undefined;
+      if (!owner?.url)
+        throw new Refused(
+          `${why.replace(/: one process per folder.*$/, '')}: another process holds this embedded store and names no ` +
+            'engine listener; stop it, or configure PostgreSQL',
+        );
+      process.stderr.write(
+        `the embedded store is in use by the engine at ${owner.url} (pid ${owner.pid}); working through its console API\n`,
       );
+      source = remote(owner.url);
     }
-    await fn(store);
+    await fn(source);
   } catch (e) {
     process.stderr.write(`engine audit: ${maskText((e as Error)?.message ?? String(e))}\n`);
     process.exitCode = 1;
@@ -100,8 +159,8 @@ export function registerAuditCommand(program: Command): void {
     .description("the gateway's audit trail: every decision, hash-chained in the durable store");
   common(audit.command('verify').description('walk the chain; exit 1 naming a record edited, removed or moved')).action(
     (o: AuditCommon) =>
-      withStore(o, async (store) => {
-        const v = await verifyChain(store.sql);
+      withStore(o, async (source) => {
+        const v = await source.verify();
         if (o.json) out(JSON.stringify(v, null, 2));
         if (!v.ok) {
           if (!o.json) for (const p of v.problems) process.stderr.write(`${p}\n`);
@@ -131,10 +190,10 @@ export function registerAuditCommand(program: Command): void {
     (
       o: AuditCommon & Omit<AuditListFilter, 'since' | 'until' | 'limit'> & Record<'since' | 'until' | 'limit', string>,
     ) =>
-      withStore(o, async (store) => {
+      withStore(o, async (source) => {
         const limit = Number(o.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new Refused(`--limit: '${o.limit}' is not a positive integer`);
-        const recs = await listRecords(store.sql, {
+        const recs = await source.list({
           user: o.user,
           tool: o.tool,
           kind: o.kind,
