@@ -69,8 +69,8 @@ export class DurableAudit implements GatewayAudit {
     while (this.writing && !this.closed) await this.writing;
   }
 
-  /** Writes what is queued (waiting up to `ms` for a store that fails), then stops. */
-  async close(ms = 5000): Promise<void> {
+  /** Writes what is queued (waiting up to `ms`; 1 s when the store is failing already), then stops. */
+  async close(ms = this.failing ? 1000 : 5000): Promise<void> {
     const done = this.flush();
     const t = setTimeout(() => (this.closed = true), ms);
     this.retryNow();
