@@ -6,6 +6,7 @@
 // `gap` record saying how many were lost is appended as soon as the store takes writes again.
 
 import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DurableStore } from '../store/durable.ts';
 import type { AuditEntry, GatewayAudit } from './audit-hook.ts';
 import { appendRecords, pending, type PendingRecord } from './audit-chain.ts';
@@ -132,4 +133,28 @@ export class DurableAudit implements GatewayAudit {
       if (this.queue.length && !this.closed) this.writing = this.drain();
     }
   }
+}
+
+/**
+ * The trail's metrics on the engine's registry: decisions dropped (queue full) and decisions
+ * waiting to be written. Registered once per registry; `of` names the trail the gauge reads.
+ */
+export function auditMetrics(registry: Registry, of: () => DurableAudit | undefined): { dropped: Counter } {
+  const dropped =
+    (registry.getSingleMetric('gateway_audit_dropped_total') as Counter | undefined) ??
+    new Counter({
+      name: 'gateway_audit_dropped_total',
+      help: 'Gateway decisions not recorded in the audit trail: its queue was full (the durable store not taking writes)',
+      registers: [registry],
+    });
+  if (!registry.getSingleMetric('gateway_audit_queued'))
+    new Gauge({
+      name: 'gateway_audit_queued',
+      help: 'Gateway decisions waiting to be written to the audit trail',
+      registers: [registry],
+      collect() {
+        this.set(of()?.queued ?? 0);
+      },
+    });
+  return { dropped };
 }

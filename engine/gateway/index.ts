@@ -22,7 +22,7 @@ import { gatewayMetrics } from './metrics.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
-import { DurableAudit } from './audit.ts';
+import { auditMetrics, DurableAudit } from './audit.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
 
 export const MCP_PATH = '/mcp';
@@ -126,7 +126,9 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
             return store;
           },
           log,
+          onDrop: () => metrics.dropped.inc(),
         });
+        const metrics = auditMetrics(engine.services.metrics.registry, () => trail);
         audit = trail;
       }
       const gateway = new McpGateway({

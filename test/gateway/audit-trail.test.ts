@@ -101,5 +101,9 @@ describe('gateway audit trail through /mcp', () => {
       [KEY, token.split('.')[2]],
     );
     expect(grep[0].n).toBe(0);
+
+    const metrics = await (await fetch(`${e.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_audit_queued 0$/m);
+    expect(metrics).toMatch(/^gateway_audit_dropped_total 0$/m);
   });
 });
