@@ -1,4 +1,4 @@
-// The engine console: a hash-routed page (#/routes, #/exchanges, #/failed, #/clients, #/sandbox, #/gateway)
+// The engine console: a hash-routed page (#/routes, #/exchanges, #/failed, #/clients, #/sandbox, #/gateway, #/audit)
 // over the engine's /console/api, with live updates from its event stream. Bundled by
 // console-ui/build.mjs.
 import { render } from 'preact';
@@ -10,6 +10,7 @@ import { ExchangesPage } from './exchanges-page.js';
 import { FailedPage } from './failed-page.js';
 import { SandboxPage } from './sandbox-page.js';
 import { GatewayPage } from './gateway-page.js';
+import { AuditPage } from './audit-page.js';
 import { ClientsPage } from './clients-page.js';
 import './console.css';
 
@@ -47,6 +48,7 @@ function App() {
     ['clients', 'Clients'],
     ...(overview?.panels ?? []).map((p) => [p.id, p.title]),
     ['gateway', 'Gateway'],
+    ['audit', 'Audit'],
   ];
   const tokens = (overview?.panels ?? []).some((p) => p.id === 'sandbox');
   let body;
@@ -56,6 +58,7 @@ function App() {
     body = html`<${FailedPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'clients') body = html`<${ClientsPage} />`;
   else if (where.page === 'sandbox') body = html`<${SandboxPage} />`;
+  else if (where.page === 'audit') body = html`<${AuditPage} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'gateway') body = html`<${GatewayPage} selected=${where.arg} tokens=${tokens} />`;
   else body = html`<${RoutesPage} selected=${where.arg} />`;
   return html`<header>

@@ -18,6 +18,7 @@ import { isContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
 import { ConsoleHosts } from './hosts.ts';
 import { consoleActor, failedApi } from './failed-api.ts';
+import { auditApi } from './audit-api.ts';
 import { clientViews, routeClients } from './clients.ts';
 
 export interface ConsoleHost {
@@ -264,6 +265,9 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
       }
       return panel.handle(method, p[2], Object.fromEntries(query), body);
     }
+    // the gateway's audit trail: list and verify (audit-api.ts)
+    const audit = await auditApi(e, method, path, query);
+    if (audit) return audit;
     // failed exchanges: browse, replay, discard, audit (failed-api.ts)
     const failed = await failedApi(e, method, path, query, body, actor);
     if (failed) return failed;

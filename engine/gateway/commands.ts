@@ -1,9 +1,12 @@
 // CLI commands of the gateway:
 //   engine keys create [--name NAME] [--env ENV] [--tools a,b] [--secondary]
 //   engine tools list [DIR...] [--env ENV]
-//   engine tools approve NAME... | --all [DIR...] [--env ENV]
+//   engine tools approve NAME... | --all [DIR...] [--env ENV] [--unaudited]
+// (an approval is recorded in the gateway's audit trail first; when that cannot be written,
+// nothing is approved; --unaudited approves without the record, and says so)
 // (`--env` of the tools commands: by default the simulated environment, else required)
 //   engine tools schema [--out schemas/gateway-tools.schema.json]
+//   engine audit verify | list (audit-command.ts)
 
 import type { Command } from 'commander';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,10 +14,13 @@ import { dirname, resolve } from 'node:path';
 import { lintProject } from '../engine.ts';
 import { formatDiagnostic, isError } from '../core/diagnostics.ts';
 import { createLogger } from '../observability/logger.ts';
+import { maskText } from '../observability/mask.ts';
 import { keyEntry, newKey } from './keys.ts';
 import { approvalState, approvalsPath, readApprovals, toolsJsonSchema, writeApprovals, type Tool } from './tools.ts';
 import type { GatewayExtension } from './extension.ts';
 import type { CommandContext } from '../cli-extension.ts';
+import { approvalEntries, osUser, recordApprovalsInProject } from './audit-approvals.ts';
+import { registerAuditCommand } from './audit-command.ts';
 
 function fail(msg: string): never {
   process.stderr.write(`engine: ${msg}\n`);
@@ -45,6 +51,15 @@ async function loadTools(ext: GatewayExtension, dirs: string[], o: { env?: strin
 function envOption(cmd: Command, ctx: CommandContext): Command {
   const env = ctx.simulatedEnvironment;
   return env ? cmd.option('--env <name>', 'environment', env) : cmd.requiredOption('--env <name>', 'environment');
+}
+
+interface ApproveOptions {
+  all?: boolean;
+  env: string;
+  values: string;
+  routes: string;
+  by?: string;
+  unaudited?: boolean;
 }
 
 export function registerGatewayCommands(program: Command, ext: GatewayExtension, ctx: CommandContext = {}): void {
@@ -81,6 +96,8 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension,
         ].join('\n'),
       );
     });
+
+  registerAuditCommand(program);
 
   const tools = program.command('tools').description('gateway tools and their approvals');
   envOption(
@@ -124,8 +141,9 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension,
   )
     .option('--values <dir>', 'values directory', 'values')
     .option('--routes <dirs>', 'route folders, comma-separated', 'routes')
-    .option('--by <who>', 'approver, recorded beside the digest')
-    .action(async (names: string[], o: { all?: boolean; env: string; values: string; routes: string; by?: string }) => {
+    .option('--by <who>', 'approver, recorded beside the digest and in the audit trail (default: the OS user)')
+    .option('--unaudited', 'approve without recording it in the audit trail (the durable store)')
+    .action(async (names: string[], o: ApproveOptions) => {
       if (!names.length && !o.all) fail('name the tools to approve, or pass --all');
       const list = await loadTools(ext, o.routes.split(','), o);
       const unknown = names.filter((n) => !list.some((t) => t.name === n));
@@ -134,6 +152,16 @@ export function registerGatewayCommands(program: Command, ext: GatewayExtension,
           `no tool named ${unknown.map((n) => `'${n}'`).join(', ')}; declared: ${list.map((t) => t.name).join(', ')}`,
         );
       const chosen = o.all ? list : list.filter((t) => names.includes(t.name));
+      const entries = approvalEntries(chosen, readApprovals(resolve(o.values)), o.env, o.by ?? osUser());
+      if (o.unaudited) process.stderr.write('engine: approving without an audit record (--unaudited)\n');
+      else
+        await recordApprovalsInProject({ routes: o.routes.split(','), env: o.env, valuesDir: o.values }, entries).catch(
+          (e) =>
+            fail(
+              `the approval could not be recorded in the audit trail (${maskText(String((e as Error)?.cause ?? (e as Error)?.message ?? e))}); ` +
+                'nothing was approved. Stop an engine holding the embedded store, or pass --unaudited to approve without the record',
+            ),
+        );
       writeApprovals(resolve(o.values), o.env, chosen, o.by);
       for (const t of chosen) process.stdout.write(`approved ${t.name} for ${o.env}: ${t.digest}\n`);
       process.stdout.write(`wrote ${approvalsPath(o.values)}\n`);

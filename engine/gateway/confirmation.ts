@@ -10,7 +10,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClaimSet } from '../store/store.ts';
 import { maskAccount } from '../observability/mask.ts';
-import { canonical, type Tool } from './tools.ts';
+import type { Tool } from './tools.ts';
+import { argsDigest } from './audit-chain.ts';
 
 /** The key of the confirmation in `inputRequests` and `inputResponses`. */
 export const CONFIRM_REQUEST = 'confirm';
@@ -51,11 +52,6 @@ export type Checked =
       message: string;
       protocol?: boolean;
     };
-
-/** sha256 of the canonical JSON of the arguments (the audit's argsDigest, and the confirmation's binding). */
-export function argsDigest(args: Record<string, unknown>): string {
-  return 'sha256:' + createHash('sha256').update(canonical(args)).digest('hex');
-}
 
 const get = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as any)[k] : undefined), o);

@@ -24,6 +24,9 @@ import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 import { Confirmations } from './confirmation.ts';
 import { storeFor } from '../store/store-for.ts';
+import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
+import { auditMetrics, DurableAudit } from './audit.ts';
+import { durableStoreFor } from '../store/durable-for.ts';
 
 export const MCP_PATH = '/mcp';
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
@@ -31,8 +34,17 @@ export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
 export type { GatewayExtension };
 
-export function gatewayExtension(): GatewayExtension {
+export interface GatewayOptions {
+  /**
+   * false: no audit trail (tests that share one project folder: the trail would open its embedded
+   * store); default: every decision recorded in the engine's durable store (audit.ts)
+   */
+  audit?: boolean;
+}
+
+export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
   let collector: ToolCollector | undefined;
+  let audit: GatewayAudit = NO_AUDIT;
   let valuesSet: ValuesSet | undefined;
   let running: GatewayExtension['running'];
   /** the names of the tools served now (the telemetry's labels take these only) */
@@ -114,6 +126,23 @@ export function gatewayExtension(): GatewayExtension {
         ttlMs,
         storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
       );
+      if (opts.audit !== false) {
+        // one trail for the engine's life: reloads keep it; the store opens with the first decision
+        let closing = false;
+        const trail = new DurableAudit({
+          store: () => {
+            const store = durableStoreFor(engine.services);
+            // closers run last-registered first: after the store's, so the trail is written out before it closes
+            if (!closing) engine.services.onClose(() => trail.close());
+            closing = true;
+            return store;
+          },
+          log,
+          onDrop: () => metrics.dropped.inc(),
+        });
+        const metrics = auditMetrics(engine.services.metrics.registry, () => trail);
+        audit = trail;
+      }
       const gateway = new McpGateway({
         settings,
         tools: served,
@@ -125,6 +154,7 @@ export function gatewayExtension(): GatewayExtension {
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
         confirmations,
+        audit,
       });
       running = { gateway, verifier, limiter, settings, served, confirmations };
       servedNames = new Set(served.map((t) => t.name));
@@ -223,6 +253,7 @@ export function gatewayExtension(): GatewayExtension {
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
         confirmations: prev.confirmations,
+        audit,
       });
       running = { ...prev, gateway, settings, served };
       servedNames = new Set(served.map((t) => t.name));

@@ -63,6 +63,9 @@ export interface VerifiedToken {
   generation: number;
   /** the token's scopes: the `scope` claim (space-separated, RFC 8693 §4.2) or an `scp` array */
   scopes: ReadonlySet<string>;
+  /** for the audit trail: the token's issuer and id (never the token) */
+  iss?: string;
+  jti?: string;
 }
 
 /** The scopes a token carries: `scope` (a space-separated string) or `scp` (an array of strings). */
@@ -248,6 +251,8 @@ export class TokenVerifier {
       nbf: payload.nbf !== undefined ? payload.nbf * 1000 : undefined,
       generation: this.generation,
       scopes: scopesOf(payload),
+      iss: payload.iss,
+      jti: typeof payload.jti === 'string' ? payload.jti.slice(0, 256) : undefined,
     };
     this.cache.set(token, v);
     return v;

@@ -20,11 +20,19 @@ export function newKey(): string {
   return `gk_${randomBytes(32).toString('base64url')}`;
 }
 
+/** A stored key: its digest, its subscription and its id (the digest's first 12 hex digits: never the key). */
+export interface KeyEntry {
+  hash: Buffer;
+  sub: Subscription;
+  id: string;
+}
+
 export class KeyRing {
-  private entries: { hash: Buffer; sub: Subscription }[] = [];
+  private entries: KeyEntry[] = [];
 
   constructor(subs: Subscription[]) {
-    for (const sub of subs) for (const hash of sub.hashes) this.entries.push({ hash, sub });
+    for (const sub of subs)
+      for (const hash of sub.hashes) this.entries.push({ hash, sub, id: hash.toString('hex').slice(0, 12) });
   }
 
   get size(): number {
@@ -33,13 +41,18 @@ export class KeyRing {
 
   /** The subscription of a presented key, or undefined. */
   match(key: string): Subscription | undefined {
+    return this.lookup(key)?.sub;
+  }
+
+  /** The stored entry of a presented key (its subscription and id), or undefined. */
+  lookup(key: string): KeyEntry | undefined {
     if (key.length === 0 || key.length > 512) return undefined;
     const h = hashKey(key);
-    let found: Subscription | undefined;
+    let found: KeyEntry | undefined;
     const entries = this.entries;
     for (let i = 0; i < entries.length; i++) {
       // every entry is compared, whatever matched before
-      if (timingSafeEqual(h, entries[i].hash) && !found) found = entries[i].sub;
+      if (timingSafeEqual(h, entries[i].hash) && !found) found = entries[i];
     }
     return found;
   }

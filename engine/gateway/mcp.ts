@@ -60,7 +60,8 @@ import { ProtectedResource, type BearerError } from './oauth.ts';
 import { runTool, type ToolDeps } from './tool-call.ts';
 import { unknownNameMismatch } from './mcp-unknown.ts';
 import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
-import { argsDigest, canElicitForm, Confirmations, type ConfirmOutcome } from './confirmation.ts';
+import { argsDigest } from './audit-chain.ts';
+import { canElicitForm, Confirmations, type ConfirmOutcome } from './confirmation.ts';
 import { StoreUnavailableError } from '../store/store.ts';
 import { MemoryStore } from '../store/store-memory.ts';
 
@@ -97,7 +98,7 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** where the gateway is served (default /mcp): the path of the resource identifier */
   path?: string;
-  /** the audit trail of the gateway's decisions (default: none) */
+  /** the audit trail of every decision (default: none) */
   audit?: GatewayAudit;
   /** confirmations of `confirm: required` tools (default: from settings, a random key, nonces in memory) */
   confirmations?: Confirmations;
@@ -163,7 +164,13 @@ export class McpGateway {
     const metrics = d.metrics ?? new GatewayMetrics(new Registry());
     for (const t of d.tools) this.toolMetrics.set(t.name, metrics.tool(t.name));
     this.unknownTool = metrics.tool(UNKNOWN_TOOL);
-    this.refusals = new Refusals(metrics, d.log, this.ip, (name) => this.toolMetrics.get(name) ?? this.unknownTool);
+    this.refusals = new Refusals(
+      metrics,
+      d.log,
+      this.ip,
+      (name) => this.toolMetrics.get(name) ?? this.unknownTool,
+      d.audit ?? NO_AUDIT,
+    );
     this.windowMs = s.rateLimits.windowSeconds * 1000;
     this.views = buildViews(s, d.tools);
     this.resource = new ProtectedResource(
@@ -220,8 +227,8 @@ export class McpGateway {
         ),
       );
     }
-    const sub = this.keys.match(key);
-    if (!sub) {
+    const entry = this.keys.lookup(key);
+    if (!entry) {
       return this.refusals.refuse(
         { req, reason: 'invalid_key', detail: '', ...this.named(req) },
         problem(
@@ -233,7 +240,8 @@ export class McpGateway {
         ),
       );
     }
-    const view = this.views.get(sub)!;
+    req.keyId = entry.id;
+    const view = this.views.get(entry.sub)!;
 
     // the era: a 2026-07-28 header, a legacy one, or none (2025-03-26); any other version is 400
     // with the supported list (streamable-http.mdx "Protocol Version Header")
@@ -433,6 +441,7 @@ export class McpGateway {
       const candidate = bearerToken(auth);
       const known = candidate !== undefined ? this.d.verifier.cached(candidate) : undefined;
       if (known) {
+        c.req.token = known;
         c.userId = known.sub;
         c.scopes = known.scopes;
         c.authenticated = true;
@@ -473,9 +482,10 @@ export class McpGateway {
         'invalid_request',
       );
     try {
-      const t = await this.d.verifier.verify(m[1]);
-      c.userId = t.sub;
-      c.scopes = t.scopes;
+      const token = await this.d.verifier.verify(m[1]);
+      c.req.token = token;
+      c.userId = token.sub;
+      c.scopes = token.scopes;
       c.authenticated = true;
     } catch (e) {
       if (e instanceof TokenError)
@@ -861,6 +871,9 @@ export class McpGateway {
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const audit = this.d.audit;
+    // the digest before the call: the route may not change what the caller sent, the record shows what was sent
+    const digest = audit && audit !== NO_AUDIT ? argsDigest(args) : undefined;
     return runTool(
       this.toolDeps,
       this.toolMetrics.get(tool.name)!,
@@ -872,8 +885,22 @@ export class McpGateway {
       // 2026-07-28 (whose served output schema admits the problem), only for tools without an
       // output schema: "Servers MUST provide structured results that conform to this schema"
       !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema),
-      (result, failed) => {
-        if (failed) c.req.op?.toolFailed();
+      (result, end) => {
+        if (end.isError) c.req.op?.toolFailed();
+        audit?.record({
+          kind: 'call',
+          tool: tool.name,
+          subscription: c.view.sub.name,
+          keyId: c.req.keyId,
+          user: c.userId,
+          issuer: c.req.token?.iss,
+          jti: c.req.token?.jti,
+          argsDigest: digest,
+          outcome: end.isError ? 'error' : 'ok',
+          code: end.code,
+          correlationId: c.req.correlationId,
+          clientIp: this.ip.of(c.req.remoteAddress, c.req.headers['x-forwarded-for']),
+        });
         return rpcResult(
           c.id,
           c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,

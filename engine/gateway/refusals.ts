@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import { maskSecret } from '../observability/mask.ts';
+import type { GatewayAudit } from './audit-hook.ts';
 import type { ClientIp } from './client-ip.ts';
 import type { Subscription } from './config.ts';
 import { ANONYMOUS } from './jwt.ts';
@@ -40,6 +41,7 @@ export class Refusals {
     private ip: ClientIp,
     /** the bound metrics of a tool name (served, else the one unknown label) */
     private toolOf: (name: string) => ToolMetrics,
+    private audit: GatewayAudit,
   ) {}
 
   /** Counts and logs the refusal; returns its answer. */
@@ -49,6 +51,7 @@ export class Refusals {
     this.metrics.refused(r.reason, r.detail as never);
     if (method === 'tools/call') this.toolOf(tool ?? '').refused.inc();
     const { req } = r;
+    const clientIp = this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']);
     this.log.info(
       {
         reason: r.reason,
@@ -56,13 +59,28 @@ export class Refusals {
         status: answer.status,
         subscription: r.sub?.name,
         user: r.user === undefined || r.user === ANONYMOUS ? r.user : maskSecret(r.user),
-        clientIp: this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']),
+        clientIp,
         method: method?.slice(0, MAX_NAME),
         tool: tool?.slice(0, MAX_NAME),
         correlationId: req.correlationId,
       },
       REFUSED_MESSAGE,
     );
+    // the trail keeps the user id unmasked: it answers "who", and it is no credential
+    this.audit.record({
+      kind: 'refusal',
+      check: r.reason,
+      outcome: 'refused',
+      detail: `${answer.status}${r.detail ? ` ${r.detail}` : ''}${method ? ` ${method.slice(0, MAX_NAME)}` : ''}`,
+      tool: tool?.slice(0, MAX_NAME),
+      subscription: r.sub?.name,
+      keyId: req.keyId,
+      user: r.user,
+      issuer: req.token?.iss,
+      jti: req.token?.jti,
+      correlationId: req.correlationId,
+      clientIp,
+    });
     return answer;
   }
 }

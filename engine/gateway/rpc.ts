@@ -17,6 +17,10 @@ export interface GatewayRequest {
   call?: CallFacts;
   /** the request's telemetry (mcp-telemetry.ts), when the listener measures it */
   op?: McpOperation;
+  /** who sent it, once known, for the audit trail (audit-hook.ts): the key's id, never the key */
+  keyId?: string;
+  /** the verified token's issuer and jti, never the token */
+  token?: { iss?: string; jti?: string };
 }
 
 export interface GatewayResponse {

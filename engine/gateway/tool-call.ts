@@ -13,10 +13,18 @@ import type { DirectCall, DirectResult } from '../pipeline/compile-context.ts';
 import type { ToolMetrics } from './metrics.ts';
 import type { Tool } from './tools.ts';
 
+/** How a call ended, for the audit trail: an error answer's platform code. */
+export interface ToolEnd {
+  isError: boolean;
+  code?: string;
+}
+
 export interface ToolDeps {
   call: (routeId: string, init: DirectCall) => Promise<DirectResult>;
   log: Logger;
 }
+
+const OK_END: ToolEnd = { isError: false };
 
 /**
  * Runs the call and hands `answer` its `"content":[...],"structuredContent":...,"isError":...`
@@ -31,7 +39,7 @@ export async function runTool<T>(
   user: { id: string; authenticated: boolean },
   correlationId: string,
   problemAsStructured: boolean,
-  answer: (members: string, failed?: boolean) => T,
+  answer: (members: string, end: ToolEnd) => T,
   /** the trace context the route's exchange continues (the gateway's span of this call) */
   trace?: Context,
 ): Promise<T> {
@@ -51,10 +59,11 @@ export async function runTool<T>(
     tm.error.inc();
     if (err.kind === 'internal' || err.kind === 'config')
       d.log.error({ tool: tool.name, correlationId, err: e }, 'gateway: tool failed');
-    const p = JSON.stringify(problemOf(err, correlationId));
+    const problem = problemOf(err, correlationId);
+    const p = JSON.stringify(problem);
     return answer(
       `"content":[{"type":"text","text":${JSON.stringify(p)}}]${problemAsStructured ? `,"structuredContent":${p}` : ''},"isError":true`,
-      true,
+      { isError: true, code: problem.code },
     );
   }
   tm.duration.observe((performance.now() - started) / 1000);
@@ -63,7 +72,7 @@ export async function runTool<T>(
   const json = body === undefined ? 'null' : JSON.stringify(body);
   const structured =
     body !== null && typeof body === 'object' && !Array.isArray(body) ? `,"structuredContent":${json}` : '';
-  return answer(`"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false`);
+  return answer(`"content":[{"type":"text","text":${JSON.stringify(json)}}]${structured},"isError":false`, OK_END);
 }
 
 /** Takes the path parameters out of the arguments; a missing or non-string one is a validation problem. */

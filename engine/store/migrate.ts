@@ -2,7 +2,8 @@
 // each applied once, in order, in its own transaction, and listed in schema_migrations. Taken
 // under a PostgreSQL advisory lock named after the schema, so replicas that start together
 // migrate once: the first applies, the others wait and find nothing left to do.
-// Numbers taken or reserved: 001 failed exchanges, 002 the webhook outbox, 003 replay and discard audit.
+// Numbers taken or reserved: 001 failed exchanges, 002 the webhook outbox, 003 replay and discard audit,
+// 004 the gateway audit trail.
 
 import type { SqlClient } from './durable.ts';
 import { migrationFiles } from './migration-files.ts';

@@ -43,7 +43,7 @@ describe('console API on a sandbox engine', () => {
   beforeAll(async () => {
     const list: EngineExtension[] = [];
     con = consoleExtension(() => list);
-    list.push(sandboxExtension(), gatewayExtension(), con);
+    list.push(sandboxExtension(), gatewayExtension({ audit: false }), con);
     engine = await startEngine({
       routes: ['routes'],
       env: 'sandbox',

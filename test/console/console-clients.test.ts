@@ -35,7 +35,7 @@ describe('console clients API on a sandbox engine', () => {
     const list: EngineExtension[] = [];
     list.push(
       sandboxExtension(),
-      gatewayExtension(),
+      gatewayExtension({ audit: false }),
       consoleExtension(() => list),
     );
     engine = await startEngine({

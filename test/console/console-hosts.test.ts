@@ -40,7 +40,7 @@ describe('console host names on a sandbox engine', () => {
     const list: EngineExtension[] = [];
     list.push(
       sandboxExtension(),
-      gatewayExtension(),
+      gatewayExtension({ audit: false }),
       consoleExtension(() => list),
     );
     engine = await startEngine({

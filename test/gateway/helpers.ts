@@ -28,9 +28,16 @@ export interface GatewayTestEngine extends TestEngine {
 export async function startGateway(
   set: Record<string, string> = {},
   extra: Parameters<typeof startTestEngine>[0] = {},
+  /** the audit trail on: give the engine a durable store of its own (durableSchemaExtension) */
+  audit = false,
 ): Promise<GatewayTestEngine> {
-  const gateway = gatewayExtension();
-  const engine = await startTestEngine({ routes: ROUTES, extensions: [gateway], set, ...extra });
+  const gateway = gatewayExtension({ audit });
+  const engine = await startTestEngine({
+    routes: ROUTES,
+    set,
+    ...extra,
+    extensions: [...(extra.extensions ?? []), gateway],
+  });
   const idp = engine.sandbox.services.idp as Idp;
   const platform = engine.sandbox.services.platform as PlatformBackend;
   let n = 0;

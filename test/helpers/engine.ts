@@ -32,7 +32,7 @@ export async function startTestEngine(opts: Partial<EngineOptions> = {}): Promis
     outbox: false,
     ...opts,
     // the gateway reads the tool files under routes/gateway, so the default project loads whole
-    extensions: [sandbox, ...(opts.extensions ?? [gatewayExtension()])],
+    extensions: [sandbox, ...(opts.extensions ?? [gatewayExtension({ audit: false })])],
   });
   const request: TestEngine['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(engine.url + path, {
