@@ -28,7 +28,7 @@ export function approvalEntries(tools: Tool[], before: Approvals, env: string, b
 }
 
 /** Appends the records in one transaction. */
-export async function recordApprovals(store: DurableStore, entries: AuditEntry[]): Promise<void> {
+async function recordApprovals(store: DurableStore, entries: AuditEntry[]): Promise<void> {
   await appendRecords(store.sql, entries.map(pending));
 }
 

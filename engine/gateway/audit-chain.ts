@@ -67,7 +67,7 @@ export function argsDigest(args: unknown): string {
 }
 
 /** The canonical text a record's hash is taken over: fixed member order, absent fields null. */
-export function canonical(seq: number, r: PendingRecord, prevHash: string): string {
+function canonical(seq: number, r: PendingRecord, prevHash: string): string {
   const o: Record<string, unknown> = { seq, at: r.at, kind: r.kind };
   for (const [f] of FIELDS) o[f] = r[f] ?? null;
   o.prevHash = prevHash;

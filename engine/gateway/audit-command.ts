@@ -132,7 +132,7 @@ const COLS: [string, (r: AuditRecord) => string | undefined][] = [
   ['CODE/CHECK', (r) => r.code ?? r.check],
 ];
 
-export function recordsTable(recs: AuditRecord[]): string {
+function recordsTable(recs: AuditRecord[]): string {
   const rows = [COLS.map(([h]) => h), ...recs.map((r) => COLS.map(([, f]) => (f(r) ?? '-').slice(0, 40)))];
   const w = COLS.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows

@@ -7,14 +7,14 @@
 // server-side, as the spec requires for one-time redemptions: the state's nonce is claimed once in
 // the engine's shared store (memory, or Redis across replicas).
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ClaimSet } from '../store/store.ts';
 import { maskAccount } from '../observability/mask.ts';
 import type { Tool } from './tools.ts';
 import { argsDigest } from './audit-chain.ts';
 
 /** The key of the confirmation in `inputRequests` and `inputResponses`. */
-export const CONFIRM_REQUEST = 'confirm';
+const CONFIRM_REQUEST = 'confirm';
 /** The boolean the user sets in the form. */
 const CONFIRM_FIELD = 'confirm';
 
@@ -57,7 +57,7 @@ const get = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as any)[k] : undefined), o);
 
 /** What the person is shown: the payment's parts that are present in the arguments, accounts masked. */
-export function summary(tool: Tool, args: Record<string, unknown>): string[] {
+function summary(tool: Tool, args: Record<string, unknown>): string[] {
   const tti = 'transferTransactionInformation';
   const amount = get(args, `${tti}.instructedAmount.amount`);
   const currency = get(args, `${tti}.instructedAmount.currencyCode`);
