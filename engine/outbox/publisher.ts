@@ -13,16 +13,21 @@ import { PlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { httpCall, DEFAULT_TIMEOUTS, type HttpClients, type Timeouts } from '../outbound/http-client.ts';
 import { retryPolicy, type RetrySettings } from '../outbound/retry.ts';
+import type { ClientGuard } from '../outbound/client-guard.ts';
 import { FastCounter, FastGauge } from '../observability/metric-types.ts';
 import { maskText } from '../observability/mask.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { DurableStore, SqlClient } from '../store/durable.ts';
 import { claimEntries, countEntries, deleteEntries, noteAttempt, type PendingEntry } from './outbox-sql.ts';
 
-/** How one route's events go to the hub: its event hub client's timeouts and retry settings. */
+/**
+ * How one route's events go to the hub: its event hub client's timeouts and retry settings, and the
+ * client's guard (circuit breaker, bulkhead, retry budget), shared with the route's direct publications.
+ */
 export interface RouteTarget {
   timeouts: Timeouts;
   retry: RetrySettings;
+  guard?: ClientGuard;
 }
 
 export interface PublisherOptions {
@@ -215,8 +220,37 @@ export class OutboxPublisher {
 
   /** One row to the hub, with its route's retry settings for the attempts of this batch. */
   private async publish(row: PendingEntry): Promise<Outcome> {
-    const target = this.routes.get(row.route) ?? { timeouts: DEFAULT_TIMEOUTS, retry: NO_RETRY };
+    const target: RouteTarget = this.routes.get(row.route) ?? { timeouts: DEFAULT_TIMEOUTS, retry: NO_RETRY };
+    const guard = target.guard;
+    let attempts = 0;
     const once = async () => {
+      // an open breaker, a full bulkhead or a spent retry budget: the row waits, the hub is not called
+      if (attempts++ === 0) guard?.call();
+      else if (guard && (guard.open || !guard.retry()))
+        throw new PlatformError({
+          kind: 'eventhub',
+          detail: guard.open
+            ? `the circuit breaker of client '${guard.label}' is open`
+            : `the retry budget of client '${guard.label}' is spent`,
+          transient: true,
+          noRetry: 'refused by the client guard',
+        });
+      let token = 0;
+      if (guard) {
+        try {
+          const g = guard.enter();
+          token = typeof g === 'number' ? g : await g;
+        } catch (e) {
+          const pe = e as PlatformError;
+          throw new PlatformError({
+            kind: 'eventhub',
+            detail: `event hub: ${pe.detail ?? pe.message}`,
+            transient: true,
+            noRetry: 'refused by the client guard',
+            cause: e,
+          });
+        }
+      }
       let status: number;
       try {
         const r = await httpCall({
@@ -231,12 +265,17 @@ export class OutboxPublisher {
         status = r.status;
       } catch (e) {
         const pe = e as PlatformError;
+        guard?.leave(token, this.abort.signal.aborted ? undefined : false, pe.detail ?? pe.message);
         throw new PlatformError({
           kind: 'eventhub',
           detail: `event hub: ${pe.detail ?? pe.message}`,
           transient: true,
           cause: e,
         });
+      }
+      if (guard) {
+        const bad = guard.failureStatus(status);
+        guard.leave(token, !bad, bad ? `event hub answered ${status}` : undefined);
       }
       if (status >= 200 && status < 300) return;
       // as the direct publication: only a refusal of the event itself is permanent

@@ -159,7 +159,7 @@ export default defineStep<ToEventHubConfig>({
       (cfg.outbox === undefined ? from?.kind === 'http' : cfg.outbox === true || cfg.outbox === 'true')
         ? outboxFor(ctx.services)
         : undefined;
-    outbox?.register(routeId, { timeouts, retry });
+    outbox?.register(routeId, { timeouts, retry, guard });
 
     return describeStep(
       async (ex: Exchange) => {

@@ -6,7 +6,7 @@
 import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectCopy, run, runOk } from './support.ts';
+import { buildWithoutTypecheck, projectCopy, run, runOk } from './support.ts';
 
 const DESCRIPTION = 'Declarative YAML route engine for bank integrations';
 
@@ -23,7 +23,7 @@ describe('bin/engine.js', () => {
 
   beforeAll(async () => {
     dir = projectCopy();
-    await runOk('npm', ['run', 'build'], { cwd: dir, timeoutMs: 180_000 });
+    await buildWithoutTypecheck(dir);
   }, 200_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -28,6 +28,7 @@ import {
   ROOT,
   run,
   runOk,
+  buildWithoutTypecheck,
   spawnEngine,
   waitFor,
   type EngineProcess,
@@ -63,7 +64,7 @@ describe('the build (bundled)', () => {
 
   beforeAll(async () => {
     dir = projectCopy();
-    await runOk('npm', ['run', 'build'], { cwd: dir, timeoutMs: 180_000 });
+    await buildWithoutTypecheck(dir);
   }, 200_000);
 
   // a failed expectation leaves its engine running: stopped before the next test starts one

@@ -86,7 +86,13 @@ steps:
 `;
 
 /** The project's files: `outbox` as the connector's event hub profile says it (absent: the default). */
-export function webhookProject(hubUrl: string, outbox?: boolean, store: 'embedded' | { schema: string } = 'embedded') {
+export function webhookProject(
+  hubUrl: string,
+  outbox?: boolean,
+  store: 'embedded' | { schema: string } = 'embedded',
+  /** more settings of the hub's client profile, a YAML line each (a circuit breaker) */
+  hubSettings: string[] = [],
+) {
   const env =
     store === 'embedded'
       ? 'simulated: false\n'
@@ -99,7 +105,7 @@ export function webhookProject(hubUrl: string, outbox?: boolean, store: 'embedde
     event:
       source: com.example
 ${outbox === undefined ? '' : `      outbox: ${outbox}\n`}    retry: { enabled: true, max-retries: 1, delay: 10, statuses: "503" }
-`,
+${hubSettings.map((l) => `    ${l}\n`).join('')}`,
     'routes/hooks/hook.yaml': ROUTE,
     'routes/hooks/split.yaml': SPLIT_ROUTE,
   });
