@@ -72,21 +72,23 @@ export function retryPolicy(s: RetrySettings, idempotent: boolean): RetryPolicy 
   );
 }
 
-/** The pause before retry `attempt` (1 = the first retry), as the policy waits it. */
-export function retryDelay(s: RetrySettings, attempt: number): number {
-  const exponent = s.multiplier > 0 ? s.multiplier : 1;
-  return Math.min(s.maxDelay ?? 30_000, s.delay * Math.pow(exponent, attempt - 1));
-}
-
 /**
  * Exponential backoff without jitter: delay(n) = initialDelay * exponent^(n-1), capped at
  * maxDelay, so that `redeliveryDelay` and `backOffMultiplier` mean exactly what they say.
  */
+const backoff = (initialDelay: number, exponent: number, maxDelay: number, attempt: number): number =>
+  Math.min(maxDelay, initialDelay * Math.pow(exponent, attempt - 1));
+
+/** The pause before retry `attempt` (1 = the first retry), as the policy waits it. */
+export function retryDelay(s: RetrySettings, attempt: number): number {
+  return backoff(s.delay, s.multiplier > 0 ? s.multiplier : 1, s.maxDelay ?? 30_000, attempt);
+}
+
+/** cockatiel's generator of that backoff: its state is the attempt number */
 const noJitter = (
   state: number | undefined,
   opts: { initialDelay: number; maxDelay: number; exponent: number },
 ): [number, number] => {
   const attempt = (state ?? 0) + 1;
-  const d = Math.min(opts.maxDelay, opts.initialDelay * Math.pow(opts.exponent, attempt - 1));
-  return [d, attempt];
+  return [backoff(opts.initialDelay, opts.exponent, opts.maxDelay, attempt), attempt];
 };

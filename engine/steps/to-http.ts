@@ -395,17 +395,42 @@ export default defineStep<ToHttpConfig>({
         if (left <= 0) throw deadlineError(ex, attempt, undefined);
         if (left < t.response) t = { ...t, response: Math.ceil(left) };
       }
-      let token = 0;
+      const sent: Sent = { answer: undefined as unknown as Promise<HttpResult>, span: undefined, started: 0, token: 0 };
       if (guard) {
         if (attempt === 0) guard.call();
         const g = guard.enter();
-        if (typeof g !== 'number') return queued(ex, g, url, split, h, body, attempt, t, tctx);
-        token = g;
+        if (typeof g !== 'number') {
+          // waiting for a place in the client's bulkhead: sent once it has one
+          sent.token = -1;
+          sent.answer = g.then((token) => {
+            sent.token = token;
+            return startCall(sent, ex, url, split, h, body, attempt, t, tctx);
+          });
+          return sent;
+        }
+        sent.token = g;
       }
+      sent.answer = startCall(sent, ex, url, split, h, body, attempt, t, tctx);
+      return sent;
+    };
+
+    /** The vendor call of an attempt the guard let through: its span started, its start time kept in `sent`. */
+    const startCall = (
+      sent: Sent,
+      ex: Exchange,
+      url: string,
+      split: { origin: string; path: string } | undefined,
+      h: Record<string, string>,
+      body: string | undefined,
+      attempt: number,
+      t: Timeouts,
+      tctx?: Context,
+    ): Promise<HttpResult> => {
       const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
       if (span) callRequest(tracing, span, url, h, body);
-      const started = performance.now();
-      const answer = httpCall({
+      sent.span = span;
+      sent.started = performance.now();
+      return httpCall({
         method,
         url,
         target: split,
@@ -415,45 +440,6 @@ export default defineStep<ToHttpConfig>({
         dispatcher: dispatcher!,
         signal: ex.signal,
       });
-      return { answer, span, started, token };
-    };
-
-    /** An attempt waiting for a place in the client's bulkhead: sent once it has one. */
-    const queued = (
-      ex: Exchange,
-      place: Promise<number>,
-      url: string,
-      split: { origin: string; path: string } | undefined,
-      h: Record<string, string>,
-      body: string | undefined,
-      attempt: number,
-      t: Timeouts,
-      tctx?: Context,
-    ): Sent => {
-      const sent: Sent = {
-        answer: undefined as unknown as Promise<HttpResult>,
-        span: undefined,
-        started: 0,
-        token: -1,
-      };
-      sent.answer = place.then((token) => {
-        sent.token = token;
-        const span = tctx ? startHttpCallSpan(tracing, tctx, method, target, url, attempt) : undefined;
-        if (span) callRequest(tracing, span, url, h, body);
-        sent.span = span;
-        sent.started = performance.now();
-        return httpCall({
-          method,
-          url,
-          target: split,
-          headers: span ? withTraceHeaders(tracing, h, tctx!, span) : h,
-          body,
-          timeouts: t,
-          dispatcher: dispatcher!,
-          signal: ex.signal,
-        });
-      });
-      return sent;
     };
 
     /**
