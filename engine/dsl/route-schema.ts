@@ -41,7 +41,7 @@ export const ROUTE_KEYS: Record<string, Record<string, unknown>> = {
     additionalProperties: false,
     required: ['total'],
     description:
-      "the route's total time: vendor calls end their timeouts with it and a retry that could not start before it is not made (the answer says the deadline was reached)",
+      "the route's total time: vendor calls and event publications end their timeouts with it and a retry that could not start before it is not made (the answer says the deadline was reached)",
     properties: {
       total: {
         anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?\\d+$' }],

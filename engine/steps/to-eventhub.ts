@@ -38,6 +38,7 @@ import {
 } from '../pipeline/tracing.ts';
 import { eventPublished } from '../pipeline/tracing-detail.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
+import { deadlineError } from '../pipeline/deadline.ts';
 import { ConfigError } from '../core/diagnostics.ts';
 import { clientReference, joinUrl, mergeSettings, HTTP_ONLY } from './client-profile.ts';
 import { withGuard, CLIENT_GUARD, type GuardRef } from './guard-schemas.ts';
@@ -244,6 +245,16 @@ export default defineStep<ToEventHubConfig>({
         }
         let last: PlatformError | undefined;
         const once = async (attempt: number) => {
+          // the route's deadline: no publication starts past it, and one ends its wait with it
+          let t = timeouts;
+          if (ex.deadline !== undefined) {
+            const left = ex.deadline.at - performance.now();
+            if (left <= 0) {
+              metrics.events.inc({ route: routeId, type: cfg.type, outcome: 'failed' });
+              throw (last = deadlineError(ex, attempt, last));
+            }
+            if (left < t.response) t = { ...t, response: Math.ceil(left) };
+          }
           if (attempt > 0) {
             if (guard && last && (guard.open || !guard.retry())) {
               last.noRetry = guard.open
@@ -292,7 +303,7 @@ export default defineStep<ToEventHubConfig>({
               url,
               headers: span ? withTraceHeaders(tracing, headers, tctx!, span) : headers,
               body,
-              timeouts,
+              timeouts: t,
               dispatcher: dispatcher!,
               signal: ex.signal,
             });

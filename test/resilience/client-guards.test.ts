@@ -204,3 +204,36 @@ describe('deadline', () => {
     expect(r.ms).toBeLessThan(1000);
   });
 });
+
+describe('deadline of an event publication', () => {
+  it('a slow event hub is cut at the deadline, and no publication starts past it', async () => {
+    v = await vendor(200);
+    v.delayMs = 1500;
+    const files: Record<string, string> = project(
+      v.url,
+      `  hub:\n    base-url: "{{vendor.baseUrl}}"\n    event: { source: com.example.demo }\n`,
+    );
+    files['routes/demo/notify.yaml'] = `id: notify
+from:
+  http:
+    method: POST
+    path: /notify
+deadline: { total: 300 }
+steps:
+  - to-eventhub: { client: hub, type: com.example.notified, outbox: false }
+`;
+    engine = await startProject(files);
+    const started = performance.now();
+    const res = await fetch(`${engine.url}/notify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":1}',
+    });
+    const body = (await res.json()) as any;
+    // an event hub failure (no template rule of this connector maps it): 503, cut at 300 ms
+    expect(res.status).toBe(503);
+    expect(body.detail).toMatch(/event hub: response timeout/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(v.hits).toBe(1);
+  });
+});
