@@ -176,7 +176,7 @@ function readValues(opts: EngineOptions, root: string, lenient: boolean): Values
 function loadProject(opts: EngineOptions, root: string, values: ValuesSet, services: EngineServices, run: boolean) {
   // route-test files (`tests:`) live beside the routes in every project: a kind the engine knows itself
   const docs = [
-    routeTestDocuments(),
+    routeTestDocuments(() => services.http.targets),
     ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []),
   ];
   return loadRoutes(

@@ -7,6 +7,7 @@ import { checkConfig } from '../schemas/config-check.ts';
 import { diagAt, type YamlSource } from '../core/yaml-source.ts';
 import { compileExpression } from '../expressions/expressions.ts';
 import { ROUTE_TEST_SCHEMA, INPUT_KINDS, type TestFile } from './route-test-schema.ts';
+import { unknownTargets } from './route-test-names.ts';
 
 /** Structure and meaning of one parsed test file; empty when it can run. */
 export function checkTestFile(src: YamlSource): Diagnostic[] {
@@ -51,9 +52,30 @@ export function checkTestFile(src: YamlSource): Diagnostic[] {
   return d;
 }
 
-/** The `tests:` document kind, for the route loader: checked by lint, left unread by a run. */
-export function routeTestDocuments(): DocumentHandler {
-  return { key: 'tests', lintOnlyFiles: isTestFile, load: (src) => checkTestFile(src) };
+/**
+ * The `tests:` document kind, for the route loader: checked by lint, left unread by a run. Once the
+ * routes are loaded, a stub or `calls` name that no loaded to-http step calls is an error at its
+ * line (`targets`: the names the loaded steps call), as `engine test` fails it.
+ */
+export function routeTestDocuments(targets: () => ReadonlySet<string>): DocumentHandler {
+  const checked: YamlSource[] = [];
+  return {
+    key: 'tests',
+    lintOnlyFiles: isTestFile,
+    load: (src) => {
+      const d = checkTestFile(src);
+      if (!d.length) checked.push(src);
+      return d;
+    },
+    finish: () => {
+      const known = new Set(targets());
+      return checked.splice(0).flatMap((src) => {
+        const file = src.value as TestFile;
+        const names = unknownTargets(file, [...file.tests.entries()], known);
+        return [...names.file, ...[...names.cases.values()].flat()].map((p) => diagAt(src, p.path, p.message, true));
+      });
+    },
+  };
 }
 
 /** A route test file, by the convention `<folder>/tests/<name>.yaml`. */

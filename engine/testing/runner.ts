@@ -14,11 +14,11 @@ import type { HttpClients } from '../outbound/http-client.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { ValuesSet } from '../config/values.ts';
 import { SIMULATOR_PREFIX } from '../config/env-keys.ts';
-import { checkTestFile, isTestFile, routeTestDocuments } from '../dsl/route-test-documents.ts';
+import { checkTestFile, isTestFile } from '../dsl/route-test-documents.ts';
 import { StubSet } from './stubs.ts';
 import { runInput, InputError } from './case-input.ts';
 import { checkExpectations, type Failure } from './expectations.ts';
-import { unknownTargets, type NameProblem } from './stub-names.ts';
+import { unknownTargets, type NameProblem } from '../dsl/route-test-names.ts';
 import type { Coverage } from '../pipeline/coverage.ts';
 import type { Answer, Scalar, TestCase, TestFile } from '../dsl/route-test-schema.ts';
 
@@ -196,7 +196,6 @@ async function runGroup(
   const simulators = !!file.simulators && !!opts.simulators;
   const stubbing = stubsExtension(stubs, simulators, opts.simulators?.simulation, opts.coverage);
   const extensions = [...(simulators ? [opts.simulators!] : []), stubbing, ...(opts.extensions ?? [])];
-  if (!extensions.some((x) => x.name === 'route-tests')) extensions.push(routeTestsExtension());
   // the route files only: another test file's problems are reported with that file, they do not
   // stop this one's engine
   const routes = findYamlFiles(
@@ -337,9 +336,4 @@ export async function runRouteTests(opts: RunOptions): Promise<CaseResult[]> {
     for (const g of groups(file, cases, simulated)) await runGroup(src, file, g, opts, report);
   }
   return results;
-}
-
-/** Registers the document kind with an engine run or lint (the CLI adds it to every command). */
-function routeTestsExtension(): EngineExtension {
-  return { name: 'route-tests', documents: () => [routeTestDocuments()] };
 }

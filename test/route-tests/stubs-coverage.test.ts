@@ -86,6 +86,36 @@ it("a case's stub or calls under an unknown name is an error at its line; eventh
   expect(r.out).toContain('0 passed, 3 failed');
 }, 60_000);
 
+it('engine lint reports a stub or calls name no target has, at its line, as engine test does', async () => {
+  const tests = `stubs:
+  quote-vendr: { body: { price: 1 } }
+tests:
+  - name: calls typo
+    stubs:
+      quote-vendor: { body: {} }
+    request: { path: /quotes, body: { amount: 5 } }
+    expect: { status: 200, calls: { qoute-vendor: 1 } }
+`;
+  const dir = project(tests);
+  const lint = await new Promise<{ code: number; out: string }>((ok) =>
+    execFile('node', [BIN, 'lint', 'routes'], { cwd: dir }, (e, stdout, stderr) =>
+      ok({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out: stdout + stderr }),
+    ),
+  );
+  expect(lint.code).toBe(1);
+  expect(lint.out).toContain(
+    `${TESTS}:2:3 stub 'quote-vendr' names no to-http target of the routes under test; did you mean 'quote-vendor'?`,
+  );
+  expect(lint.out).toContain(
+    `${TESTS}:${lineOf(tests, 'qoute-vendor')}:37 calls 'qoute-vendor' names no to-http target of the routes under test; did you mean 'quote-vendor'?`,
+  );
+  // the fixture's own test file names its targets right: lint is clean
+  const clean = await new Promise<number>((ok) =>
+    execFile('node', [BIN, 'lint', 'routes'], { cwd: project() }, (e) => ok(e ? 1 : 0)),
+  );
+  expect(clean).toBe(0);
+}, 60_000);
+
 it('a target the case does not script fails it, naming the target, though another case scripted it', async () => {
   // the second case used to get a silent `200 {}` from the first case's stub server
   const tests = `tests:

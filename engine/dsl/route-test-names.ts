@@ -1,21 +1,22 @@
 // Route test stubs and `calls` name to-http targets. A name no loaded step calls is a typo: its
 // stub answers nobody while the real target goes unstubbed, and `calls: { typo: 0 }` passes
-// whatever the route does. Each such name is an error at its line, suggesting the nearest target.
+// whatever the route does. Each such name is an error at its line, suggesting the nearest target:
+// `engine test` fails the cases, `engine lint` reports it (route-test-documents.ts).
 
 import { didYouMean } from '../core/diagnostics.ts';
-import type { Path } from './match.ts';
-import type { TestCase, TestFile } from '../dsl/route-test-schema.ts';
+import type { YamlPath } from '../core/yaml-source.ts';
+import type { TestCase, TestFile } from './route-test-schema.ts';
 
 export interface NameProblem {
   /** YAML path of the name in the test file */
-  path: Path;
+  path: YamlPath;
   message: string;
 }
 
 /** The event hub's stub: always there, whatever the routes call. */
 const EVENTHUB = 'eventhub';
 
-function problem(what: string, name: string, targets: Set<string>, path: Path): NameProblem {
+function problem(what: string, name: string, targets: Set<string>, path: YamlPath): NameProblem {
   const known = [...targets].sort();
   const s = didYouMean(name, [...known, EVENTHUB]);
   const hint = s
