@@ -14,6 +14,7 @@ interface TestOpts {
   coverage?: boolean;
   coverageJson?: string;
   coverageMin?: number;
+  coverageMinRoute?: number;
 }
 
 function percentArg(v: string): number {
@@ -35,6 +36,11 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
     .option('--coverage', 'report per route the steps, choice branches and on-exception handlers the cases reached')
     .option('--coverage-json <file>', 'write the coverage report as JSON to the file (implies --coverage)')
     .option('--coverage-min <percent>', 'exit 1 when less of all points is reached (implies --coverage)', percentArg)
+    .option(
+      '--coverage-min-route <percent>',
+      "exit 1 when less of any one route's points is reached, naming each such route (implies --coverage)",
+      percentArg,
+    )
     .action(async (dirs: string[], o: TestOpts) => {
       const { runRouteTests } = await import('../testing/runner.ts');
       const { textLine, summary, jsonReport } = await import('../testing/report.ts');
@@ -42,7 +48,12 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
       const { coverageReport, coverageText } = await import('../testing/coverage-report.ts');
       const started = performance.now();
       const simulators = simulating(extensions);
-      const wantsCoverage = !!(o.coverage || o.coverageJson || o.coverageMin !== undefined);
+      const wantsCoverage = !!(
+        o.coverage ||
+        o.coverageJson ||
+        o.coverageMin !== undefined ||
+        o.coverageMinRoute !== undefined
+      );
       const counts = wantsCoverage ? new Coverage() : undefined;
       const results = await runRouteTests({
         paths: dirs,
@@ -75,6 +86,18 @@ export function registerTestCommand(program: Command, extensions: CliExtension[]
       if (coverage && o.coverageMin !== undefined && coverage.reached * 100 < o.coverageMin * coverage.total) {
         process.stderr.write(`engine test: coverage ${coverage.percent}% is below --coverage-min ${o.coverageMin}\n`);
         process.exitCode = 1;
+      }
+      if (coverage && o.coverageMinRoute !== undefined) {
+        const min = o.coverageMinRoute;
+        for (const r of coverage.routes) {
+          const reached = r.steps.reached + r.branches.reached + r.handlers.reached;
+          const total = r.steps.total + r.branches.total + r.handlers.total;
+          if (reached * 100 >= min * total) continue;
+          process.stderr.write(
+            `engine test: route ${r.route} (${r.file}) reached ${r.percent}% of its points, below --coverage-min-route ${min}\n`,
+          );
+          process.exitCode = 1;
+        }
       }
     });
 

@@ -26,6 +26,7 @@
 // Each curl gets --max-time 20; a document gets 60 s in all, after which its shell and every
 // process it started (servers in the background too) are killed.
 // DOC_TEST_ROUNDS=2 runs every page twice on one sandbox, to prove the examples can be repeated.
+// DOC_TEST_FILES=docs/a.md,README.md runs those pages only (while writing one).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
@@ -54,7 +55,10 @@ function markdownFiles(): string[] {
   return out;
 }
 
-const DOCS = markdownFiles().map((file) => ({ file, blocks: parseDoc(file, readFileSync(join(ROOT, file), 'utf8')) }));
+const ONLY = process.env.DOC_TEST_FILES?.split(',').map((f) => f.trim());
+const DOCS = markdownFiles()
+  .filter((f) => !ONLY || ONLY.includes(f))
+  .map((file) => ({ file, blocks: parseDoc(file, readFileSync(join(ROOT, file), 'utf8')) }));
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

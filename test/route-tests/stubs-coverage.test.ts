@@ -201,6 +201,13 @@ it('--coverage-min fails below the threshold; --reporter json carries the covera
   expect(below.err).toContain('engine test: coverage 77.8% is below --coverage-min 80');
   const above = await run(['routes', '--coverage-min', '77.7'], dir);
   expect(above.code).toBe(0);
+  // per route: each route below the threshold is named with its file
+  const route = await run(['routes', '--coverage-min-route', '80'], dir);
+  expect(route.code).toBe(1);
+  expect(route.err).toContain(
+    'engine test: route quote (routes/quotes/quote.yaml) reached 77.8% of its points, below --coverage-min-route 80',
+  );
+  expect((await run(['routes', '--coverage-min-route', '77.7'], dir)).code).toBe(0);
   const bad = await run(['routes', '--coverage-min', 'lots'], dir);
   expect(bad.code).not.toBe(0);
   expect(bad.err).toContain("a percentage from 0 to 100, got 'lots'");
