@@ -57,7 +57,7 @@ const get = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as any)[k] : undefined), o);
 
 /** What the person is shown: the payment's parts that are present in the arguments, accounts masked. */
-function summary(tool: Tool, args: Record<string, unknown>): string[] {
+export function summary(args: Record<string, unknown>): string[] {
   const tti = 'transferTransactionInformation';
   const amount = get(args, `${tti}.instructedAmount.amount`);
   const currency = get(args, `${tti}.instructedAmount.currencyCode`);
@@ -106,7 +106,7 @@ export class Confirmations {
 
   /** The members of the InputRequiredResult (no braces): the elicitation and the signed state. */
   ask(tool: Tool, who: Principal, args: Record<string, unknown>, now = Date.now()): string {
-    const lines = summary(tool, args);
+    const lines = summary(args);
     const title = String((tool.definition.title as string | undefined) ?? tool.name);
     const message = `Confirm: ${title}${lines.length ? `\n${lines.join('\n')}` : ''}`;
     const request = {

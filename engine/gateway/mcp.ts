@@ -33,6 +33,7 @@ import {
   METHOD_NOT_FOUND,
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
+  URL_ELICITATION_REQUIRED,
   problem,
   rpcError,
   rpcResult,
@@ -64,6 +65,11 @@ import { argsDigest } from './audit-chain.ts';
 import { canElicitForm, Confirmations, type ConfirmOutcome } from './confirmation.ts';
 import { StoreUnavailableError } from '../store/store.ts';
 import { MemoryStore } from '../store/store-memory.ts';
+import { UrlConfirmations } from './url-confirmation.ts';
+import { declaredUrlElicitation, sessionFor } from './client-session.ts';
+
+/** Where a confirmation page is served, below the gateway's path (confirm-page.ts). */
+export const CONFIRMATIONS_PATH = '/confirmations/';
 
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
@@ -102,6 +108,8 @@ export interface GatewayDeps {
   audit?: GatewayAudit;
   /** confirmations of `confirm: required` tools (default: from settings, a random key, nonces in memory) */
   confirmations?: Confirmations;
+  /** confirmations of 2025-11-25 clients through the gateway's page (default: in memory) */
+  urlConfirmations?: UrlConfirmations;
 }
 
 /** One request on its way through the checks. */
@@ -145,6 +153,7 @@ export class McpGateway {
   private toolDeps: ToolDeps;
   private audit: GatewayAudit;
   private confirmations: Confirmations;
+  private urlConfirmations: UrlConfirmations;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
@@ -156,6 +165,12 @@ export class McpGateway {
         s.confirmation.secret || Confirmations.randomKey(),
         ttlMs,
         new MemoryStore().claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+      );
+    this.urlConfirmations =
+      d.urlConfirmations ??
+      new UrlConfirmations(
+        new MemoryStore().records({ namespace: 'gateway-url-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+        ttlMs,
       );
     this.keys = new KeyRing(s.subscriptions);
     this.toolDeps = { call: d.call, log: d.log };
@@ -625,7 +640,14 @@ export class McpGateway {
         if (typeof asked !== 'string')
           return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
         // initialize negotiates a legacy revision; 2026-07-28 has no handshake
-        return rpcResult(id, this.initializeResult(LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION));
+        const version = LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION;
+        // a client that takes URL elicitation gets a session id saying so (client-session.ts)
+        const session = sessionFor(version, msg.params?.capabilities);
+        return rpcResult(
+          id,
+          this.initializeResult(version),
+          session ? { 'content-type': 'application/json', 'mcp-session-id': session } : undefined,
+        );
       }
       case 'ping':
         return rpcResult(id, '{}');
@@ -777,10 +799,12 @@ export class McpGateway {
         ...(detail ? { detail } : {}),
       });
     const params = c.msg.params;
+    if (!c.modern && declaredUrlElicitation(c.version, header(c.req.headers, 'mcp-session-id')))
+      return this.confirmedByUrl(c, tool, args, audit);
     if (!c.modern || !canElicitForm(params._meta?.[META_CLIENT_CAPABILITIES])) {
       const how = c.modern
         ? 'declare the elicitation capability (form) in params._meta["io.modelcontextprotocol/clientCapabilities"]'
-        : `call with MCP-Protocol-Version: 2026-07-28 from a client that declares the elicitation capability (this request speaks ${c.version}, which has no way to ask the user on this stateless server)`;
+        : `initialize with MCP-Protocol-Version 2025-11-25 declaring the elicitation capability with URL mode (capabilities.elicitation.url), or call with MCP-Protocol-Version: 2026-07-28 from a client that declares the elicitation capability (this request speaks ${c.version}${c.version === '2025-11-25' ? ' from a client that did not declare URL elicitation at initialize' : ', which has no way to ask the user'})`;
       audit('refused', 'unsupported');
       return this.refuseConfirmation(
         c,
@@ -829,6 +853,62 @@ export class McpGateway {
         withRateHeaders(rpcError(c.id, INVALID_PARAMS, checked.message), c.limit!),
       );
     return this.refuseConfirmation(c, tool, checked.outcome, checked.message);
+  }
+
+  /**
+   * 2025-11-25 with URL elicitation: -32042 naming the gateway's confirmation page until the person
+   * confirmed these arguments there; the retried call then runs once (url-confirmation.ts).
+   */
+  private async confirmedByUrl(
+    c: Call,
+    tool: Tool,
+    args: Record<string, unknown>,
+    audit: (outcome: ConfirmOutcome, detail?: string) => void,
+  ): Promise<GatewayResponse> {
+    let r;
+    try {
+      r = await this.urlConfirmations.onCall(tool, { user: c.userId, subscription: c.view.sub.name }, args);
+    } catch (e) {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      audit('refused', 'store unavailable');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'unavailable',
+        'The confirmation cannot be checked now (its store is unavailable); nothing was done. Retry later',
+      );
+    }
+    if (r.kind === 'run') return this.callTool(c, tool, args);
+    if (r.kind === 'refused')
+      // audited when the person refused on the page
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'refused',
+        'The user refused this payment on the confirmation page; nothing was done',
+      );
+    if (r.kind === 'expired') {
+      audit('expired', 'url');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'expired',
+        `The confirmation expired (${this.d.settings.confirmation.ttlSeconds} s to confirm, then as long to call again); nothing was done. Call again to ask the user anew`,
+      );
+    }
+    if (r.fresh) audit('asked', 'url');
+    const base = this.resource.resource(c.req.headers, c.req.remoteAddress);
+    const url = `${base ?? this.d.path ?? '/mcp'}${CONFIRMATIONS_PATH}${r.id}`;
+    return withRateHeaders(
+      rpcError(
+        c.id,
+        URL_ELICITATION_REQUIRED,
+        `Tool '${tool.name}' needs the user's confirmation of these exact arguments: the user opens the URL, signs in and confirms; then call the tool again with the same arguments. Nothing was done yet.`,
+        200,
+        { elicitations: [{ mode: 'url', elicitationId: r.id, url, message: r.message }] },
+      ),
+      c.limit!,
+    );
   }
 
   /** A 2026-07-28 InputRequiredResult with the given members. */
