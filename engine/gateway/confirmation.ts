@@ -67,7 +67,7 @@ export function summary(args: Record<string, unknown>): string[] {
   const date = get(args, 'requestedExecutionDate');
   const ref = get(args, 'externalReferenceNo');
   const cancellation = get(args, 'cancellationType');
-  const lines: string[] = [];
+  const lines: string[] = batchSummary(args);
   if (ref !== undefined) lines.push(`Payment: ${String(ref)}`);
   if (cancellation !== undefined) lines.push(`Cancellation: ${String(cancellation)}`);
   if (amount !== undefined) lines.push(`Amount: ${String(amount)} ${String(currency ?? '')}`.trim());
@@ -78,6 +78,20 @@ export function summary(args: Record<string, unknown>): string[] {
     );
   if (date !== undefined) lines.push(`Execution date: ${String(date)}`);
   return lines;
+}
+
+/** An ACH batch: its reference, originator, entry count, total (minor units as decimals), effective date. */
+function batchSummary(args: Record<string, unknown>): string[] {
+  const entries = args.entries;
+  if (!Array.isArray(entries) || args.batch_reference === undefined) return [];
+  const minor = entries.reduce((n: number, e) => n + (Number((e as any)?.amount_minor) || 0), 0);
+  const accounts = entries.slice(0, 3).map((e) => maskAccount((e as any)?.account_number));
+  return [
+    `Batch: ${String(args.batch_reference)} from ${String(args.company_name ?? '')}`.trim(),
+    `Entries: ${entries.length}, total ${(minor / 100).toFixed(2)} USD`,
+    `To accounts: ${accounts.join(', ')}${entries.length > 3 ? ', ...' : ''}`,
+    ...(args.effective_entry_date !== undefined ? [`Effective date: ${String(args.effective_entry_date)}`] : []),
+  ];
 }
 
 /** The client declared form elicitation (an empty `elicitation` object means form; elicitation.mdx). */

@@ -10,6 +10,7 @@ import type { McpGateway } from './mcp.ts';
 import type { Confirmations } from './confirmation.ts';
 import type { UrlConfirmations } from './url-confirmation.ts';
 import type { ConfirmPage } from './confirm-page.ts';
+import type { GatewayTasks } from './tasks.ts';
 
 export interface GatewayExtension extends CliExtension {
   /** tools of the last load, with their digests */
@@ -27,6 +28,8 @@ export interface GatewayExtension extends CliExtension {
     confirmations: Confirmations;
     /** kept across reloads too: the pending confirmations of 2025-11-25 clients */
     urlConfirmations: UrlConfirmations;
+    /** tool calls running as tasks, kept across reloads */
+    tasks: GatewayTasks;
     /** the confirmation page of those clients, with the settings of the last load */
     page: ConfirmPage;
   };

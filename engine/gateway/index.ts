@@ -21,6 +21,11 @@ import { CONFIRMATIONS_PATH, McpGateway, type GatewayRequest, type GatewayRespon
 import { UrlConfirmations } from './url-confirmation.ts';
 import { ConfirmPage } from './confirm-page.ts';
 import { ClientIp } from './client-ip.ts';
+import { GatewayTasks } from './tasks.ts';
+
+/** Tasks: kept an hour from their creation, at most 100 running in one engine (tasks.ts). */
+const TASK_TTL_MS = 3_600_000;
+const TASKS_RUNNING = 100;
 import { gatewayMetrics } from './metrics.ts';
 import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
@@ -139,6 +144,12 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         }),
         ttlMs,
       );
+      // task state in the same store (any replica answers tasks/get); the work runs in this engine
+      const tasks = new GatewayTasks(
+        storeFor(engine.services).records({ namespace: 'gateway-tasks', ttlMs: TASK_TTL_MS, maxKeys: 10_000 }),
+        TASK_TTL_MS,
+        TASKS_RUNNING,
+      );
       if (typeof opts.audit === 'object') audit = opts.audit;
       else if (opts.audit !== false) {
         // one trail for the engine's life: reloads keep it; the store opens with the first decision
@@ -169,10 +180,11 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         path: MCP_PATH,
         confirmations,
         urlConfirmations,
+        tasks,
         audit,
       });
       const page = confirmPage(settings, urlConfirmations, verifier, limiter, audit, log);
-      running = { gateway, verifier, limiter, settings, served, confirmations, urlConfirmations, page };
+      running = { gateway, verifier, limiter, settings, served, confirmations, urlConfirmations, tasks, page };
       servedNames = new Set(served.map((t) => t.name));
       const telemetry = mcpTelemetry(engine.services.metrics.registry, engine.services.tracing);
       const isServed = (name: string) => servedNames.has(name);
@@ -275,6 +287,7 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         path: MCP_PATH,
         confirmations: prev.confirmations,
         urlConfirmations: prev.urlConfirmations,
+        tasks: prev.tasks,
         audit,
       });
       const page = confirmPage(settings, prev.urlConfirmations, prev.verifier, prev.limiter, audit, log);

@@ -34,6 +34,7 @@ import {
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
   URL_ELICITATION_REQUIRED,
+  MISSING_CLIENT_CAPABILITY,
   problem,
   rpcError,
   rpcResult,
@@ -52,6 +53,7 @@ import {
   VERSION_WITHOUT_HEADER,
   WITHOUT_STRUCTURED_CONTENT,
   header,
+  nameField,
   paramHeaderMismatch,
   readModernHeaders,
   sentHeaderMismatch,
@@ -67,6 +69,7 @@ import { StoreUnavailableError } from '../store/store.ts';
 import { MemoryStore } from '../store/store-memory.ts';
 import { UrlConfirmations } from './url-confirmation.ts';
 import { declaredUrlElicitation, sessionFor } from './client-session.ts';
+import { declaresTasks, GatewayTasks, TASKS_EXTENSION } from './tasks.ts';
 
 /** Where a confirmation page is served, below the gateway's path (confirm-page.ts). */
 export const CONFIRMATIONS_PATH = '/confirmations/';
@@ -89,7 +92,15 @@ const isId = (v: unknown): v is string | number =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /** The 2026-07-28 methods this server implements; any other is 404 with -32601. */
-const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
+const MODERN_METHODS = new Set([
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  // the tasks extension (tasks.ts)
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+]);
 
 export interface GatewayDeps {
   settings: GatewaySettings;
@@ -110,6 +121,8 @@ export interface GatewayDeps {
   confirmations?: Confirmations;
   /** confirmations of 2025-11-25 clients through the gateway's page (default: in memory) */
   urlConfirmations?: UrlConfirmations;
+  /** tool calls run as tasks (default: in memory, one hour, 100 at once) */
+  tasks?: GatewayTasks;
 }
 
 /** One request on its way through the checks. */
@@ -125,6 +138,8 @@ interface Call {
   /** tools/call: the tool named (header or body), served to this subscription or not */
   name?: string;
   tool?: Tool;
+  /** tasks/*: the task named by the Mcp-Name header (2026-07-28) */
+  taskId?: string;
   userId: string;
   authenticated: boolean;
   /** the verified token's scopes */
@@ -154,6 +169,7 @@ export class McpGateway {
   private audit: GatewayAudit;
   private confirmations: Confirmations;
   private urlConfirmations: UrlConfirmations;
+  private tasks: GatewayTasks;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
@@ -171,6 +187,13 @@ export class McpGateway {
       new UrlConfirmations(
         new MemoryStore().records({ namespace: 'gateway-url-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
         ttlMs,
+      );
+    this.tasks =
+      d.tasks ??
+      new GatewayTasks(
+        new MemoryStore().records({ namespace: 'gateway-tasks', ttlMs: 3_600_000, maxKeys: 10_000 }),
+        3_600_000,
+        100,
       );
     this.keys = new KeyRing(s.subscriptions);
     this.toolDeps = { call: d.call, log: d.log };
@@ -209,7 +232,9 @@ export class McpGateway {
     // 2026-07-28: "Servers SHOULD include ... io.modelcontextprotocol/serverInfo in every result's _meta"
     this.modernTail = `,"_meta":{"io.modelcontextprotocol/serverInfo":${info}}}`;
     // server/discover is cacheable (server/utilities/caching.mdx); the same for every caller
-    this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${capabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
+    // 2026-07-28 also announces the tasks extension (tasks.ts)
+    const modernCapabilities = `{"tools":{"listChanged":false},"extensions":{"${TASKS_EXTENSION}":{}}}`;
+    this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${modernCapabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
   }
 
   /**
@@ -300,6 +325,7 @@ export class McpGateway {
       if (typeof h === 'string') return rpcError(scanId(req.body), HEADER_MISMATCH, h, 400);
       c.method = h.method;
       c.name = h.method === 'tools/call' ? h.name : undefined;
+      c.taskId = h.method.startsWith('tasks/') ? h.name : undefined;
       // "If the server does not implement the requested RPC method, it MUST respond with 404 Not
       // Found and a JSON-RPC error with code -32601" (notifications pass: they are answered 202)
       if (!MODERN_METHODS.has(c.method) && !c.method.startsWith('notifications/')) {
@@ -582,11 +608,12 @@ export class McpGateway {
         "Header mismatch: the Mcp-Method header does not match the body's method",
         400,
       );
-    if (c.method === 'tools/call' && msg.params?.name !== c.name)
+    const named = c.method === 'tools/call' ? c.name : c.taskId;
+    if (named !== undefined && msg.params?.[nameField(c.method)] !== named)
       return rpcError(
         id,
         HEADER_MISMATCH,
-        "Header mismatch: the Mcp-Name header does not match the body's params.name",
+        `Header mismatch: the Mcp-Name header does not match the body's params.${nameField(c.method)}`,
         400,
       );
     if (!c.hasId) return undefined; // a notification: 202 (no header rules for notifications in this revision)
@@ -684,6 +711,10 @@ export class McpGateway {
         }
         return tool.confirm ? this.confirmed(c, tool, args ?? {}) : this.callTool(c, tool, args ?? {});
       }
+      case '2026:tasks/get':
+      case '2026:tasks/update':
+      case '2026:tasks/cancel':
+        return this.taskRequest(c);
       default:
         // 2026-07-28: 404 (a method with an id under a notifications/ name reaches here)
         return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${c.method}`, c.modern ? 404 : 200);
@@ -951,6 +982,47 @@ export class McpGateway {
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    // a long call as a task, for a client that declared the extension, while this engine has room
+    if (c.modern && tool.task && declaresTasks(c.msg.params?._meta?.[META_CLIENT_CAPABILITIES]) && this.tasks.hasRoom)
+      return this.taskCall(c, tool, args);
+    return this.runAudited(c, tool, args, (result) =>
+      rpcResult(
+        c.id,
+        c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
+        jsonRateHeaders(c.limit!),
+      ),
+    );
+  }
+
+  /** The CreateTaskResult at once; the route runs on, and tasks/get tells its result (tasks.ts). */
+  private async taskCall(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const members = await this.tasks.start(taskOwner(c), `Running ${tool.name}`, () =>
+      this.runAudited(c, tool, args, (result) => `{"resultType":"complete",${result}}`),
+    );
+    return rpcResult(c.id, `{"resultType":"task",${members}${this.modernTail}`, jsonRateHeaders(c.limit!));
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel of the extension: only the task's own caller finds it. */
+  private async taskRequest(c: Call): Promise<GatewayResponse> {
+    const headers = jsonRateHeaders(c.limit!);
+    if (!declaresTasks(c.msg.params?._meta?.[META_CLIENT_CAPABILITIES]))
+      return rpcError(c.id, MISSING_CLIENT_CAPABILITY, 'Missing required client capability', 400, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    const taskId = c.msg.params?.taskId;
+    const notFound = () => rpcError(c.id, INVALID_PARAMS, 'Failed to retrieve task: Task not found');
+    if (c.method === 'tasks/get') {
+      const task = await this.tasks.get(taskId, taskOwner(c));
+      if (task === undefined) return notFound();
+      return rpcResult(c.id, `{"resultType":"complete",${task}${this.modernTail}`, headers);
+    }
+    // update: this gateway's tasks never ask for input; cancel: cooperative, acknowledged (tasks.ts)
+    if (!(await this.tasks.known(taskId, taskOwner(c)))) return notFound();
+    return rpcResult(c.id, `{"resultType":"complete"${this.modernTail}`, headers);
+  }
+
+  /** Runs the tool and records the call in the audit trail; `wrap` makes the answer of its result. */
+  private runAudited<T>(c: Call, tool: Tool, args: Record<string, unknown>, wrap: (result: string) => T): Promise<T> {
     const audit = this.d.audit;
     // the digest before the call: the route may not change what the caller sent, the record shows what was sent
     const digest = audit && audit !== NO_AUDIT ? argsDigest(args) : undefined;
@@ -981,17 +1053,16 @@ export class McpGateway {
           correlationId: c.req.correlationId,
           clientIp: this.ip.of(c.req.remoteAddress, c.req.headers['x-forwarded-for']),
         });
-        return rpcResult(
-          c.id,
-          c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
-          jsonRateHeaders(c.limit!),
-        );
+        return wrap(result);
       },
       // the tool call's span (mcp-telemetry.ts) is the parent of the route's
       c.req.op?.toolCall(c, tool.name),
     );
   }
 }
+
+/** Whose a task is: the subscription and the user that started it. */
+const taskOwner = (c: Call): string => `${c.view.sub.name}|${c.userId}`;
 
 /** RateLimit-Reset: whole seconds until the counter that decided the headers has room again. */
 const resetSeconds = (r: LimitResult): string => String(Math.max(0, Math.ceil(r.resetMs / 1000)));
