@@ -151,7 +151,8 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         TASKS_RUNNING,
       );
       if (typeof opts.audit === 'object') audit = opts.audit;
-      else if (opts.audit !== false) {
+      // gateway.audit.enabled: false turns the trail off in this environment (decided at start)
+      else if (opts.audit !== false && settings.auditEnabled) {
         // one trail for the engine's life: reloads keep it; the store opens with the first decision
         let closing = false;
         const trail = new DurableAudit({
@@ -271,9 +272,10 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       if (
         JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
         JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis) ||
-        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation)
+        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation) ||
+        settings.auditEnabled !== prev.settings.auditEnabled
       ) {
-        log.warn('gateway: jwt, redis and confirmation settings apply at the next restart');
+        log.warn('gateway: jwt, redis, confirmation and audit settings apply at the next restart');
       }
       const gateway = new McpGateway({
         settings,

@@ -288,22 +288,34 @@ export class McpGateway {
     const pv = header(headers, 'mcp-protocol-version');
     const modern = pv !== undefined && MODERN_VERSIONS.includes(pv);
     if (pv !== undefined && !modern && !LEGACY_VERSIONS.includes(pv)) {
-      return rpcError(
-        scanId(req.body),
-        UNSUPPORTED_PROTOCOL_VERSION,
-        `Unsupported protocol version: ${pv.slice(0, 64)}`,
-        400,
-        { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) },
+      return this.protocolError(
+        req,
+        'unsupported_version',
+        rpcError(
+          scanId(req.body),
+          UNSUPPORTED_PROTOCOL_VERSION,
+          `Unsupported protocol version: ${pv.slice(0, 64)}`,
+          400,
+          { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) },
+        ),
       );
     }
 
     const ct = header(headers, 'content-type');
     if (!ct || !/^application\/json\b/i.test(ct)) {
-      return problem(415, 'unsupported_media_type', 'Content-Type must be application/json', correlationId);
+      return this.protocolError(
+        req,
+        'unsupported_media_type',
+        problem(415, 'unsupported_media_type', 'Content-Type must be application/json', correlationId),
+      );
     }
     const accept = header(headers, 'accept');
     if (accept !== undefined && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
-      return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
+      return this.protocolError(
+        req,
+        'not_acceptable',
+        problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId),
+      );
     }
 
     const c: Call = {
@@ -322,7 +334,8 @@ export class McpGateway {
     if (modern) {
       // 2026-07-28: method and name from the headers, before any JSON parse
       const h = readModernHeaders(headers);
-      if (typeof h === 'string') return rpcError(scanId(req.body), HEADER_MISMATCH, h, 400);
+      if (typeof h === 'string')
+        return this.protocolError(req, 'header_mismatch', rpcError(scanId(req.body), HEADER_MISMATCH, h, 400));
       c.method = h.method;
       c.name = h.method === 'tools/call' ? h.name : undefined;
       c.taskId = h.method.startsWith('tasks/') ? h.name : undefined;
@@ -554,28 +567,53 @@ export class McpGateway {
     const body = c.req.body;
     const depth = this.d.jsonDepthLimit ?? 64;
     if (jsonDeeperThan(body, depth))
-      return rpcError(
-        null,
-        INVALID_REQUEST,
-        `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`,
-        400,
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(
+          null,
+          INVALID_REQUEST,
+          `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`,
+          400,
+        ),
       );
     let msg: any;
     try {
       msg = JSON.parse(body);
     } catch {
-      return rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400);
+      return this.protocolError(
+        c.req,
+        'parse_error',
+        rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400),
+      );
     }
     if (Array.isArray(msg))
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400),
+      );
     if (!msg || typeof msg !== 'object')
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400),
+      );
     c.msg = msg;
     c.hasId = 'id' in msg;
     c.id = isId(msg.id) ? msg.id : null;
-    if (msg.jsonrpc !== '2.0') return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400);
+    if (msg.jsonrpc !== '2.0')
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400),
+      );
     if (c.hasId && !isId(msg.id))
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400),
+      );
     if (
       msg.params !== undefined &&
       (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))
@@ -940,6 +978,26 @@ export class McpGateway {
       ),
       c.limit!,
     );
+  }
+
+  /**
+   * A protocol error answered outside the refusals (unsupported version, media type, Accept, broken
+   * headers, a body that is no JSON-RPC request): recorded in the audit trail as a refusal naming
+   * the check, so the trail holds every request the gateway turned away.
+   */
+  private protocolError(req: GatewayRequest, check: string, out: GatewayResponse): GatewayResponse {
+    this.audit.record({
+      kind: 'refusal',
+      check,
+      outcome: 'refused',
+      detail: String(out.status),
+      keyId: req.keyId,
+      issuer: req.token?.iss,
+      jti: req.token?.jti,
+      correlationId: req.correlationId,
+      clientIp: this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']),
+    });
+    return out;
   }
 
   /** A 2026-07-28 InputRequiredResult with the given members. */
