@@ -36,7 +36,11 @@ function order(prefix: string, amount = '125.50') {
 let e: TestEngine;
 let alice: string;
 const audited: AuditEntry[] = [];
-const created = () => e.sandbox.hubvendor.state.paymentOrdersCreated;
+/** payments this test asked the hub for (the sandbox's own demo payments, every 20 s, are not counted) */
+const created = () =>
+  e.sandbox.hubvendor.server
+    .requests()
+    .filter((q) => q.method === 'POST' && JSON.stringify(q.body ?? '').includes('"URL-')).length;
 
 beforeAll(async () => {
   e = await startTestEngine({
