@@ -78,6 +78,8 @@ export interface GatewaySettings {
   oauth: OAuthSettings;
   /** human confirmation of `confirm: required` tools (confirmation.ts) */
   confirmation: ConfirmationSettings;
+  /** the audit trail of every decision (audit.ts); false: none in this environment */
+  auditEnabled: boolean;
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
   /** outage policy of the limits' Redis (gateway.redis.onError), also when the engine store's Redis serves them */
   redisOnError?: 'allow' | 'deny';
@@ -362,6 +364,8 @@ export function readSettings(values: ValuesSet): GatewaySettings {
       ttlSeconds: num(g('confirmation.ttlSeconds') ?? 300, 'confirmation.ttlSeconds', problems, 1),
       secret: str('confirmation.secret') ?? '',
     },
+    // default on: only an explicit false turns the trail off
+    auditEnabled: g('audit.enabled') === undefined ? true : bool(g('audit.enabled'), 'audit.enabled', problems),
     ipv6Prefix: prefixLength(g('rateLimits.ipv6Prefix') ?? 64, problems),
     redis: redisUrl
       ? { url: redisUrl, prefix: str('redis.prefix') ?? 'gateway:rl:', onError: onError === 'deny' ? 'deny' : 'allow' }

@@ -57,7 +57,7 @@ const get = (o: unknown, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as any)[k] : undefined), o);
 
 /** What the person is shown: the payment's parts that are present in the arguments, accounts masked. */
-function summary(tool: Tool, args: Record<string, unknown>): string[] {
+export function summary(args: Record<string, unknown>): string[] {
   const tti = 'transferTransactionInformation';
   const amount = get(args, `${tti}.instructedAmount.amount`);
   const currency = get(args, `${tti}.instructedAmount.currencyCode`);
@@ -67,7 +67,7 @@ function summary(tool: Tool, args: Record<string, unknown>): string[] {
   const date = get(args, 'requestedExecutionDate');
   const ref = get(args, 'externalReferenceNo');
   const cancellation = get(args, 'cancellationType');
-  const lines: string[] = [];
+  const lines: string[] = batchSummary(args);
   if (ref !== undefined) lines.push(`Payment: ${String(ref)}`);
   if (cancellation !== undefined) lines.push(`Cancellation: ${String(cancellation)}`);
   if (amount !== undefined) lines.push(`Amount: ${String(amount)} ${String(currency ?? '')}`.trim());
@@ -78,6 +78,20 @@ function summary(tool: Tool, args: Record<string, unknown>): string[] {
     );
   if (date !== undefined) lines.push(`Execution date: ${String(date)}`);
   return lines;
+}
+
+/** An ACH batch: its reference, originator, entry count, total (minor units as decimals), effective date. */
+function batchSummary(args: Record<string, unknown>): string[] {
+  const entries = args.entries;
+  if (!Array.isArray(entries) || args.batch_reference === undefined) return [];
+  const minor = entries.reduce((n: number, e) => n + (Number((e as any)?.amount_minor) || 0), 0);
+  const accounts = entries.slice(0, 3).map((e) => maskAccount((e as any)?.account_number));
+  return [
+    `Batch: ${String(args.batch_reference)} from ${String(args.company_name ?? '')}`.trim(),
+    `Entries: ${entries.length}, total ${(minor / 100).toFixed(2)} USD`,
+    `To accounts: ${accounts.join(', ')}${entries.length > 3 ? ', ...' : ''}`,
+    ...(args.effective_entry_date !== undefined ? [`Effective date: ${String(args.effective_entry_date)}`] : []),
+  ];
 }
 
 /** The client declared form elicitation (an empty `elicitation` object means form; elicitation.mdx). */
@@ -106,7 +120,7 @@ export class Confirmations {
 
   /** The members of the InputRequiredResult (no braces): the elicitation and the signed state. */
   ask(tool: Tool, who: Principal, args: Record<string, unknown>, now = Date.now()): string {
-    const lines = summary(tool, args);
+    const lines = summary(args);
     const title = String((tool.definition.title as string | undefined) ?? tool.name);
     const message = `Confirm: ${title}${lines.length ? `\n${lines.join('\n')}` : ''}`;
     const request = {

@@ -8,6 +8,9 @@ import type { TokenVerifier } from './jwt.ts';
 import type { Limiter } from './rate-limit.ts';
 import type { McpGateway } from './mcp.ts';
 import type { Confirmations } from './confirmation.ts';
+import type { UrlConfirmations } from './url-confirmation.ts';
+import type { ConfirmPage } from './confirm-page.ts';
+import type { GatewayTasks } from './tasks.ts';
 
 export interface GatewayExtension extends CliExtension {
   /** tools of the last load, with their digests */
@@ -23,5 +26,11 @@ export interface GatewayExtension extends CliExtension {
     served: Tool[];
     /** kept across reloads: a confirmation asked before a reload is answerable after it */
     confirmations: Confirmations;
+    /** kept across reloads too: the pending confirmations of 2025-11-25 clients */
+    urlConfirmations: UrlConfirmations;
+    /** tool calls running as tasks, kept across reloads */
+    tasks: GatewayTasks;
+    /** the confirmation page of those clients, with the settings of the last load */
+    page: ConfirmPage;
   };
 }

@@ -17,7 +17,15 @@ import { readSettings, type GatewaySettings } from './config.ts';
 import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
-import { McpGateway, type GatewayRequest, type GatewayResponse } from './mcp.ts';
+import { CONFIRMATIONS_PATH, McpGateway, type GatewayRequest, type GatewayResponse } from './mcp.ts';
+import { UrlConfirmations } from './url-confirmation.ts';
+import { ConfirmPage } from './confirm-page.ts';
+import { ClientIp } from './client-ip.ts';
+import { GatewayTasks } from './tasks.ts';
+
+/** Tasks: kept an hour from their creation, at most 100 running in one engine (tasks.ts). */
+const TASK_TTL_MS = 3_600_000;
+const TASKS_RUNNING = 100;
 import { gatewayMetrics } from './metrics.ts';
 import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
@@ -37,9 +45,10 @@ export type { GatewayExtension };
 export interface GatewayOptions {
   /**
    * false: no audit trail (tests that share one project folder: the trail would open its embedded
-   * store); default: every decision recorded in the engine's durable store (audit.ts)
+   * store); a GatewayAudit: decisions go to it (tests that read them); default: every decision
+   * recorded in the engine's durable store (audit.ts)
    */
-  audit?: boolean;
+  audit?: boolean | GatewayAudit;
 }
 
 export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
@@ -126,7 +135,24 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         ttlMs,
         storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
       );
-      if (opts.audit !== false) {
+      // 2025-11-25 clients confirm on the gateway's page: pending confirmations in the same store
+      const urlConfirmations = new UrlConfirmations(
+        storeFor(engine.services).records({
+          namespace: 'gateway-url-confirmations',
+          ttlMs: 2 * ttlMs,
+          maxKeys: 100_000,
+        }),
+        ttlMs,
+      );
+      // task state in the same store (any replica answers tasks/get); the work runs in this engine
+      const tasks = new GatewayTasks(
+        storeFor(engine.services).records({ namespace: 'gateway-tasks', ttlMs: TASK_TTL_MS, maxKeys: 10_000 }),
+        TASK_TTL_MS,
+        TASKS_RUNNING,
+      );
+      if (typeof opts.audit === 'object') audit = opts.audit;
+      // gateway.audit.enabled: false turns the trail off in this environment (decided at start)
+      else if (opts.audit !== false && settings.auditEnabled) {
         // one trail for the engine's life: reloads keep it; the store opens with the first decision
         let closing = false;
         const trail = new DurableAudit({
@@ -154,9 +180,12 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
         confirmations,
+        urlConfirmations,
+        tasks,
         audit,
       });
-      running = { gateway, verifier, limiter, settings, served, confirmations };
+      const page = confirmPage(settings, urlConfirmations, verifier, limiter, audit, log);
+      running = { gateway, verifier, limiter, settings, served, confirmations, urlConfirmations, tasks, page };
       servedNames = new Set(served.map((t) => t.name));
       const telemetry = mcpTelemetry(engine.services.metrics.registry, engine.services.tracing);
       const isServed = (name: string) => servedNames.has(name);
@@ -215,6 +244,11 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       };
       engine.http.addRaw('GET', `${METADATA_PATH}${MCP_PATH}`, metadata);
       engine.http.addRaw('GET', METADATA_PATH, metadata);
+      // the confirmation page of 2025-11-25 clients (URL elicitation, confirm-page.ts)
+      const confirming = (req: IncomingMessage, res: ServerResponse, body: string, correlationId: string) =>
+        running!.page.handle(req, res, body, correlationId);
+      engine.http.addRaw('GET', `${MCP_PATH}${CONFIRMATIONS_PATH}*`, confirming);
+      engine.http.addRaw('POST', `${MCP_PATH}${CONFIRMATIONS_PATH}*`, confirming);
       engine.http.addRaw('GET', MCP_PATH, notAllowed);
       engine.http.addRaw('DELETE', MCP_PATH, notAllowed);
       log.info(
@@ -238,9 +272,10 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       if (
         JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
         JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis) ||
-        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation)
+        JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation) ||
+        settings.auditEnabled !== prev.settings.auditEnabled
       ) {
-        log.warn('gateway: jwt, redis and confirmation settings apply at the next restart');
+        log.warn('gateway: jwt, redis, confirmation and audit settings apply at the next restart');
       }
       const gateway = new McpGateway({
         settings,
@@ -253,9 +288,12 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         metrics: gatewayMetrics(engine.services.metrics.registry),
         path: MCP_PATH,
         confirmations: prev.confirmations,
+        urlConfirmations: prev.urlConfirmations,
+        tasks: prev.tasks,
         audit,
       });
-      running = { ...prev, gateway, settings, served };
+      const page = confirmPage(settings, prev.urlConfirmations, prev.verifier, prev.limiter, audit, log);
+      running = { ...prev, gateway, settings, served, page };
       servedNames = new Set(served.map((t) => t.name));
       log.info({ tools: served.map((t) => t.name) }, 'gateway: serving the tools of the reloaded routes');
     },
@@ -265,6 +303,19 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
     },
   };
   return ext;
+}
+
+/** The confirmation page with the settings of a load (its trusted proxies and limits). */
+function confirmPage(
+  settings: GatewaySettings,
+  confirmations: UrlConfirmations,
+  verifier: TokenVerifier,
+  limiter: Limiter,
+  audit: GatewayAudit,
+  log: RunningEngine['services']['logger'],
+): ConfirmPage {
+  const ip = new ClientIp(settings.trustedProxies, settings.ipv6Prefix);
+  return new ConfirmPage({ confirmations, verifier, limiter, ip, settings, audit, log });
 }
 
 /** The gateway settings of a load and the tools it serves (approved for the environment). */

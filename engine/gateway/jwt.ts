@@ -66,6 +66,8 @@ export interface VerifiedToken {
   /** for the audit trail: the token's issuer and id (never the token) */
   iss?: string;
   jti?: string;
+  /** when the user last signed in (OIDC `auth_time`), ms since epoch: a step-up confirmation checks it */
+  authTime?: number;
 }
 
 /** The scopes a token carries: `scope` (a space-separated string) or `scp` (an array of strings). */
@@ -253,6 +255,10 @@ export class TokenVerifier {
       scopes: scopesOf(payload),
       iss: payload.iss,
       jti: typeof payload.jti === 'string' ? payload.jti.slice(0, 256) : undefined,
+      authTime:
+        typeof payload.auth_time === 'number' && Number.isFinite(payload.auth_time)
+          ? payload.auth_time * 1000
+          : undefined,
     };
     this.cache.set(token, v);
     return v;

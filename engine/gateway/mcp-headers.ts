@@ -21,7 +21,19 @@ export const VERSION_WITHOUT_HEADER = '2025-03-26';
 export const WITHOUT_STRUCTURED_CONTENT = new Set(['2025-03-26', '2024-11-05']);
 
 /** Methods whose `params.name` (or `params.uri`) the Mcp-Name header mirrors. */
-const NAMED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
+// the tasks extension: "the client MUST set the Mcp-Name header to the value of params.taskId"
+const NAMED_METHODS = new Set([
+  'tools/call',
+  'resources/read',
+  'prompts/get',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+]);
+
+/** The body member a method's Mcp-Name header names. */
+export const nameField = (method: string): string =>
+  method === 'resources/read' ? 'uri' : method.startsWith('tasks/') ? 'taskId' : 'name';
 
 /** The `_meta` keys of a 2026-07-28 request (basic/index.mdx, "Per-request protocol fields"). */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -161,7 +173,7 @@ export function sentHeaderMismatch(
     const name = decodeHeaderValue(raw);
     if (name === undefined)
       return 'Header mismatch: the Mcp-Name header holds invalid characters or an invalid =?base64?...?= value';
-    const field = msg.method === 'resources/read' ? 'uri' : 'name';
+    const field = nameField(msg.method);
     if (name !== msg.params?.[field])
       return `Header mismatch: the Mcp-Name header does not match the body's params.${field}`;
   }

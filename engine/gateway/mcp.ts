@@ -33,6 +33,8 @@ import {
   METHOD_NOT_FOUND,
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
+  URL_ELICITATION_REQUIRED,
+  MISSING_CLIENT_CAPABILITY,
   problem,
   rpcError,
   rpcResult,
@@ -51,6 +53,7 @@ import {
   VERSION_WITHOUT_HEADER,
   WITHOUT_STRUCTURED_CONTENT,
   header,
+  nameField,
   paramHeaderMismatch,
   readModernHeaders,
   sentHeaderMismatch,
@@ -64,6 +67,12 @@ import { argsDigest } from './audit-chain.ts';
 import { canElicitForm, Confirmations, type ConfirmOutcome } from './confirmation.ts';
 import { StoreUnavailableError } from '../store/store.ts';
 import { MemoryStore } from '../store/store-memory.ts';
+import { UrlConfirmations } from './url-confirmation.ts';
+import { declaredUrlElicitation, sessionFor } from './client-session.ts';
+import { declaresTasks, GatewayTasks, TASKS_EXTENSION } from './tasks.ts';
+
+/** Where a confirmation page is served, below the gateway's path (confirm-page.ts). */
+export const CONFIRMATIONS_PATH = '/confirmations/';
 
 export type { GatewayRequest, GatewayResponse } from './rpc.ts';
 
@@ -83,7 +92,15 @@ const isId = (v: unknown): v is string | number =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /** The 2026-07-28 methods this server implements; any other is 404 with -32601. */
-const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call']);
+const MODERN_METHODS = new Set([
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  // the tasks extension (tasks.ts)
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+]);
 
 export interface GatewayDeps {
   settings: GatewaySettings;
@@ -102,6 +119,10 @@ export interface GatewayDeps {
   audit?: GatewayAudit;
   /** confirmations of `confirm: required` tools (default: from settings, a random key, nonces in memory) */
   confirmations?: Confirmations;
+  /** confirmations of 2025-11-25 clients through the gateway's page (default: in memory) */
+  urlConfirmations?: UrlConfirmations;
+  /** tool calls run as tasks (default: in memory, one hour, 100 at once) */
+  tasks?: GatewayTasks;
 }
 
 /** One request on its way through the checks. */
@@ -117,6 +138,8 @@ interface Call {
   /** tools/call: the tool named (header or body), served to this subscription or not */
   name?: string;
   tool?: Tool;
+  /** tasks/*: the task named by the Mcp-Name header (2026-07-28) */
+  taskId?: string;
   userId: string;
   authenticated: boolean;
   /** the verified token's scopes */
@@ -145,6 +168,8 @@ export class McpGateway {
   private toolDeps: ToolDeps;
   private audit: GatewayAudit;
   private confirmations: Confirmations;
+  private urlConfirmations: UrlConfirmations;
+  private tasks: GatewayTasks;
 
   constructor(private d: GatewayDeps) {
     const s = d.settings;
@@ -156,6 +181,19 @@ export class McpGateway {
         s.confirmation.secret || Confirmations.randomKey(),
         ttlMs,
         new MemoryStore().claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+      );
+    this.urlConfirmations =
+      d.urlConfirmations ??
+      new UrlConfirmations(
+        new MemoryStore().records({ namespace: 'gateway-url-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+        ttlMs,
+      );
+    this.tasks =
+      d.tasks ??
+      new GatewayTasks(
+        new MemoryStore().records({ namespace: 'gateway-tasks', ttlMs: 3_600_000, maxKeys: 10_000 }),
+        3_600_000,
+        100,
       );
     this.keys = new KeyRing(s.subscriptions);
     this.toolDeps = { call: d.call, log: d.log };
@@ -194,7 +232,9 @@ export class McpGateway {
     // 2026-07-28: "Servers SHOULD include ... io.modelcontextprotocol/serverInfo in every result's _meta"
     this.modernTail = `,"_meta":{"io.modelcontextprotocol/serverInfo":${info}}}`;
     // server/discover is cacheable (server/utilities/caching.mdx); the same for every caller
-    this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${capabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
+    // 2026-07-28 also announces the tasks extension (tasks.ts)
+    const modernCapabilities = `{"tools":{"listChanged":false},"extensions":{"${TASKS_EXTENSION}":{}}}`;
+    this.discoverResult = `{"resultType":"complete","supportedVersions":${JSON.stringify(SUPPORTED_PROTOCOL_VERSIONS)},"capabilities":${modernCapabilities},"instructions":${instructions},"ttlMs":${s.listTtlSeconds * 1000},"cacheScope":"public"${this.modernTail}`;
   }
 
   /**
@@ -248,22 +288,34 @@ export class McpGateway {
     const pv = header(headers, 'mcp-protocol-version');
     const modern = pv !== undefined && MODERN_VERSIONS.includes(pv);
     if (pv !== undefined && !modern && !LEGACY_VERSIONS.includes(pv)) {
-      return rpcError(
-        scanId(req.body),
-        UNSUPPORTED_PROTOCOL_VERSION,
-        `Unsupported protocol version: ${pv.slice(0, 64)}`,
-        400,
-        { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) },
+      return this.protocolError(
+        req,
+        'unsupported_version',
+        rpcError(
+          scanId(req.body),
+          UNSUPPORTED_PROTOCOL_VERSION,
+          `Unsupported protocol version: ${pv.slice(0, 64)}`,
+          400,
+          { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: pv.slice(0, 64) },
+        ),
       );
     }
 
     const ct = header(headers, 'content-type');
     if (!ct || !/^application\/json\b/i.test(ct)) {
-      return problem(415, 'unsupported_media_type', 'Content-Type must be application/json', correlationId);
+      return this.protocolError(
+        req,
+        'unsupported_media_type',
+        problem(415, 'unsupported_media_type', 'Content-Type must be application/json', correlationId),
+      );
     }
     const accept = header(headers, 'accept');
     if (accept !== undefined && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
-      return problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId);
+      return this.protocolError(
+        req,
+        'not_acceptable',
+        problem(406, 'not_acceptable', 'Accept must allow application/json', correlationId),
+      );
     }
 
     const c: Call = {
@@ -282,9 +334,11 @@ export class McpGateway {
     if (modern) {
       // 2026-07-28: method and name from the headers, before any JSON parse
       const h = readModernHeaders(headers);
-      if (typeof h === 'string') return rpcError(scanId(req.body), HEADER_MISMATCH, h, 400);
+      if (typeof h === 'string')
+        return this.protocolError(req, 'header_mismatch', rpcError(scanId(req.body), HEADER_MISMATCH, h, 400));
       c.method = h.method;
       c.name = h.method === 'tools/call' ? h.name : undefined;
+      c.taskId = h.method.startsWith('tasks/') ? h.name : undefined;
       // "If the server does not implement the requested RPC method, it MUST respond with 404 Not
       // Found and a JSON-RPC error with code -32601" (notifications pass: they are answered 202)
       if (!MODERN_METHODS.has(c.method) && !c.method.startsWith('notifications/')) {
@@ -513,28 +567,53 @@ export class McpGateway {
     const body = c.req.body;
     const depth = this.d.jsonDepthLimit ?? 64;
     if (jsonDeeperThan(body, depth))
-      return rpcError(
-        null,
-        INVALID_REQUEST,
-        `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`,
-        400,
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(
+          null,
+          INVALID_REQUEST,
+          `Invalid Request: the body nests arrays and objects deeper than the limit of ${depth} levels`,
+          400,
+        ),
       );
     let msg: any;
     try {
       msg = JSON.parse(body);
     } catch {
-      return rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400);
+      return this.protocolError(
+        c.req,
+        'parse_error',
+        rpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON', 400),
+      );
     }
     if (Array.isArray(msg))
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported', 400),
+      );
     if (!msg || typeof msg !== 'object')
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', 400),
+      );
     c.msg = msg;
     c.hasId = 'id' in msg;
     c.id = isId(msg.id) ? msg.id : null;
-    if (msg.jsonrpc !== '2.0') return rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400);
+    if (msg.jsonrpc !== '2.0')
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(c.id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"', 400),
+      );
     if (c.hasId && !isId(msg.id))
-      return rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
+      return this.protocolError(
+        c.req,
+        'invalid_request',
+        rpcError(null, INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400),
+      );
     if (
       msg.params !== undefined &&
       (msg.params === null || typeof msg.params !== 'object' || Array.isArray(msg.params))
@@ -567,11 +646,12 @@ export class McpGateway {
         "Header mismatch: the Mcp-Method header does not match the body's method",
         400,
       );
-    if (c.method === 'tools/call' && msg.params?.name !== c.name)
+    const named = c.method === 'tools/call' ? c.name : c.taskId;
+    if (named !== undefined && msg.params?.[nameField(c.method)] !== named)
       return rpcError(
         id,
         HEADER_MISMATCH,
-        "Header mismatch: the Mcp-Name header does not match the body's params.name",
+        `Header mismatch: the Mcp-Name header does not match the body's params.${nameField(c.method)}`,
         400,
       );
     if (!c.hasId) return undefined; // a notification: 202 (no header rules for notifications in this revision)
@@ -625,7 +705,14 @@ export class McpGateway {
         if (typeof asked !== 'string')
           return rpcError(id, INVALID_PARAMS, 'Invalid params: protocolVersion is required');
         // initialize negotiates a legacy revision; 2026-07-28 has no handshake
-        return rpcResult(id, this.initializeResult(LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION));
+        const version = LEGACY_VERSIONS.includes(asked) ? asked : LATEST_LEGACY_VERSION;
+        // a client that takes URL elicitation gets a session id saying so (client-session.ts)
+        const session = sessionFor(version, msg.params?.capabilities);
+        return rpcResult(
+          id,
+          this.initializeResult(version),
+          session ? { 'content-type': 'application/json', 'mcp-session-id': session } : undefined,
+        );
       }
       case 'ping':
         return rpcResult(id, '{}');
@@ -662,6 +749,10 @@ export class McpGateway {
         }
         return tool.confirm ? this.confirmed(c, tool, args ?? {}) : this.callTool(c, tool, args ?? {});
       }
+      case '2026:tasks/get':
+      case '2026:tasks/update':
+      case '2026:tasks/cancel':
+        return this.taskRequest(c);
       default:
         // 2026-07-28: 404 (a method with an id under a notifications/ name reaches here)
         return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${c.method}`, c.modern ? 404 : 200);
@@ -777,10 +868,12 @@ export class McpGateway {
         ...(detail ? { detail } : {}),
       });
     const params = c.msg.params;
+    if (!c.modern && declaredUrlElicitation(c.version, header(c.req.headers, 'mcp-session-id')))
+      return this.confirmedByUrl(c, tool, args, audit);
     if (!c.modern || !canElicitForm(params._meta?.[META_CLIENT_CAPABILITIES])) {
       const how = c.modern
         ? 'declare the elicitation capability (form) in params._meta["io.modelcontextprotocol/clientCapabilities"]'
-        : `call with MCP-Protocol-Version: 2026-07-28 from a client that declares the elicitation capability (this request speaks ${c.version}, which has no way to ask the user on this stateless server)`;
+        : `initialize with MCP-Protocol-Version 2025-11-25 declaring the elicitation capability with URL mode (capabilities.elicitation.url), or call with MCP-Protocol-Version: 2026-07-28 from a client that declares the elicitation capability (this request speaks ${c.version}${c.version === '2025-11-25' ? ' from a client that did not declare URL elicitation at initialize' : ', which has no way to ask the user'})`;
       audit('refused', 'unsupported');
       return this.refuseConfirmation(
         c,
@@ -831,6 +924,82 @@ export class McpGateway {
     return this.refuseConfirmation(c, tool, checked.outcome, checked.message);
   }
 
+  /**
+   * 2025-11-25 with URL elicitation: -32042 naming the gateway's confirmation page until the person
+   * confirmed these arguments there; the retried call then runs once (url-confirmation.ts).
+   */
+  private async confirmedByUrl(
+    c: Call,
+    tool: Tool,
+    args: Record<string, unknown>,
+    audit: (outcome: ConfirmOutcome, detail?: string) => void,
+  ): Promise<GatewayResponse> {
+    let r;
+    try {
+      r = await this.urlConfirmations.onCall(tool, { user: c.userId, subscription: c.view.sub.name }, args);
+    } catch (e) {
+      if (!(e instanceof StoreUnavailableError)) throw e;
+      audit('refused', 'store unavailable');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'unavailable',
+        'The confirmation cannot be checked now (its store is unavailable); nothing was done. Retry later',
+      );
+    }
+    if (r.kind === 'run') return this.callTool(c, tool, args);
+    if (r.kind === 'refused')
+      // audited when the person refused on the page
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'refused',
+        'The user refused this payment on the confirmation page; nothing was done',
+      );
+    if (r.kind === 'expired') {
+      audit('expired', 'url');
+      return this.refuseConfirmation(
+        c,
+        tool,
+        'expired',
+        `The confirmation expired (${this.d.settings.confirmation.ttlSeconds} s to confirm, then as long to call again); nothing was done. Call again to ask the user anew`,
+      );
+    }
+    if (r.fresh) audit('asked', 'url');
+    const base = this.resource.resource(c.req.headers, c.req.remoteAddress);
+    const url = `${base ?? this.d.path ?? '/mcp'}${CONFIRMATIONS_PATH}${r.id}`;
+    return withRateHeaders(
+      rpcError(
+        c.id,
+        URL_ELICITATION_REQUIRED,
+        `Tool '${tool.name}' needs the user's confirmation of these exact arguments: the user opens the URL, signs in and confirms; then call the tool again with the same arguments. Nothing was done yet.`,
+        200,
+        { elicitations: [{ mode: 'url', elicitationId: r.id, url, message: r.message }] },
+      ),
+      c.limit!,
+    );
+  }
+
+  /**
+   * A protocol error answered outside the refusals (unsupported version, media type, Accept, broken
+   * headers, a body that is no JSON-RPC request): recorded in the audit trail as a refusal naming
+   * the check, so the trail holds every request the gateway turned away.
+   */
+  private protocolError(req: GatewayRequest, check: string, out: GatewayResponse): GatewayResponse {
+    this.audit.record({
+      kind: 'refusal',
+      check,
+      outcome: 'refused',
+      detail: String(out.status),
+      keyId: req.keyId,
+      issuer: req.token?.iss,
+      jti: req.token?.jti,
+      correlationId: req.correlationId,
+      clientIp: this.ip.of(req.remoteAddress, req.headers['x-forwarded-for']),
+    });
+    return out;
+  }
+
   /** A 2026-07-28 InputRequiredResult with the given members. */
   private inputRequired(c: Call, members: string): GatewayResponse {
     return rpcResult(c.id, `{"resultType":"input_required",${members}${this.modernTail}`, jsonRateHeaders(c.limit!));
@@ -871,6 +1040,47 @@ export class McpGateway {
   }
 
   private callTool(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    // a long call as a task, for a client that declared the extension, while this engine has room
+    if (c.modern && tool.task && declaresTasks(c.msg.params?._meta?.[META_CLIENT_CAPABILITIES]) && this.tasks.hasRoom)
+      return this.taskCall(c, tool, args);
+    return this.runAudited(c, tool, args, (result) =>
+      rpcResult(
+        c.id,
+        c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
+        jsonRateHeaders(c.limit!),
+      ),
+    );
+  }
+
+  /** The CreateTaskResult at once; the route runs on, and tasks/get tells its result (tasks.ts). */
+  private async taskCall(c: Call, tool: Tool, args: Record<string, unknown>): Promise<GatewayResponse> {
+    const members = await this.tasks.start(taskOwner(c), `Running ${tool.name}`, () =>
+      this.runAudited(c, tool, args, (result) => `{"resultType":"complete",${result}}`),
+    );
+    return rpcResult(c.id, `{"resultType":"task",${members}${this.modernTail}`, jsonRateHeaders(c.limit!));
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel of the extension: only the task's own caller finds it. */
+  private async taskRequest(c: Call): Promise<GatewayResponse> {
+    const headers = jsonRateHeaders(c.limit!);
+    if (!declaresTasks(c.msg.params?._meta?.[META_CLIENT_CAPABILITIES]))
+      return rpcError(c.id, MISSING_CLIENT_CAPABILITY, 'Missing required client capability', 400, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    const taskId = c.msg.params?.taskId;
+    const notFound = () => rpcError(c.id, INVALID_PARAMS, 'Failed to retrieve task: Task not found');
+    if (c.method === 'tasks/get') {
+      const task = await this.tasks.get(taskId, taskOwner(c));
+      if (task === undefined) return notFound();
+      return rpcResult(c.id, `{"resultType":"complete",${task}${this.modernTail}`, headers);
+    }
+    // update: this gateway's tasks never ask for input; cancel: cooperative, acknowledged (tasks.ts)
+    if (!(await this.tasks.known(taskId, taskOwner(c)))) return notFound();
+    return rpcResult(c.id, `{"resultType":"complete"${this.modernTail}`, headers);
+  }
+
+  /** Runs the tool and records the call in the audit trail; `wrap` makes the answer of its result. */
+  private runAudited<T>(c: Call, tool: Tool, args: Record<string, unknown>, wrap: (result: string) => T): Promise<T> {
     const audit = this.d.audit;
     // the digest before the call: the route may not change what the caller sent, the record shows what was sent
     const digest = audit && audit !== NO_AUDIT ? argsDigest(args) : undefined;
@@ -901,17 +1111,16 @@ export class McpGateway {
           correlationId: c.req.correlationId,
           clientIp: this.ip.of(c.req.remoteAddress, c.req.headers['x-forwarded-for']),
         });
-        return rpcResult(
-          c.id,
-          c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
-          jsonRateHeaders(c.limit!),
-        );
+        return wrap(result);
       },
       // the tool call's span (mcp-telemetry.ts) is the parent of the route's
       c.req.op?.toolCall(c, tool.name),
     );
   }
 }
+
+/** Whose a task is: the subscription and the user that started it. */
+const taskOwner = (c: Call): string => `${c.view.sub.name}|${c.userId}`;
 
 /** RateLimit-Reset: whole seconds until the counter that decided the headers has room again. */
 const resetSeconds = (r: LimitResult): string => String(Math.max(0, Math.ceil(r.resetMs / 1000)));

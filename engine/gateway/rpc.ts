@@ -35,7 +35,10 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 // 2026-07-28, basic/index "Error Codes": -32020..-32099 are the specification's own
 export const HEADER_MISMATCH = -32020;
+export const MISSING_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+// 2025-11-25 client/elicitation.mdx: the request waits for a URL mode elicitation
+export const URL_ELICITATION_REQUIRED = -32042;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 

@@ -31,6 +31,8 @@ export interface ToolDeclaration {
   'x-mcp-header'?: Record<string, string>;
   /** `required`: every call is confirmed by the user first (confirmation.ts) */
   confirm?: 'required';
+  /** `optional`: a call may answer a task handle at once (MCP tasks extension, tasks.ts) */
+  task?: 'optional';
   /** OAuth scopes the caller's token must all carry */
   scopes?: string[];
 }
@@ -56,6 +58,8 @@ export interface Tool {
   pathParams: string[];
   /** every call needs the user's confirmation bound to its arguments (confirmation.ts) */
   confirm: boolean;
+  /** a call from a client declaring the tasks extension answers a task handle at once (tasks.ts) */
+  task: boolean;
   /** scopes the token must carry (all of them) */
   scopes: string[];
   file: string;
@@ -118,6 +122,11 @@ export const TOOLS_FILE_SCHEMA = {
             enum: ['required'],
             description:
               'required: the first call asks the user to confirm these exact arguments (MCP 2026-07-28 input_required); the route runs only on the confirmed retry',
+          },
+          task: {
+            enum: ['optional'],
+            description:
+              'optional: a 2026-07-28 client that declares the tasks extension (io.modelcontextprotocol/tasks) gets a task handle at once and polls tasks/get for the result; other clients wait for the result as usual',
           },
           scopes: {
             type: 'array',
@@ -359,11 +368,12 @@ export class ToolCollector {
         inputSchema: input,
         ...(output ? { outputSchema: mcpSchema(output) } : {}),
         ...(decl.annotations ? { annotations: decl.annotations } : {}),
-        ...(decl.security === 'bearer' || decl.confirm || decl.scopes
+        ...(decl.security === 'bearer' || decl.confirm || decl.scopes || decl.task
           ? {
               _meta: {
                 ...(decl.security === 'bearer' ? { 'platform/security': 'bearer' } : {}),
                 ...(decl.confirm ? { 'platform/confirm': decl.confirm } : {}),
+                ...(decl.task ? { 'platform/task': decl.task } : {}),
                 ...(decl.scopes ? { 'platform/scopes': decl.scopes } : {}),
               },
             }
@@ -393,6 +403,7 @@ export class ToolCollector {
         paramHeaders: headers.params,
         hasOutputSchema: output !== undefined,
         confirm: decl.confirm === 'required',
+        task: decl.task === 'optional',
         scopes: decl.scopes ?? [],
       });
     }
@@ -468,11 +479,27 @@ export function writeApprovals(valuesDir: string, env: string, tools: Tool[], by
 /** True when some route file of the project (routes/**) declares `id: <id>`. */
 function routeIdExists(root: string, id: string): boolean {
   if (!existsSync(root)) return false;
-  const re = new RegExp(`^id:\\s*['"]?${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*(#.*)?$`, 'm');
+  const ID = /^id:\s*['"]?([^'"#\s]+)['"]?\s*(#.*)?$/m;
+  // an instanced route's id has placeholders (`submit-{{direction}}-batch`): any value fills them
+  const matches = (declared: string): boolean =>
+    declared === id ||
+    (declared.includes('{{') &&
+      new RegExp(
+        `^${declared
+          .split(/\{\{[^}]*\}\}/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('[A-Za-z0-9_.-]+')}$`,
+      ).test(id));
   const walk = (dir: string): boolean => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory() ? walk(p) : /\.ya?ml$/.test(e.name) && re.test(readFileSync(p, 'utf8'))) return true;
+      if (e.isDirectory()) {
+        if (walk(p)) return true;
+        continue;
+      }
+      if (!/\.ya?ml$/.test(e.name)) continue;
+      const m = ID.exec(readFileSync(p, 'utf8'));
+      if (m && matches(m[1])) return true;
     }
     return false;
   };

@@ -1,8 +1,8 @@
 // The store of one process: done keys in a bounded TtlSet, in-flight claims in a Set (an exchange
 // always completes or releases in the same process, so claims need no expiry here).
 
-import { TtlSet } from './ttl-set.ts';
-import type { Claim, ClaimSet, ClaimSetOptions, SharedStore } from './store.ts';
+import { TtlMap, TtlSet } from './ttl-set.ts';
+import type { Claim, ClaimSet, ClaimSetOptions, RecordSet, RecordSetOptions, SharedStore } from './store.ts';
 
 const CLAIMED: Claim = { state: 'claimed', token: '' };
 const DONE: Claim = { state: 'done' };
@@ -39,6 +39,10 @@ export class MemoryStore implements SharedStore {
   /** Each use gets its own set (its own bound), as before the store existed. */
   claims(opts: ClaimSetOptions): ClaimSet {
     return new MemoryClaims(opts);
+  }
+
+  records(opts: RecordSetOptions): RecordSet {
+    return new TtlMap(opts.ttlMs, opts.maxKeys);
   }
 
   async close(): Promise<void> {

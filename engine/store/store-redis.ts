@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { StoreUnavailableError, type Claim, type ClaimSet, type ClaimSetOptions, type SharedStore } from './store.ts';
+import {
+  StoreUnavailableError,
+  type Claim,
+  type ClaimSet,
+  type ClaimSetOptions,
+  type RecordSet,
+  type RecordSetOptions,
+  type SharedStore,
+} from './store.ts';
 
 // KEYS[1]: the key; ARGV[1]: the claim value; ARGV[2]: in-flight timeout ms. 1: claimed, else the value held.
 const CLAIM = `
@@ -50,6 +58,27 @@ class RedisClaims implements ClaimSet {
 
   async release(key: string, token: string): Promise<void> {
     await this.store.run((c) => c.storeRelease(this.base + key, token));
+  }
+}
+
+class RedisRecords implements RecordSet {
+  constructor(
+    private store: RedisStore,
+    private base: string,
+    private ttlMs: number,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.store.run((c) => c.get(this.base + key))) ?? undefined;
+  }
+
+  async set(key: string, value: string, ttlMs = this.ttlMs): Promise<void> {
+    await this.store.run((c) => c.set(this.base + key, value, 'PX', Math.max(1, Math.round(ttlMs))));
+  }
+
+  /** GETDEL (Redis 6.2): one replica of two racing gets the record */
+  async take(key: string): Promise<string | undefined> {
+    return (await this.store.run((c) => c.getdel(this.base + key))) ?? undefined;
   }
 }
 
@@ -123,6 +152,10 @@ export class RedisStore implements SharedStore {
 
   claims(opts: ClaimSetOptions): ClaimSet {
     return new RedisClaims(this, `${this.settings.prefix}claim:${opts.namespace}:`, opts.ttlMs);
+  }
+
+  records(opts: RecordSetOptions): RecordSet {
+    return new RedisRecords(this, `${this.settings.prefix}rec:${opts.namespace}:`, opts.ttlMs);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
-// The one store for what a replica remembers across requests (today: webhook dedupe claims).
+// The one store for what a replica remembers across requests: webhook dedupe claims, and small
+// records with an expiry (the gateway's pending confirmations and tasks).
 // Memory serves one process; with `engine.store.redis` (or ENGINE_STORE_REDIS_URL) every replica
 // shares Redis (store-for.ts picks one). Each use states its own outage policy: the store only
 // reports the outage.
@@ -26,9 +27,31 @@ export interface ClaimSetOptions {
   maxKeys: number;
 }
 
+/**
+ * Small records kept a while (a pending confirmation, a task): `take` reads and deletes in one
+ * step, so exactly one of two replicas racing for a record gets it. Memory answers synchronously,
+ * Redis with promises.
+ */
+export interface RecordSet {
+  get(key: string): string | undefined | Promise<string | undefined>;
+  /** sets the record, kept `ttlMs` (default: the set's) */
+  set(key: string, value: string, ttlMs?: number): void | Promise<void>;
+  take(key: string): string | undefined | Promise<string | undefined>;
+}
+
+export interface RecordSetOptions {
+  /** names the set inside the store: keys of different sets never meet */
+  namespace: string;
+  /** how long a record is kept, ms */
+  ttlMs: number;
+  /** most records kept in memory, the oldest dropped first (Redis expires them by ttl only) */
+  maxKeys: number;
+}
+
 export interface SharedStore {
   readonly kind: 'memory' | 'redis';
   claims(opts: ClaimSetOptions): ClaimSet;
+  records(opts: RecordSetOptions): RecordSet;
   close(): Promise<void>;
 }
 

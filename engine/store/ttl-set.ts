@@ -30,3 +30,37 @@ export class TtlSet {
     return this.entries.size;
   }
 }
+
+/** A bounded map whose entries expire: the oldest inserted go first when it is full. */
+export class TtlMap {
+  private entries = new Map<string, { v: string; exp: number }>();
+  constructor(
+    private ttlMs: number,
+    private max: number,
+  ) {}
+
+  get(key: string, now = Date.now()): string | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.exp <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.v;
+  }
+
+  set(key: string, v: string, ttlMs = this.ttlMs, now = Date.now()): void {
+    this.entries.delete(key);
+    this.entries.set(key, { v, exp: now + ttlMs });
+    for (const [k, e] of this.entries) {
+      if (this.entries.size <= this.max && e.exp > now) break;
+      this.entries.delete(k);
+    }
+  }
+
+  take(key: string, now = Date.now()): string | undefined {
+    const v = this.get(key, now);
+    this.entries.delete(key);
+    return v;
+  }
+}

@@ -50,7 +50,7 @@ describe('server/discover and results', () => {
       result: {
         resultType: 'complete',
         supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
         instructions: expect.any(String),
         ttlMs: 300_000,
         cacheScope: 'public',
