@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
+import { selectConnectors } from './dsl/connector-selection.ts';
 import { DiagnosticError, formatDiagnostic, isError, suggestion, type Diagnostic } from './core/diagnostics.ts';
 import { shareYamlParses } from './core/yaml-source.ts';
 import { createLogger, setLogSecrets } from './observability/logger.ts';
@@ -113,6 +114,11 @@ export interface EngineExtension {
   paths?: string[];
   /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
+  /**
+   * The files of the values folder (relative paths) it reads for the documents of the last load:
+   * `engine deploy-files` mounts them beside the connectors' values files
+   */
+  valuesFiles?(): string[];
   /** after the routes are registered, before the listener accepts connections */
   start?(engine: RunningEngine): Promise<void> | void;
   /** once the listener accepts connections: `engine.url` is known */
@@ -179,13 +185,16 @@ function loadProject(opts: EngineOptions, root: string, values: ValuesSet, servi
     routeTestDocuments(),
     ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []),
   ];
-  return loadRoutes(
+  // only the connectors the environment lists (`connectors:`), in a run, a reload and lint alike
+  const selected = selectConnectors(
     opts.routes.map((r) => resolve(root, r)),
-    values,
-    services,
-    docs,
-    { run, reservedPaths: reservedPaths(opts.extensions ?? []) },
+    values.environment,
   );
+  const loaded = loadRoutes(selected.paths, values, services, docs, {
+    run,
+    reservedPaths: reservedPaths(opts.extensions ?? []),
+  });
+  return { ...loaded, diagnostics: [...selected.diagnostics, ...loaded.diagnostics] };
 }
 
 /** The paths no route may take: the engine's own and those its extensions serve. */

@@ -13,8 +13,8 @@ import type { DocumentHandler } from '../dsl/route-loader.ts';
 import { DiagnosticError } from '../core/diagnostics.ts';
 import { diagAt } from '../core/yaml-source.ts';
 import type { ValuesSet } from '../config/values.ts';
-import { readSettings, type GatewaySettings } from './config.ts';
-import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
+import { readSettings, VALUES_NAME, type GatewaySettings } from './config.ts';
+import { ToolCollector, readApprovals, approvalState, APPROVALS_FILE, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
 import { McpGateway, type GatewayRequest, type GatewayResponse } from './mcp.ts';
@@ -61,6 +61,10 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
     },
     get running() {
       return running;
+    },
+
+    valuesFiles() {
+      return collector?.loaded.length ? [`${VALUES_NAME}.values.yaml`, APPROVALS_FILE] : [];
     },
 
     documents({ values, services }) {
