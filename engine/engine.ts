@@ -30,6 +30,7 @@ import { fingerprintRoutes, setRouteVersions } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
 import { EngineTracing } from './pipeline/tracing.ts';
 import { announceEngineUrl } from './store/durable-for.ts';
+import { checkReplicaStore } from './store/replica-check.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {
@@ -572,6 +573,10 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     // versions before the sources start: the first failed exchange already names its route's
     const fingerprints = fingerprintRoutes(routes, p.values, services.root);
     setRouteVersions(routes, fingerprints);
+    // several replicas that would each remember keys on their own: refused before any source or
+    // listener starts; one replica: warned of once (store/replica-check.ts)
+    if (!(opts.simulated ?? p.values.environment.simulated))
+      checkReplicaStore(services, p.values.environment.name, services.logger, opts.processEnv);
     const { handles } = await startSources(routes, http, services);
     live = { ...live, handles, fingerprints };
     releaseParses();

@@ -23,12 +23,14 @@ import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 import { Confirmations } from './confirmation.ts';
-import { storeFor } from '../store/store-for.ts';
+import { noteKeyUse, storeFor } from '../store/store-for.ts';
 import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
 import { auditMetrics, DurableAudit } from './audit.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
 
 export const MCP_PATH = '/mcp';
+/** who remembers the confirmations' nonces, as the replica check names it (store/replica-check.ts) */
+const CONFIRMATIONS_USER = "the gateway's confirmations";
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
 export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
@@ -85,6 +87,8 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
             if (e instanceof DiagnosticError) diags.push(...e.diagnostics);
             else throw e;
           }
+          // a confirmation is used once across replicas: its nonce is a key the store remembers
+          if (!services.lintOnly && c.tools.some((t) => t.confirm)) noteKeyUse(services, 'claims', CONFIRMATIONS_USER);
           if (!services.lintOnly) return diags;
           // lint: every approval that no longer matches its tool
           const approvals = readApprovals(values.dir);
@@ -128,7 +132,11 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       const confirmations = new Confirmations(
         settings.confirmation.secret || Confirmations.randomKey(),
         ttlMs,
-        storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+        storeFor(engine.services, CONFIRMATIONS_USER).claims({
+          namespace: 'gateway-confirmations',
+          ttlMs: 2 * ttlMs,
+          maxKeys: 100_000,
+        }),
       );
       if (opts.audit !== false) {
         // one trail for the engine's life: reloads keep it; the store opens with the first decision

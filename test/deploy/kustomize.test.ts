@@ -72,14 +72,36 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
     const volume = (name: string) => pod().spec.volumes.find((v: any) => v.name === name);
     const settings = loadEnvironment(VALUES, env).engine;
 
+    // development runs one replica, without an autoscaler
+    const autoscaled = env !== 'development';
+
     it('renders a Deployment, Service, ConfigMap, PodDisruptionBudget, HorizontalPodAutoscaler and no Secret values', () => {
-      expect(objects.map((o) => o.kind).sort()).toEqual([
-        'ConfigMap',
-        'Deployment',
-        'HorizontalPodAutoscaler',
-        'PodDisruptionBudget',
-        'Service',
-      ]);
+      expect(objects.map((o) => o.kind).sort()).toEqual(
+        [
+          'ConfigMap',
+          'Deployment',
+          ...(autoscaled ? ['HorizontalPodAutoscaler'] : []),
+          'PodDisruptionBudget',
+          'Service',
+        ].sort(),
+      );
+    });
+
+    it('tells the engine the most replicas it runs (ENGINE_REPLICAS); with more than one, the shared store comes from a Secret', () => {
+      const env_ = (name: string) => (container().env ?? []).find((e: any) => e.name === name);
+      const most = autoscaled ? one('HorizontalPodAutoscaler').spec.maxReplicas : deployment().spec.replicas;
+      expect(env_('ENGINE_REPLICAS').value).toBe(String(most));
+      if (most === 1) return;
+      for (const [name, key] of [
+        ['ENGINE_STORE_REDIS_URL', 'redis-url'],
+        ['ENGINE_STORE_POSTGRES_URL', 'postgres-url'],
+      ]) {
+        // never a literal: the URL carries the password
+        expect(env_(name), name).toEqual({
+          name,
+          valueFrom: { secretKeyRef: { name: 'bank-integration-engine-store', key } },
+        });
+      }
     });
 
     it(`runs \`engine run routes/ --env ${env} --secrets <the mounted secret folder>\` as PID 1`, () => {
@@ -167,7 +189,7 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
       });
     });
 
-    it('selects its pods from the Service and the PodDisruptionBudget; the autoscaler scales the Deployment from its replica count', () => {
+    it('selects its pods from the Service and the PodDisruptionBudget; the autoscaler (where there is one) scales the Deployment from its replica count', () => {
       const labels = pod().metadata.labels;
       for (const sel of [
         one('Service').spec.selector,
@@ -178,6 +200,7 @@ describe.skipIf(skip)('deploy/ rendered by kubectl kustomize', () => {
         expect(labels).toMatchObject(sel);
       }
       expect(one('Service').spec.ports[0].targetPort).toBe('http');
+      if (!autoscaled) return;
       const hpa = one('HorizontalPodAutoscaler');
       expect(hpa.spec.scaleTargetRef).toEqual({
         apiVersion: 'apps/v1',
