@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { loadValues, type ValuesSet } from './config/values.ts';
 import { checkEnvironment } from './config/environment-check.ts';
 import { loadRoutes, type DocumentHandler } from './dsl/route-loader.ts';
+import { selectConnectors } from './dsl/connector-selection.ts';
 import { DiagnosticError, formatDiagnostic, isError, suggestion, type Diagnostic } from './core/diagnostics.ts';
 import { shareYamlParses } from './core/yaml-source.ts';
 import { createLogger, setLogSecrets } from './observability/logger.ts';
@@ -29,6 +30,7 @@ import { fingerprintRoutes, setRouteVersions } from './reload/reload-diff.ts';
 import { startTracing, type TracingHandle } from './pipeline/tracing-sdk.ts';
 import { EngineTracing } from './pipeline/tracing.ts';
 import { announceEngineUrl } from './store/durable-for.ts';
+import { checkReplicaStore } from './store/replica-check.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface EngineOptions {
@@ -113,6 +115,11 @@ export interface EngineExtension {
   paths?: string[];
   /** documents of other kinds in the route folders (the gateway's `tools:` files) */
   documents?(ctx: { values: ValuesSet; services: EngineServices }): DocumentHandler[];
+  /**
+   * The files of the values folder (relative paths) it reads for the documents of the last load:
+   * `engine deploy-files` mounts them beside the connectors' values files
+   */
+  valuesFiles?(): string[];
   /** after the routes are registered, before the listener accepts connections */
   start?(engine: RunningEngine): Promise<void> | void;
   /** once the listener accepts connections: `engine.url` is known */
@@ -179,13 +186,16 @@ function loadProject(opts: EngineOptions, root: string, values: ValuesSet, servi
     routeTestDocuments(() => services.http.targets),
     ...(opts.extensions ?? []).flatMap((x) => x.documents?.({ values, services }) ?? []),
   ];
-  return loadRoutes(
+  // only the connectors the environment lists (`connectors:`), in a run, a reload and lint alike
+  const selected = selectConnectors(
     opts.routes.map((r) => resolve(root, r)),
-    values,
-    services,
-    docs,
-    { run, reservedPaths: reservedPaths(opts.extensions ?? []) },
+    values.environment,
   );
+  const loaded = loadRoutes(selected.paths, values, services, docs, {
+    run,
+    reservedPaths: reservedPaths(opts.extensions ?? []),
+  });
+  return { ...loaded, diagnostics: [...selected.diagnostics, ...loaded.diagnostics] };
 }
 
 /** The paths no route may take: the engine's own and those its extensions serve. */
@@ -563,6 +573,10 @@ async function start(opts: EngineOptions, releaseParses: () => void): Promise<Ru
     // versions before the sources start: the first failed exchange already names its route's
     const fingerprints = fingerprintRoutes(routes, p.values, services.root);
     setRouteVersions(routes, fingerprints);
+    // several replicas that would each remember keys on their own: refused before any source or
+    // listener starts; one replica: warned of once (store/replica-check.ts)
+    if (!(opts.simulated ?? p.values.environment.simulated))
+      checkReplicaStore(services, p.values.environment.name, services.logger, opts.processEnv);
     const { handles } = await startSources(routes, http, services);
     live = { ...live, handles, fingerprints };
     releaseParses();

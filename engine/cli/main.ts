@@ -18,6 +18,7 @@ import { registerFailedCommand } from './failed-command.ts';
 import { packageVersion } from '../observability/build-info.ts';
 import { registerNewCommand } from './new-command.ts';
 import { registerDryRunCommand } from './dry-run-command.ts';
+import { registerDeployFilesCommand } from './deploy-files-command.ts';
 import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
 
 /** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
@@ -195,6 +196,7 @@ export async function main(argv: string[], plugins: CliExtension[] = []): Promis
   registerFailedCommand(program, common, (o) => engineOptions(o.routes, o, extensions));
   registerDryRunCommand(program, common, (dirs, o) => engineOptions(dirs, o, extensions));
   registerNewCommand(program);
+  registerDeployFilesCommand(program, (dirs, o) => engineOptions(dirs, { ...o, set: {} }, extensions));
   registerCommands(program, extensions);
   try {
     await program.parseAsync(argv);

@@ -270,7 +270,8 @@ Next:
   curl -s -X POST http://127.0.0.1:8080${n.path} -H 'content-type: application/json' -d '{"reference": "REF-1"}'
 A deployment also needs, per environment:
   the key ${n.key} (values/environments/<env>.yaml keys:, or ${n.key.toUpperCase().replace(/-/g, '_')}) -- no secret
-  values/${n.values}.values.yaml mounted beside the other values files (deploy/: see docs/operations.md)
+  ${dir} in the connectors: list of values/environments/<env>.yaml (an environment without the list runs every folder)
+  node bin/engine.js deploy-files   (the overlays that run it mount values/${n.values}.values.yaml and require its secrets)
 `);
     });
 }

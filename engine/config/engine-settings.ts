@@ -66,6 +66,11 @@ export interface ConsoleSettings {
 }
 
 export interface EngineSettings {
+  /**
+   * the most replicas of this environment that run at once (ENGINE_REPLICAS wins): more than one
+   * needs the shared store for what routes remember (store/replica-check.ts); absent: not said
+   */
+  replicas?: number;
   server: ServerSettings;
   expressions: ExpressionSettings;
   /** absent: memory, with the defaults */
@@ -104,6 +109,10 @@ export const engineSettingsSchema = {
   additionalProperties: false,
   description: 'engine-wide settings of an environment',
   properties: {
+    replicas: int(
+      1,
+      'the most replicas of this environment that run at once (ENGINE_REPLICAS wins; an overlay passes it): with more than one, routes that remember keys need the shared store',
+    ),
     server: {
       type: 'object',
       additionalProperties: false,
@@ -234,6 +243,7 @@ export function readEngineSettings(
       )
     : [];
   const v = (raw && typeof raw === 'object' ? raw : {}) as {
+    replicas?: number;
     server?: Partial<ServerSettings>;
     expressions?: Partial<ExpressionSettings>;
     console?: Partial<ConsoleSettings>;
@@ -245,6 +255,7 @@ export function readEngineSettings(
     };
   };
   const settings: EngineSettings = {
+    ...(typeof v.replicas === 'number' ? { replicas: v.replicas } : {}),
     server: { ...ENGINE_DEFAULTS.server, ...v.server },
     expressions: { ...ENGINE_DEFAULTS.expressions, ...v.expressions },
     console: { ...ENGINE_DEFAULTS.console, ...v.console },

@@ -157,6 +157,11 @@ export interface EnvironmentFile {
   simulated: boolean;
   /** engine settings (`engine:` section, defaults filled in) */
   engine: EngineSettings;
+  /**
+   * `connectors:`, the route folders this environment runs (engine/dsl/connector-selection.ts);
+   * undefined: all of them
+   */
+  connectors?: string[];
   /** the parsed file, for the positions of later checks (environment-check.ts) */
   source?: YamlSource;
 }
@@ -239,9 +244,12 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
   const v = (src.value ?? {}) as Record<string, unknown>;
   const diags: Diagnostic[] = [];
   for (const k of Object.keys(v)) {
-    if (!['keys', 'properties', 'simulated', 'engine'].includes(k))
-      diags.push(diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, simulated, engine`, true));
+    if (!['keys', 'properties', 'simulated', 'engine', 'connectors'].includes(k))
+      diags.push(
+        diagAt(src, [k], `unknown key '${k}'; allowed: keys, properties, simulated, engine, connectors`, true),
+      );
   }
+  const connectors = readConnectors(v.connectors, src, diags);
   const keys = (v.keys ?? {}) as Record<string, unknown>;
   const simulated = v.simulated === true;
   for (const [k, val] of Object.entries(keys)) {
@@ -267,8 +275,34 @@ export function loadEnvironment(dir: string, env: string | undefined): Environme
     properties: (v.properties ?? {}) as Record<string, Record<string, unknown>>,
     simulated,
     engine: engine.settings,
+    ...(connectors ? { connectors } : {}),
     source: src,
   };
+}
+
+/** `connectors:` is a list of route folder names, each once; absent: every folder runs. */
+function readConnectors(raw: unknown, src: YamlSource, diags: Diagnostic[]): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    diags.push(
+      diagAt(
+        src,
+        ['connectors'],
+        "'connectors' must be a list of route folder names (connectors: [payments, gateway])",
+      ),
+    );
+    return undefined;
+  }
+  const names: string[] = [];
+  raw.forEach((n, i) => {
+    if (typeof n !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(n))
+      diags.push(
+        diagAt(src, ['connectors', i], `connectors[${i}] must be the name of a route folder, such as payments`),
+      );
+    else if (names.includes(n)) diags.push(diagAt(src, ['connectors', i], `connector '${n}' is listed twice`));
+    else names.push(n);
+  });
+  return names;
 }
 
 /**

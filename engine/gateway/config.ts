@@ -85,7 +85,7 @@ export interface GatewaySettings {
   redisOnError?: 'allow' | 'deny';
 }
 
-const VALUES_NAME = 'gateway';
+export const VALUES_NAME = 'gateway';
 const ASYMMETRIC = new Set([
   'RS256',
   'RS384',

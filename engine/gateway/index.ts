@@ -13,8 +13,8 @@ import type { DocumentHandler } from '../dsl/route-loader.ts';
 import { DiagnosticError } from '../core/diagnostics.ts';
 import { diagAt } from '../core/yaml-source.ts';
 import type { ValuesSet } from '../config/values.ts';
-import { readSettings, type GatewaySettings } from './config.ts';
-import { ToolCollector, readApprovals, approvalState, type Tool } from './tools.ts';
+import { readSettings, VALUES_NAME, type GatewaySettings } from './config.ts';
+import { ToolCollector, readApprovals, approvalState, APPROVALS_FILE, type Tool } from './tools.ts';
 import { TokenVerifier } from './jwt.ts';
 import { MemoryLimiter, RedisLimiter, limiterRedis, type Limiter } from './rate-limit.ts';
 import { CONFIRMATIONS_PATH, McpGateway, type GatewayRequest, type GatewayResponse } from './mcp.ts';
@@ -31,12 +31,14 @@ import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
 import { METADATA_PATH } from './oauth.ts';
 import { Confirmations } from './confirmation.ts';
-import { storeFor } from '../store/store-for.ts';
+import { noteKeyUse, storeFor } from '../store/store-for.ts';
 import { NO_AUDIT, type GatewayAudit } from './audit-hook.ts';
 import { auditMetrics, DurableAudit } from './audit.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
 
 export const MCP_PATH = '/mcp';
+/** who remembers the confirmations' nonces, as the replica check names it (store/replica-check.ts) */
+const CONFIRMATIONS_USER = "the gateway's confirmations";
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
 export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
@@ -72,6 +74,10 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       return running;
     },
 
+    valuesFiles() {
+      return collector?.loaded.length ? [`${VALUES_NAME}.values.yaml`, APPROVALS_FILE] : [];
+    },
+
     documents({ values, services }) {
       collector = new ToolCollector(services.root);
       valuesSet = values;
@@ -90,6 +96,8 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
             if (e instanceof DiagnosticError) diags.push(...e.diagnostics);
             else throw e;
           }
+          // a confirmation is used once across replicas: its nonce is a key the store remembers
+          if (!services.lintOnly && c.tools.some((t) => t.confirm)) noteKeyUse(services, 'claims', CONFIRMATIONS_USER);
           if (!services.lintOnly) return diags;
           // lint: every approval that no longer matches its tool
           const approvals = readApprovals(values.dir);
@@ -133,7 +141,11 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       const confirmations = new Confirmations(
         settings.confirmation.secret || Confirmations.randomKey(),
         ttlMs,
-        storeFor(engine.services).claims({ namespace: 'gateway-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
+        storeFor(engine.services, CONFIRMATIONS_USER).claims({
+          namespace: 'gateway-confirmations',
+          ttlMs: 2 * ttlMs,
+          maxKeys: 100_000,
+        }),
       );
       // 2025-11-25 clients confirm on the gateway's page: pending confirmations in the same store
       const urlConfirmations = new UrlConfirmations(

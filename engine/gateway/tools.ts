@@ -419,7 +419,7 @@ export class ToolCollector {
 
 // ---- approvals -------------------------------------------------------------------------------
 
-const APPROVALS_FILE = 'gateway-approvals.yaml';
+export const APPROVALS_FILE = 'gateway-approvals.yaml';
 
 export interface Approval {
   digest: string;

@@ -8,6 +8,7 @@
 import type { EngineServices } from '../pipeline/compile-context.ts';
 import type { DurableStore } from '../store/durable.ts';
 import { durableStoreFor } from '../store/durable-for.ts';
+import { noteKeyUse } from '../store/store-for.ts';
 import { failedRecorderFor } from '../store/failed-recorder.ts';
 import { PlatformError } from '../core/errors.ts';
 import { insertEntry, type OutboxEntry } from './outbox-sql.ts';
@@ -98,6 +99,7 @@ export function outboxFor(services: EngineServices): Outbox {
   });
   o = {
     register(route, target) {
+      noteKeyUse(services, 'durable', route);
       targets.set(route, target);
       void current.then((p) => p?.publisher.routes.set(route, target));
     },

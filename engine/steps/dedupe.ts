@@ -48,7 +48,7 @@ export default defineStep<DedupeConfig>({
   },
   compile(cfg, ctx) {
     const key = ctx.expr(cfg.key, ['key']);
-    const claims = storeFor(ctx.services).claims({
+    const claims = storeFor(ctx.services, ctx.route.id).claims({
       namespace: ctx.route.id,
       ttlMs: Number(cfg.ttl ?? 86400) * 1000,
       maxKeys: cfg['max-keys'] ?? 100_000,

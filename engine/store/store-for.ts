@@ -27,8 +27,29 @@ export function effectiveStoreSettings(
 // own, so the key is per engine and the store goes with it)
 const stores = new WeakMap<EngineServices['onClose'], SharedStore>();
 
-/** The engine's store, made on first use and closed with the engine. Lint never connects. */
-export function storeFor(services: EngineServices): SharedStore {
+// what remembers keys in each engine, by use: one replica's memory or embedded store cannot serve
+// several (replica-check.ts)
+const uses = new WeakMap<EngineServices['onClose'], { claims: Set<string>; durable: Set<string> }>();
+
+/**
+ * Notes that `user` (a route id, the gateway's confirmations) remembers keys: `claims` in this
+ * store (dedupe), `durable` in the durable store (the outbox's rows mark their dedupe keys).
+ */
+export function noteKeyUse(services: EngineServices, kind: 'claims' | 'durable', user: string): void {
+  let u = uses.get(services.onClose);
+  if (!u) uses.set(services.onClose, (u = { claims: new Set(), durable: new Set() }));
+  u[kind].add(user);
+}
+
+/** What noteKeyUse noted, sorted. */
+export function keyUses(services: EngineServices): { claims: string[]; durable: string[] } {
+  const u = uses.get(services.onClose);
+  return { claims: [...(u?.claims ?? [])].sort(), durable: [...(u?.durable ?? [])].sort() };
+}
+
+/** The engine's store, made on first use, closed with the engine; lint never connects. `user` remembers keys in it. */
+export function storeFor(services: EngineServices, user: string): SharedStore {
+  noteKeyUse(services, 'claims', user);
   let store = stores.get(services.onClose);
   if (store) return store;
   const settings = effectiveStoreSettings(services.settings?.store);

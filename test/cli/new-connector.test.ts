@@ -37,6 +37,10 @@ describe('engine new connector', () => {
       expect(existsSync(join(root, f)), f).toBe(true);
     // what else a deployment needs, said rather than left to be found
     expect(made.stdout).toMatch(/the key bureau-base-url .* no secret/);
+    // the overlays' mounts and secrets are derived, never edited by hand
+    expect(made.stdout).toMatch(
+      /bureau-credit-report in the connectors: list .*\n\s+node bin\/engine\.js deploy-files /,
+    );
     expect(await cli(['lint', 'routes/'])).toMatchObject({ code: 0, stdout: 'no problems\n' });
     const tested = await cli(['test', 'routes/bureau-credit-report']);
     expect(tested.stdout).toMatch(/3 passed, 0 failed/);
