@@ -39,6 +39,7 @@ import { durableStoreFor } from '../store/durable-for.ts';
 export const MCP_PATH = '/mcp';
 /** who remembers the confirmations' nonces, as the replica check names it (store/replica-check.ts) */
 const CONFIRMATIONS_USER = "the gateway's confirmations";
+const TASKS_USER = "the gateway's tasks";
 /** What the gateway serves on the listener (EngineExtension.paths); cli/extensions.ts's stand-in says the same */
 export const GATEWAY_PATHS = [MCP_PATH, METADATA_PATH];
 
@@ -98,6 +99,8 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
           }
           // a confirmation is used once across replicas: its nonce is a key the store remembers
           if (!services.lintOnly && c.tools.some((t) => t.confirm)) noteKeyUse(services, 'claims', CONFIRMATIONS_USER);
+          // a task started on one replica is asked for on any
+          if (!services.lintOnly && c.tools.some((t) => t.task)) noteKeyUse(services, 'claims', TASKS_USER);
           if (!services.lintOnly) return diags;
           // lint: every approval that no longer matches its tool
           const approvals = readApprovals(values.dir);
@@ -149,7 +152,7 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       );
       // 2025-11-25 clients confirm on the gateway's page: pending confirmations in the same store
       const urlConfirmations = new UrlConfirmations(
-        storeFor(engine.services).records({
+        storeFor(engine.services, CONFIRMATIONS_USER).records({
           namespace: 'gateway-url-confirmations',
           ttlMs: 2 * ttlMs,
           maxKeys: 100_000,
@@ -158,7 +161,11 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
       );
       // task state in the same store (any replica answers tasks/get); the work runs in this engine
       const tasks = new GatewayTasks(
-        storeFor(engine.services).records({ namespace: 'gateway-tasks', ttlMs: TASK_TTL_MS, maxKeys: 10_000 }),
+        storeFor(engine.services, TASKS_USER).records({
+          namespace: 'gateway-tasks',
+          ttlMs: TASK_TTL_MS,
+          maxKeys: 10_000,
+        }),
         TASK_TTL_MS,
         TASKS_RUNNING,
       );
