@@ -2,18 +2,9 @@
 // a curl-like FX call showing up live with its vendor call, a fault injected from the page
 // making the next exchange retry and map to GC027, and a tool called through /mcp.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import {
-  ARTIFACTS,
-  hasChromium,
-  launchBrowser,
-  requireChromium,
-  runSandboxEngine,
-  type EngineProcess,
-} from './browser.ts';
+import { consoleSession, hasChromium, requireChromium } from './browser.ts';
 
 requireChromium();
 
@@ -22,46 +13,32 @@ const FX = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
 // each case waits on Chromium and an engine in another process: a loaded CI machine (the rest of the
 // suite runs beside it) gets 60 s per case; the "within a second" checks keep their own bounds
 describe.skipIf(!hasChromium)('console in Chromium', () => {
-  let engine: EngineProcess;
-  let browser: Browser;
-  let page: Page;
+  const s = consoleSession();
 
   const fx = (correlationId: string) =>
-    fetch(`${engine.url}/foreign-exchange/exchange-rates`, {
+    fetch(`${s.engine.url}/foreign-exchange/exchange-rates`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-correlation-id': correlationId },
       body: JSON.stringify(FX),
     });
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-  beforeAll(async () => {
-    [engine, browser] = await Promise.all([runSandboxEngine(), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => {
-      throw e;
-    });
-  }, 90_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
-  });
 
   it('/ leads to the console; the routes page lists every route and draws the FX route', async () => {
-    const { routes } = (await (await fetch(`${engine.url}/console/api/routes`)).json()) as { routes: { id: string }[] };
+    const { routes } = (await (await fetch(`${s.engine.url}/console/api/routes`)).json()) as {
+      routes: { id: string }[];
+    };
     expect(routes.length).toBeGreaterThan(10);
-    await page.goto(`${engine.url}/`);
-    await page.waitForURL(/\/console\/$/);
-    await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
-    await page
+    await s.page.goto(`${s.engine.url}/`);
+    await s.page.waitForURL(/\/console\/$/);
+    await s.page.goto(`${s.engine.url}/console/#/routes/get-exchange-rate`);
+    await s.page
       .locator('.route-link')
       .nth(routes.length - 1)
       .waitFor();
-    expect(await page.locator('.route-link').evaluateAll((as) => as.map((a) => a.getAttribute('data-route')))).toEqual(
-      expect.arrayContaining(routes.map((r) => r.id)),
-    );
-    expect(await page.locator('.route-link').count()).toBe(routes.length);
-    const svg = page.locator('svg.diagram[data-route="get-exchange-rate"]');
+    expect(
+      await s.page.locator('.route-link').evaluateAll((as) => as.map((a) => a.getAttribute('data-route'))),
+    ).toEqual(expect.arrayContaining(routes.map((r) => r.id)));
+    expect(await s.page.locator('.route-link').count()).toBe(routes.length);
+    const svg = s.page.locator('svg.diagram[data-route="get-exchange-rate"]');
     await svg.waitFor();
     // source -> validate -> to-http (vendor target) -> transform, and the on-exception branch
     expect(await svg.locator('.source text').textContent()).toBe('POST /foreign-exchange/exchange-rates');
@@ -73,17 +50,17 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
       'on-exception: kind: vendor, timeout, connection',
     );
     // values with secrets masked, and the gateway tool calling the route
-    await page.locator('a.chip', { hasText: 'getExchangeRate' }).waitFor();
-    await page
+    await s.page.locator('a.chip', { hasText: 'getExchangeRate' }).waitFor();
+    await s.page
       .locator('.diagnostics, .ok', { hasText: /No diagnostics|:\d+:\d+/ })
       .first()
       .waitFor({ timeout: 30_000 });
-    await shot('routes');
+    await s.shot('routes');
   }, 60_000);
 
   it("the route page shows what the route inherits: values, the client after extends with the retry count's values line, the folder's handlers; no secret", async () => {
-    await page.goto(`${engine.url}/console/#/routes/get-exchange-rate`);
-    const inherits = page.locator('article.detail[data-route="get-exchange-rate"] section.inherits');
+    await s.page.goto(`${s.engine.url}/console/#/routes/get-exchange-rate`);
+    const inherits = s.page.locator('article.detail[data-route="get-exchange-rate"] section.inherits');
     await inherits.waitFor();
     expect(await inherits.locator('tr[data-fact="connector"]').textContent()).toContain(
       'gc-hubvendor-foreign-exchange-connector',
@@ -102,61 +79,61 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     expect(await inherits.locator('.handlers').textContent()).toMatch(
       /from the connector document routes\/hubvendor-foreign-exchange\/connector\.yaml.*when kind: vendor, timeout, connection → .*transform-hubvendor-error-details\.json/,
     );
-    await page.goto(`${engine.url}/console/#/routes/submit-credit-batch`);
-    const key = page.locator(
+    await s.page.goto(`${s.engine.url}/console/#/routes/submit-credit-batch`);
+    const key = s.page.locator(
       'article.detail[data-route="submit-credit-batch"] tr[data-setting="static-headers.client_key"]',
     );
     await key.waitFor();
     expect(await key.locator('td').nth(1).textContent()).toMatch(/^\S{0,4}\*{4}$/);
-    expect(await page.content()).not.toContain('sandbox-achvendor-client-key');
-    await shot('route-inherits');
+    expect(await s.page.content()).not.toContain('sandbox-achvendor-client-key');
+    await s.shot('route-inherits');
   }, 60_000);
 
   it('an FX call made with a plain HTTP client shows up in the exchanges list within a second, with its vendor call', async () => {
-    await page.goto(`${engine.url}/console/#/exchanges`);
-    await page.locator('.live.live').waitFor();
+    await s.page.goto(`${s.engine.url}/console/#/exchanges`);
+    await s.page.locator('.live.live').waitFor();
     const id = `console-${randomUUID()}`;
     const res = await fx(id);
     expect(res.status).toBe(200);
     const t0 = Date.now();
-    const row = page.locator(`tr.exchange.ok[data-correlation-id="${id}"]`);
+    const row = s.page.locator(`tr.exchange.ok[data-correlation-id="${id}"]`);
     await row.waitFor({ timeout: 1000 });
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(await row.locator('td').nth(4).textContent()).toBe('1'); // one vendor call
-    await shot('exchanges');
+    await s.shot('exchanges');
     await row.locator('a').first().click();
-    const call = page.locator('li[data-role="call"]');
+    const call = s.page.locator('li[data-role="call"]');
     await call.waitFor();
     expect((await call.locator('.name').textContent())?.trim()).toBe('GET hubvendor-forex');
     expect(await call.locator('.status').textContent()).toBe('200');
     await call.locator('summary').click();
     // the vendor's answer as the span recorded it (masked body)
     expect(await call.locator('.event', { hasText: 'answer' }).textContent()).toContain('middleRate');
-    await shot('exchange');
+    await s.shot('exchange');
   }, 60_000);
 
   it('a 503 fault injected from the sandbox page makes the next FX exchange retry and map to GC027', async () => {
-    await page.goto(`${engine.url}/console/#/sandbox`);
-    const form = page.locator('form.fault-form');
+    await s.page.goto(`${s.engine.url}/console/#/sandbox`);
+    const form = s.page.locator('form.fault-form');
     await form.waitFor();
     await form.locator('select[name=sim]').selectOption('hubvendor');
     await form.locator('input[name=path]').fill('^/v1/forex');
     await form.locator('input[name=status]').fill('503');
     await form.locator('input[name=times]').fill('4');
     await form.locator('button[type=submit]').click();
-    await page.locator('tr.fault[data-sim="hubvendor"]').waitFor();
-    await shot('sandbox');
+    await s.page.locator('tr.fault[data-sim="hubvendor"]').waitFor();
+    await s.shot('sandbox');
 
     const id = `console-fault-${randomUUID()}`;
     const res = await fx(id);
     expect(res.status).toBe(502);
     expect((await res.json()).code).toBe('GC027');
-    await page.goto(`${engine.url}/console/#/exchanges/${id}`);
-    await page.locator('.exchange-detail .code', { hasText: 'GC027' }).waitFor();
-    const calls = page.locator('li[data-role="call"]');
+    await s.page.goto(`${s.engine.url}/console/#/exchanges/${id}`);
+    await s.page.locator('.exchange-detail .code', { hasText: 'GC027' }).waitFor();
+    const calls = s.page.locator('li[data-role="call"]');
     expect(await calls.count()).toBe(4);
     // the timeline is the span tree: the exchange first, then its steps, each call under its step
-    expect(await page.locator('.timeline > li').first().getAttribute('data-role')).toBe('exchange');
+    expect(await s.page.locator('.timeline > li').first().getAttribute('data-role')).toBe('exchange');
     expect(await calls.locator('.attempt').allTextContents()).toEqual([
       'attempt 1',
       expect.stringMatching(/^attempt 2, after \d/),
@@ -165,28 +142,28 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     ]);
     expect(await calls.locator('.status').allTextContents()).toEqual(['503', '503', '503', '503']);
     // raised as a vendor error, answered as the mapped GC027
-    expect(await page.locator('.mapping').textContent()).toMatch(/answered.*GC027/);
-    await shot('exchange-fault');
+    expect(await s.page.locator('.mapping').textContent()).toMatch(/answered.*GC027/);
+    await s.shot('exchange-fault');
   }, 60_000);
 
   it('the try-it form calls getExchangeRate through /mcp and shows the JSON-RPC exchange', async () => {
-    await page.goto(`${engine.url}/console/#/gateway/getExchangeRate`);
-    const form = page.locator('form.try-it');
+    await s.page.goto(`${s.engine.url}/console/#/gateway/getExchangeRate`);
+    const form = s.page.locator('form.try-it');
     await form.waitFor();
     await form.locator('input[name=key]').fill('sandbox-demo-subscription-key');
     await form.locator('select[name=tool]').selectOption('getExchangeRate');
     await form.locator('textarea[name=arguments]').fill(JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }));
     await form.locator('button[type=submit]').click();
-    const call = page.locator('li.rpc-step[data-method="tools/call"]');
+    const call = s.page.locator('li.rpc-step[data-method="tools/call"]');
     await call.waitFor();
-    expect(await page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method')))).toEqual(
-      ['initialize', 'notifications/initialized', 'tools/call'],
-    );
+    expect(
+      await s.page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method'))),
+    ).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
     const text = await call.textContent();
     expect(text).toContain('getExchangeRate');
     expect(text).toContain('middleRate');
     expect(text).not.toContain('sandbox-demo-subscription-key'); // the key is shown masked
     expect(await call.locator('.badge').textContent()).toBe('200');
-    await shot('gateway');
+    await s.shot('gateway');
   }, 60_000);
 });
