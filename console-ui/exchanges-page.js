@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty, fmtMs, fmtTime } from './html.js';
 import { api, live } from './api.js';
+import { filterField } from './filters.js';
 
 export function ExchangesPage({ id, query }) {
   return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} />`;
@@ -66,15 +67,7 @@ function ExchangeList({ query }) {
     };
   }, [filters.correlationId, filters.route, filters.status]);
 
-  const field = (name, label, placeholder) =>
-    html`<label
-      >${label}
-      <input
-        name=${name}
-        value=${filters[name]}
-        placeholder=${placeholder}
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })}
-    /></label>`;
+  const field = (name, label, placeholder) => filterField(filters, setFilters, name, label, placeholder);
   return html`<section class="exchanges">
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
       ${field('correlationId', 'correlation id', 'any')} ${field('route', 'route', 'any')}
