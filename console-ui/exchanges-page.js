@@ -131,7 +131,8 @@ function ExchangeDetail({ id }) {
   const root = x.spans.find((s) => s.role === 'exchange' && !x.spans.some((p) => p.id === s.parentId));
   const mapped = root?.events.find((e) => e.name === 'error.mapped');
   const depth = depths(x.spans);
-  const total = Math.max(x.durationMs ?? 1, 0.001);
+  // the scale: the exchange, or a span that ended after it (a publication it did not wait for)
+  const total = Math.max(x.durationMs ?? 0, ...x.spans.map((s) => s.start + s.durationMs), 0.001);
   const attempts = retryDelays(x.spans);
   return html`<article class="exchange-detail" data-correlation-id=${x.correlationId}>
     <p><a href="#/exchanges">← all exchanges</a></p>
@@ -195,8 +196,8 @@ function ExchangeDetail({ id }) {
                     <h4>${e.name} <span class="muted">+${fmtMs(e.at)}</span></h4>
                     ${Object.entries(e.attributes).map(
                       ([k, v]) =>
-                        html`<div class="attr">
-                          <span class="muted">${k}</span>
+                        html`<div class="attr" data-attr=${ATTR_NAMES[k] ?? k}>
+                          <span class="muted">${ATTR_NAMES[k] ?? k}</span>
                           <pre>${pretty(v)}</pre>
                         </div>`,
                     )}
@@ -212,15 +213,29 @@ function ExchangeDetail({ id }) {
   </article>`;
 }
 
-/** A bar placed by CSSOM (the page's CSP allows no inline style attributes). */
+/**
+ * A bar placed by CSSOM (the page's CSP allows no inline style attributes), kept inside its track:
+ * at least 0.5% wide (a 20 µs step stays visible), moved left rather than drawn past the end.
+ */
 function Bar({ start, width, total }) {
   const ref = (el) => {
     if (!el) return;
-    el.style.marginLeft = `${Math.min(100, (start / total) * 100)}%`;
-    el.style.width = `${Math.max(0.5, Math.min(100, (width / total) * 100))}%`;
+    const w = Math.max(0.5, Math.min(100, (width / total) * 100));
+    el.style.marginLeft = `${Math.max(0, Math.min(100 - w, (start / total) * 100))}%`;
+    el.style.width = `${w}%`;
   };
   return html`<i ref=${ref}></i>`;
 }
+
+/** What the span events' attributes are called on the page (the masked texts tracing-detail.ts adds). */
+const ATTR_NAMES = {
+  'engine.body': 'body',
+  'engine.vars': 'vars',
+  'engine.headers': 'headers',
+  'engine.query': 'query',
+  'engine.params': 'path parameters',
+  'url.path': 'path',
+};
 
 function label(s) {
   if (s.role === 'step') return `${s.attributes['engine.step.path'] ?? s.name}`;

@@ -112,6 +112,26 @@ describe('console API on a sandbox engine', () => {
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.events))).not.toContain('hunter2-hunter2');
   });
 
+  it("records the vars a step leaves beside its body: bank-directory's set step", async () => {
+    const id = `vars-${randomUUID()}`;
+    const res = await fetch(`${engine.url}/payments/bank-directory`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-correlation-id': id },
+      body: JSON.stringify({ identificationType: 'BIC', identification: 'deut-deff xxx' }),
+    });
+    expect(res.status).toBe(200);
+    const x = (await get(`/console/api/exchanges/${id}`)).body as ExchangeRecord;
+    const set = x.spans.find((s) => s.role === 'step' && s.name === 'set')!;
+    const produced = set.events.find((e) => e.name === 'produced')!.attributes;
+    expect(JSON.parse(String(produced['engine.vars']))).toEqual({
+      id: 'DEUTDEFFXXX',
+      disablePagination: expect.any(Boolean),
+    });
+    // before any step set one, a step leaves no vars
+    const validate = x.spans.find((s) => s.role === 'step' && s.name === 'validate')!;
+    expect(validate.events.find((e) => e.name === 'produced')!.attributes['engine.vars']).toBeUndefined();
+  });
+
   it('a fault on the hub makes the exchange show each attempt and the mapped GC027', async () => {
     expect(
       (

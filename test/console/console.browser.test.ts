@@ -112,6 +112,81 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await s.shot('exchange');
   }, 60_000);
 
+  it("a step's vars show beside what it produced, masked as bodies are", async () => {
+    const id = `console-vars-${randomUUID()}`;
+    const res = await fetch(`${s.engine.url}/payments/bank-directory`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-correlation-id': id },
+      body: JSON.stringify({ identificationType: 'BIC', identification: 'deut-deff xxx' }),
+    });
+    expect(res.status).toBe(200);
+    await s.page.goto(`${s.engine.url}/console/#/exchanges/${id}`);
+    const set = s.page.locator('li[data-role="step"]', { hasText: 'set' }).first();
+    await set.locator('summary').click();
+    const vars = set.locator('.event', { hasText: 'produced' }).locator('.attr[data-attr="vars"] pre');
+    expect(JSON.parse((await vars.textContent())!)).toEqual({
+      id: 'DEUTDEFFXXX',
+      disablePagination: expect.any(Boolean),
+    });
+    await s.shot('exchange-vars');
+  }, 60_000);
+
+  it("an exchange's timeline is drawn inside its tracks, a span that ends after the exchange included", async () => {
+    /** how many bars of the timeline on the page leave their track */
+    const outside = () =>
+      s.page
+        .locator('.timeline .bar')
+        .evaluateAll(
+          (bars) =>
+            bars
+              .map((b) => [b.getBoundingClientRect(), b.firstElementChild!.getBoundingClientRect()] as const)
+              .filter(([track, bar]) => bar.left < track.left - 0.5 || bar.right > track.right + 0.5).length,
+        );
+    // refused by their first step: steps of a fraction of a millisecond
+    for (let i = 0; i < 4; i++) {
+      const id = `console-quick-${randomUUID()}`;
+      const res = await fetch(`${s.engine.url}/foreign-exchange/exchange-rates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-correlation-id': id },
+        body: JSON.stringify({ buyCurrency: 'EURO' }),
+      });
+      expect(res.status).toBe(400);
+      await s.page.goto(`${s.engine.url}/console/#/exchanges/${id}`);
+      await s.page.locator(`.exchange-detail[data-correlation-id="${id}"] li[data-role="step"]`).first().waitFor();
+      expect(await outside(), `exchange ${i}`).toBe(0);
+    }
+    // a 0.4 ms exchange whose step ends after it (each span's clock is read a few µs apart; whole
+    // millisecond starts put it up to 1 ms later): the scale takes the step's end
+    const x = { id: 'quick', correlationId: 'quick', route: 'r', name: 'POST /r', outcome: 'ok', status: 200 };
+    const span = (id: string, role: string, start: number, durationMs: number, parentId?: string) => ({
+      id,
+      parentId,
+      name: id,
+      role,
+      start,
+      durationMs,
+      failed: false,
+      attributes: {},
+      events: [],
+    });
+    await s.page.route('**/console/api/exchanges/quick', (r) =>
+      r.fulfill({
+        json: {
+          ...x,
+          traceId: 't',
+          startedAt: Date.now(),
+          durationMs: 0.4,
+          spans: [span('e', 'exchange', 0, 0.4), span('validate', 'step', 0.35, 0.2, 'e')],
+        },
+      }),
+    );
+    await s.page.goto(`${s.engine.url}/console/#/exchanges/quick`);
+    await s.page.locator('.exchange-detail[data-correlation-id="quick"] li[data-role="step"]').waitFor();
+    expect(await outside()).toBe(0);
+    expect(await s.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+    await s.page.unroute('**/console/api/exchanges/quick');
+  }, 60_000);
+
   it('a 503 fault injected from the sandbox page makes the next FX exchange retry and map to GC027', async () => {
     await s.page.goto(`${s.engine.url}/console/#/sandbox`);
     const form = s.page.locator('form.fault-form');
