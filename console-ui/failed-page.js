@@ -127,7 +127,7 @@ function FailedList({ query }) {
                             <td><span class=${`badge ${r.status}`}>${r.status}</span></td>
                             <td><code>${r.code}</code></td>
                             <td>${r.attempts}</td>
-                            <td class="clip">${r.detail ?? ''}</td>
+                            <td class="detail">${r.detail ?? ''}</td>
                             <td>
                               ${r.correlationId ? html`<a href=${`#/exchanges?correlationId=${encodeURIComponent(r.correlationId)}`}><code>${r.correlationId}</code></a>` : ''}
                             </td>

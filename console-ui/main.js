@@ -60,7 +60,7 @@ function App() {
   else if (where.page === 'sandbox') body = html`<${SandboxPage} />`;
   else if (where.page === 'audit') body = html`<${AuditPage} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'gateway') body = html`<${GatewayPage} selected=${where.arg} tokens=${tokens} />`;
-  else body = html`<${RoutesPage} selected=${where.arg} />`;
+  else body = html`<${RoutesPage} selected=${where.arg} query=${where.query} />`;
   return html`<header>
       <h1>Integration engine</h1>
       <nav>

@@ -12,7 +12,10 @@ import { PlatformError } from '../core/errors.ts';
 import { consoleAssets } from './assets.ts';
 import type { ExchangeRecorder, ExchangeSummary } from './recorder.ts';
 import { RouteMetricsSampler } from './route-metrics.ts';
-import { gatewayView, LintView, routeViews } from './views.ts';
+import { gatewayView, LintView, routeViews, sourceFiles } from './views.ts';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
 import { parseTryInput, tryTool } from './try-tool.ts';
 import { isContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
@@ -42,6 +45,8 @@ const PAGE_HEADERS = {
 /** how often the stream sends route metrics while someone watches */
 const METRICS_MS = 2000;
 const HEARTBEAT_MS = 15_000;
+/** longest source file shown, characters */
+const SOURCE_LIMIT = 500_000;
 /** open event streams at most (each is a connection held open) */
 const MAX_STREAMS = 50;
 
@@ -228,6 +233,19 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     }
     if (method === 'GET' && path === 'clients')
       return { status: 200, body: { clients: clientViews(e.services.http.guards) } };
+    if (method === 'GET' && path === 'source') {
+      // only the files the diagrams open: never an arbitrary path of the machine
+      const file = query.get('file') ?? '';
+      if (!sourceFiles(routeViews(e, host.extensions())).has(file))
+        throw notFound(
+          `'file' must be a file of a loaded route (its YAML, or a .jsonata one of its steps runs): '${file.slice(0, 200)}'`,
+        );
+      const text = await readFile(resolve(e.services.root, file), 'utf8');
+      return {
+        status: 200,
+        body: { file, text: maskText(text, compileSecrets(valuesSecrets(e.values)), SOURCE_LIMIT) },
+      };
+    }
     if (method === 'GET' && path === 'lint') return { status: 200, body: { diagnostics: await lint.run() } };
     if (method === 'GET' && path === 'exchanges')
       return { status: 200, body: { exchanges: host.recorder.list(exchangeQuery(query, host.recorder.capacity)) } };

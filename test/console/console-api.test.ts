@@ -279,6 +279,26 @@ describe('console API on a sandbox engine', () => {
     expect(JSON.stringify(body)).not.toContain('sandbox-achvendor-client-key');
   });
 
+  it('serves the source of the files the diagrams open, and of no other file', async () => {
+    const { body } = await get('/console/api/routes');
+    const bd = body.routes.find((r: any) => r.id === 'bank-directory').graph;
+    expect(bd.source).toMatchObject({ file: 'routes/hubvendor-payment/bank-directory.yaml', line: 10 });
+    const set = bd.steps[1];
+    expect(set).toMatchObject({
+      kind: 'set',
+      source: { file: 'routes/hubvendor-payment/bank-directory.yaml', line: 22 },
+    });
+    expect(bd.steps[3].source).toEqual({ file: 'routes/hubvendor-payment/bank-directory-response.jsonata', line: 1 });
+    const yaml = await get(`/console/api/source?file=${encodeURIComponent(set.source.file)}`);
+    expect(yaml.status).toBe(200);
+    expect(yaml.body.text.split('\n')[21]).toBe('  - set:');
+    for (const file of ['values/environments/sandbox.yaml', '../../etc/passwd', 'routes/../package.json', '']) {
+      const r = await get(`/console/api/source?file=${encodeURIComponent(file)}`);
+      expect(r.status, file).toBe(404);
+      expect(r.body.detail).toMatch(/^'file' must be a file of a loaded route/);
+    }
+  });
+
   it('the routes API says what each route inherits, as engine routes --explain does, configured secrets masked', async () => {
     const { body } = await get('/console/api/routes');
     const fxRoute = body.routes.find((r: any) => r.id === 'get-exchange-rate');

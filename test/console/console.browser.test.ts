@@ -58,6 +58,63 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await s.shot('routes');
   }, 60_000);
 
+  it('every diagram shows its labels whole, each inside its box', async () => {
+    const { routes } = (await (await fetch(`${s.engine.url}/console/api/routes`)).json()) as {
+      routes: { id: string }[];
+    };
+    const cut: string[] = [];
+    for (const { id } of routes) {
+      await s.page.goto(`${s.engine.url}/console/#/routes/${encodeURIComponent(id)}`);
+      const svg = s.page.locator(`svg.diagram[data-route="${id}"]`);
+      await svg.waitFor();
+      cut.push(
+        ...(await svg.evaluate((el, route) => {
+          const out: string[] = [];
+          const width = Number(el.getAttribute('width'));
+          for (const g of el.querySelectorAll('g.node')) {
+            const text = g.querySelector('text') as SVGTextElement;
+            const rect = g.querySelector('rect')!;
+            const t = text.textContent ?? '';
+            if (!(g.querySelector('title')?.textContent ?? '').includes(t) || t.endsWith('…'))
+              out.push(`${route}: '${t}' is cut`);
+            if (text.getComputedTextLength() > rect.width.baseVal.value - 8)
+              out.push(`${route}: '${t}' leaves its box`);
+          }
+          for (const l of el.querySelectorAll('text.branch-label, text.handler-label')) {
+            const t = l.textContent ?? '';
+            const b = (l as SVGTextElement).getBBox();
+            if (t.endsWith('…')) out.push(`${route}: label '${t}' is cut`);
+            if (b.x + b.width > width) out.push(`${route}: label '${t}' leaves the diagram`);
+          }
+          return out;
+        }, id)),
+      );
+    }
+    expect(cut).toEqual([]);
+    await s.page.goto(`${s.engine.url}/console/#/routes/bank-directory`);
+    await s.shot('route-labels');
+  }, 120_000);
+
+  it('a step in the diagram opens its source: a transform its .jsonata, another step its line of the route file', async () => {
+    await s.page.goto(`${s.engine.url}/console/#/routes/bank-directory`);
+    const svg = s.page.locator('svg.diagram[data-route="bank-directory"]');
+    await svg.locator('g.step', { hasText: 'transform bank-directory-response.jsonata' }).click();
+    const jsonata = s.page.locator(
+      'section.source[data-file="routes/hubvendor-payment/bank-directory-response.jsonata"]',
+    );
+    await jsonata.locator('pre.source-text').waitFor();
+    expect(await jsonata.locator('pre.source-text').textContent()).toContain('$');
+    await svg.locator('g.step[data-path="steps[1]"]').click();
+    const yaml = s.page.locator('section.source[data-file="routes/hubvendor-payment/bank-directory.yaml"]');
+    await yaml.locator('.line.at').waitFor();
+    expect(await yaml.locator('.line.at').textContent()).toMatch(/- set:$/);
+    expect(s.page.url()).toMatch(/\?source=routes%2Fhubvendor-payment%2Fbank-directory\.yaml&line=\d+$/);
+    // a step nested in a choice branch opens at its own line
+    await svg.locator('g.step[data-path="steps[2].choice.when[0].steps[0]"]').click();
+    await expect.poll(() => yaml.locator('.line.at').textContent()).toMatch(/- to-http:$/);
+    await s.shot('route-source');
+  }, 60_000);
+
   it("the route page shows what the route inherits: values, the client after extends with the retry count's values line, the folder's handlers; no secret", async () => {
     await s.page.goto(`${s.engine.url}/console/#/routes/get-exchange-rate`);
     const inherits = s.page.locator('article.detail[data-route="get-exchange-rate"] section.inherits');

@@ -91,6 +91,12 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
     await rows().nth(3).waitFor();
     expect(await rowIds()).toEqual([rec.cron!.id, rec.attack!.id, rec.bad!.id, rec.good!.id]);
     expect(await s.page.locator('.summary').textContent()).toMatch(/4 matching · 4 open in all/);
+    // a long detail is shown whole, wrapped: never cut with an ellipsis
+    const detail = rows().nth(1).locator('td.detail');
+    expect(await detail.textContent()).toBe(`not JSON: ${ATTACK}`);
+    expect(await detail.evaluate((td) => td.scrollWidth <= td.clientWidth && td.scrollHeight <= td.clientHeight)).toBe(
+      true,
+    );
     // the correlation id links to the Exchanges page's search, as elsewhere in the console
     expect(await rows().first().locator('a', { hasText: 'corr-cron' }).getAttribute('href')).toBe(
       '#/exchanges?correlationId=corr-cron',
