@@ -1,13 +1,24 @@
 // Exchanges: the recorder's ring, live over the event stream, searchable by correlation id,
 // route and status; one exchange as a timeline of its spans: what each step received and
 // produced, each vendor call attempt (request, answer, retry delay), events, the error mapping.
+// Traffic an extension makes itself (the sandbox's demo payments) can be hidden from the list.
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty, fmtMs, fmtTime } from './html.js';
 import { api, live } from './api.js';
 import { filterField } from './filters.js';
 
-export function ExchangesPage({ id, query }) {
-  return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} />`;
+export function ExchangesPage({ id, query, origins }) {
+  return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} origins=${origins} />`;
+}
+
+/** The origins whose exchanges the list hides, kept in the browser like the operator's name. */
+const HIDDEN = 'console.hiddenOrigins';
+function hiddenOrigins() {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(HIDDEN) ?? '[]'));
+  } catch {
+    return new Set();
+  }
 }
 
 /**
@@ -23,7 +34,15 @@ export function mergeSnapshot(snapshot, live) {
   return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt).slice(0, 500);
 }
 
-function ExchangeList({ query }) {
+function ExchangeList({ query, origins }) {
+  const [hidden, setHidden] = useState(hiddenOrigins);
+  const toggle = (origin, hide) => {
+    const next = new Set(hidden);
+    if (hide) next.add(origin);
+    else next.delete(origin);
+    localStorage.setItem(HIDDEN, JSON.stringify([...next]));
+    setHidden(next);
+  };
   const [filters, setFilters] = useState({
     correlationId: query.get('correlationId') ?? '',
     route: query.get('route') ?? '',
@@ -72,6 +91,20 @@ function ExchangeList({ query }) {
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
       ${field('correlationId', 'correlation id', 'any')} ${field('route', 'route', 'any')}
       ${field('status', 'status', 'ok, error, 502…')}
+      ${origins.map(
+        (o) =>
+          html`<label class="switch"
+            ><span
+              ><input
+                type="checkbox"
+                name=${`hide-${o.origin}`}
+                checked=${hidden.has(o.origin)}
+                onChange=${(e) => toggle(o.origin, e.currentTarget.checked)}
+              />
+              hide ${o.label}</span
+            ></label
+          >`,
+      )}
     </form>
     ${error ? html`<p class="error">${error}</p>` : ''}
     ${
@@ -93,25 +126,35 @@ function ExchangeList({ query }) {
                 </tr>
               </thead>
               <tbody>
-                ${rows.map(
-                  (r) =>
-                    html`<tr class=${`exchange ${r.outcome}`} data-correlation-id=${r.correlationId} data-id=${r.id}>
-                      <td>${fmtTime(r.startedAt)}</td>
-                      <td><a href=${`#/exchanges/${r.id}`}>${r.route}</a></td>
-                      <td>
-                        <span class=${`badge ${r.outcome}`}
-                          >${r.outcome === 'running' ? 'running' : (r.status ?? r.outcome)}</span
-                        >${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}
-                      </td>
-                      <td>${fmtMs(r.durationMs)}</td>
-                      <td>${r.calls}</td>
-                      <td class=${r.retries ? 'bad' : ''}>${r.retries}</td>
-                      <td>${r.events}</td>
-                      <td>
-                        <a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a>
-                      </td>
-                    </tr>`,
-                )}
+                ${rows
+                  .filter((r) => !hidden.has(r.origin))
+                  .map(
+                    (r) =>
+                      html`<tr
+                        class=${`exchange ${r.outcome}`}
+                        data-origin=${r.origin ?? ''}
+                        data-correlation-id=${r.correlationId}
+                        data-id=${r.id}
+                      >
+                        <td>${fmtTime(r.startedAt)}</td>
+                        <td>
+                          <a href=${`#/exchanges/${r.id}`}>${r.route}</a
+                          >${r.origin ? html` <span class="badge origin">${r.origin}</span>` : ''}
+                        </td>
+                        <td>
+                          <span class=${`badge ${r.outcome}`}
+                            >${r.outcome === 'running' ? 'running' : (r.status ?? r.outcome)}</span
+                          >${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}
+                        </td>
+                        <td>${fmtMs(r.durationMs)}</td>
+                        <td>${r.calls}</td>
+                        <td class=${r.retries ? 'bad' : ''}>${r.retries}</td>
+                        <td>${r.events}</td>
+                        <td>
+                          <a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a>
+                        </td>
+                      </tr>`,
+                  )}
               </tbody>
             </table>`
     }

@@ -53,7 +53,12 @@ function App() {
   const tokens = (overview?.panels ?? []).some((p) => p.id === 'sandbox');
   let body;
   if (where.page === 'exchanges')
-    body = html`<${ExchangesPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
+    body = html`<${ExchangesPage}
+      id=${where.arg}
+      query=${where.query}
+      origins=${overview?.origins ?? []}
+      key=${location.hash}
+    />`;
   else if (where.page === 'failed')
     body = html`<${FailedPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'clients') body = html`<${ClientsPage} />`;

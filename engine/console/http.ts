@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
 import { parseTryInput, tryTool } from './try-tool.ts';
-import { isContributor, type ConsolePanel } from './panel.ts';
+import { isContributor, type ConsoleContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
 import { ConsoleHosts } from './hosts.ts';
 import { consoleActor, failedApi } from './failed-api.ts';
@@ -89,7 +89,11 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
   );
   const sampler = new RouteMetricsSampler(engine.services.metrics);
   const streams = new Set<ServerResponse>();
-  const panels: ConsolePanel[] = host.extensions().flatMap((x) => (isContributor(x) ? x.consolePanels(engine) : []));
+  const contributors: ConsoleContributor[] = host.extensions().flatMap((x) => (isContributor(x) ? [x] : []));
+  const panels: ConsolePanel[] = contributors.flatMap((x) => x.consolePanels(engine));
+  const origins = contributors.flatMap((x) => x.consoleOrigins?.() ?? []);
+  host.recorder.origins = new Map(origins.flatMap((o) => o.routes.map((r) => [r, o.origin] as const)));
+  const tryKeys = contributors.flatMap((x) => x.consoleTryKeys?.() ?? []);
 
   const json = (res: ServerResponse, a: Answer) =>
     writeBody(res, a.status, JSON_UTF8, a.status === 204 ? '' : JSON.stringify(a.body ?? {}), http.isClosing);
@@ -213,6 +217,7 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
           routes: e.routes.length,
           exchanges: host.recorder.capacity,
           panels: panels.map((p) => ({ id: p.id, title: p.title })),
+          origins: origins.map((o) => ({ origin: o.origin, label: o.label })),
           gateway: gatewayView(e, host.extensions()).available,
         },
       };
@@ -258,7 +263,8 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
         );
       return { status: 200, body: r };
     }
-    if (method === 'GET' && path === 'gateway') return { status: 200, body: gatewayView(e, host.extensions()) };
+    if (method === 'GET' && path === 'gateway')
+      return { status: 200, body: { ...gatewayView(e, host.extensions()), tryKeys } };
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);

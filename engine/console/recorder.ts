@@ -41,6 +41,8 @@ export interface ExchangeSummary {
   calls: number;
   retries: number;
   events: number;
+  /** who made it when not a client (ExchangeOrigin: `demo`): its route's, or that of the trace it continues */
+  origin?: string;
 }
 
 export interface ExchangeRecord extends ExchangeSummary {
@@ -78,6 +80,8 @@ interface Pending {
 const ms = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
 /** pending exchanges kept at most (spans that never end must not grow the map for ever) */
 const MAX_PENDING = 5000;
+/** traces remembered with the origin of the exchange that started them */
+const MAX_TRACE_ORIGINS = 1000;
 
 export class ExchangeRecorder implements SpanProcessor {
   private ring: Kept[] = [];
@@ -86,6 +90,10 @@ export class ExchangeRecorder implements SpanProcessor {
   /** span id -> the pending exchange it belongs to */
   private owner = new Map<string, Pending>();
   private listeners = new Set<(e: ExchangeSummary) => void>();
+  /** route id -> the origin of its exchanges (ExchangeOrigin), set by the console */
+  origins = new Map<string, string>();
+  /** trace id -> origin: an exchange continuing a marked trace (a status message of a demo payment) is marked too */
+  private traceOrigins = new Map<string, string>();
 
   constructor(readonly capacity: number) {}
 
@@ -117,6 +125,12 @@ export class ExchangeRecorder implements SpanProcessor {
       retries: 0,
       events: 0,
     };
+    const origin = this.origins.get(record.route) ?? this.traceOrigins.get(record.traceId);
+    if (origin) {
+      record.origin = origin;
+      if (this.traceOrigins.size >= MAX_TRACE_ORIGINS) this.traceOrigins.delete(this.traceOrigins.keys().next().value!);
+      this.traceOrigins.set(record.traceId, origin);
+    }
     const pend: Pending = { record, rootId: id, t0, spanIds: [id], raw: [], perf: new Map([[id, performance.now()]]) };
     this.pending.set(id, pend);
     this.owner.set(id, pend);

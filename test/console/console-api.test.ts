@@ -299,6 +299,36 @@ describe('console API on a sandbox engine', () => {
     }
   });
 
+  it("marks the sandbox's demo traffic, and what continues its trace, with the origin the sandbox declares", async () => {
+    const overview = (await get('/console/api/overview')).body;
+    expect(overview.origins).toEqual([{ origin: 'demo', label: 'demo traffic' }]);
+    const r = await engine.call('sandbox-demo-payments', {});
+    expect(r.status).toBe(200);
+    const demo = (await get('/console/api/exchanges?route=sandbox-demo-payments')).body.exchanges[0];
+    expect(demo).toMatchObject({ route: 'sandbox-demo-payments', origin: 'demo' });
+    // the hub's status messages of the demo payment continue its trace over AMQP: marked too
+    await expect
+      .poll(
+        async () =>
+          (await get('/console/api/exchanges?route=payment-status-inbound')).body.exchanges.find(
+            (x: any) => x.traceId === demo.traceId,
+          )?.origin,
+        { timeout: 10_000 },
+      )
+      .toBe('demo');
+    // a client's exchange is not
+    const id = `origin-${randomUUID()}`;
+    await fx(id);
+    expect((await get(`/console/api/exchanges/${id}`)).body.origin).toBeUndefined();
+  });
+
+  it('offers the try-it form the keys the sandbox publishes', async () => {
+    expect((await get('/console/api/gateway')).body.tryKeys).toEqual([
+      { label: 'sandbox demo key (every tool)', key: 'sandbox-demo-subscription-key' },
+      { label: 'sandbox FX-only key', key: 'sandbox-fx-only-subscription-key' },
+    ]);
+  });
+
   it('the routes API says what each route inherits, as engine routes --explain does, configured secrets masked', async () => {
     const { body } = await get('/console/api/routes');
     const fxRoute = body.routes.find((r: any) => r.id === 'get-exchange-rate');

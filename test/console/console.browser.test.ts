@@ -244,6 +244,25 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await s.page.unroute('**/console/api/exchanges/quick');
   }, 60_000);
 
+  it("hides the sandbox's demo traffic with one switch, remembered by the browser", async () => {
+    await s.page.goto(`${s.engine.url}/console/#/exchanges`);
+    // the demo sends a payment every 20 s
+    const demo = s.page.locator('tr.exchange[data-origin="demo"]');
+    await demo.first().waitFor({ timeout: 30_000 });
+    expect(await demo.first().locator('.badge.origin').textContent()).toBe('demo');
+    const others = await s.page.locator('tr.exchange[data-origin=""]').count();
+    expect(others).toBeGreaterThan(0);
+    await s.page.locator('input[name="hide-demo"]').check();
+    await expect.poll(() => demo.count()).toBe(0);
+    expect(await s.page.locator('tr.exchange[data-origin=""]').count()).toBe(others);
+    await s.page.reload();
+    await s.page.locator('tr.exchange').first().waitFor();
+    expect(await s.page.locator('input[name="hide-demo"]').isChecked()).toBe(true);
+    expect(await demo.count()).toBe(0);
+    await s.page.locator('input[name="hide-demo"]').uncheck();
+    await demo.first().waitFor();
+  }, 60_000);
+
   it('a 503 fault injected from the sandbox page makes the next FX exchange retry and map to GC027', async () => {
     await s.page.goto(`${s.engine.url}/console/#/sandbox`);
     const form = s.page.locator('form.fault-form');
@@ -282,7 +301,8 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await s.page.goto(`${s.engine.url}/console/#/gateway/getExchangeRate`);
     const form = s.page.locator('form.try-it');
     await form.waitFor();
-    await form.locator('input[name=key]').fill('sandbox-demo-subscription-key');
+    // the sandbox's demo key is offered, filled in already
+    expect(await form.locator('input[name=key]').inputValue()).toBe('sandbox-demo-subscription-key');
     await form.locator('select[name=tool]').selectOption('getExchangeRate');
     await form.locator('textarea[name=arguments]').fill(JSON.stringify({ buyCurrency: 'EUR', sellCurrency: 'USD' }));
     await form.locator('button[type=submit]').click();
@@ -296,6 +316,18 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     expect(text).toContain('middleRate');
     expect(text).not.toContain('sandbox-demo-subscription-key'); // the key is shown masked
     expect(await call.locator('.badge').textContent()).toBe('200');
+    // the result first, above the JSON-RPC exchange, linked to the exchange of the route it ran
+    const result = s.page.locator('section.try-result[data-outcome="ok"]');
+    expect(await result.locator('pre').textContent()).toContain('middleRate');
+    expect(
+      await s.page.evaluate(() => {
+        const r = document.querySelector('section.try-result')!;
+        return !!(r.compareDocumentPosition(document.querySelector('ol.rpc')!) & Node.DOCUMENT_POSITION_FOLLOWING);
+      }),
+    ).toBe(true);
     await s.shot('gateway');
+    await result.locator('a.exchange-link').click();
+    await s.page.locator('.exchange-detail h2', { hasText: 'get-exchange-rate' }).waitFor();
+    expect(await s.page.locator('li[data-role="call"] .name').first().textContent()).toContain('GET hubvendor-forex');
   }, 60_000);
 });
