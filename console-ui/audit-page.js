@@ -4,22 +4,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html, fmtDateTime } from './html.js';
 import { api } from './api.js';
+import { filterChoice, filterField, sinceOf, timeWindows } from './filters.js';
 
 const KINDS = ['', 'call', 'refusal', 'confirmation', 'approval', 'gap'];
-const WINDOWS = [
-  ['', 'any time'],
-  ['1h', 'last hour'],
-  ['24h', 'last 24 hours'],
-  ['7d', 'last 7 days'],
-  ['30d', 'last 30 days'],
-];
-const UNIT_MS = { h: 3_600_000, d: 86_400_000 };
+const WINDOWS = timeWindows(['1h', '24h', '7d', '30d']);
 const LIMIT = 200;
-
-function sinceOf(window) {
-  const m = /^(\d+)([hd])$/.exec(window);
-  return m ? new Date(Date.now() - Number(m[1]) * UNIT_MS[m[2]]).toISOString() : undefined;
-}
 
 /** The outcome's badge class: ok, error (refused, error), else plain. */
 const badge = (o) => (o === 'ok' || o === 'given' || o?.startsWith('approved') ? 'ok' : o ? 'error' : '');
@@ -58,26 +47,8 @@ export function AuditPage({ query }) {
     api('audit/verify').then(setChain, (e) => setChain({ error: e.message }));
   }, [version]);
 
-  const field = (name, label) =>
-    html`<label
-      >${label}
-      <input
-        name=${name}
-        value=${filters[name]}
-        placeholder="any"
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })}
-    /></label>`;
-  const choice = (name, label, options) =>
-    html`<label
-      >${label}
-      <select
-        name=${name}
-        value=${filters[name]}
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value })}
-      >
-        ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}
-      </select></label
-    >`;
+  const field = (name, label) => filterField(filters, setFilters, name, label);
+  const choice = (name, label, options) => filterChoice(filters, setFilters, name, label, options);
   const records = data?.records ?? [];
   return html`<section class="audit">
     <div class="chain" data-chain=${chain ? (chain.error ? 'unknown' : chain.ok ? 'verified' : 'broken') : 'checking'}>

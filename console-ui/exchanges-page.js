@@ -1,12 +1,24 @@
 // Exchanges: the recorder's ring, live over the event stream, searchable by correlation id,
 // route and status; one exchange as a timeline of its spans: what each step received and
 // produced, each vendor call attempt (request, answer, retry delay), events, the error mapping.
+// Traffic an extension makes itself (the sandbox's demo payments) can be hidden from the list.
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty, fmtMs, fmtTime } from './html.js';
 import { api, live } from './api.js';
+import { filterField } from './filters.js';
 
-export function ExchangesPage({ id, query }) {
-  return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} />`;
+export function ExchangesPage({ id, query, origins }) {
+  return id ? html`<${ExchangeDetail} id=${id} />` : html`<${ExchangeList} query=${query} origins=${origins} />`;
+}
+
+/** The origins whose exchanges the list hides, kept in the browser like the operator's name. */
+const HIDDEN = 'console.hiddenOrigins';
+function hiddenOrigins() {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(HIDDEN) ?? '[]'));
+  } catch {
+    return new Set();
+  }
 }
 
 /**
@@ -22,7 +34,15 @@ export function mergeSnapshot(snapshot, live) {
   return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt).slice(0, 500);
 }
 
-function ExchangeList({ query }) {
+function ExchangeList({ query, origins }) {
+  const [hidden, setHidden] = useState(hiddenOrigins);
+  const toggle = (origin, hide) => {
+    const next = new Set(hidden);
+    if (hide) next.add(origin);
+    else next.delete(origin);
+    localStorage.setItem(HIDDEN, JSON.stringify([...next]));
+    setHidden(next);
+  };
   const [filters, setFilters] = useState({
     correlationId: query.get('correlationId') ?? '',
     route: query.get('route') ?? '',
@@ -66,19 +86,25 @@ function ExchangeList({ query }) {
     };
   }, [filters.correlationId, filters.route, filters.status]);
 
-  const field = (name, label, placeholder) =>
-    html`<label
-      >${label}
-      <input
-        name=${name}
-        value=${filters[name]}
-        placeholder=${placeholder}
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })}
-    /></label>`;
+  const field = (name, label, placeholder) => filterField(filters, setFilters, name, label, placeholder);
   return html`<section class="exchanges">
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
       ${field('correlationId', 'correlation id', 'any')} ${field('route', 'route', 'any')}
       ${field('status', 'status', 'ok, error, 502…')}
+      ${origins.map(
+        (o) =>
+          html`<label class="switch"
+            ><span
+              ><input
+                type="checkbox"
+                name=${`hide-${o.origin}`}
+                checked=${hidden.has(o.origin)}
+                onChange=${(e) => toggle(o.origin, e.currentTarget.checked)}
+              />
+              hide ${o.label}</span
+            ></label
+          >`,
+      )}
     </form>
     ${error ? html`<p class="error">${error}</p>` : ''}
     ${
@@ -100,25 +126,35 @@ function ExchangeList({ query }) {
                 </tr>
               </thead>
               <tbody>
-                ${rows.map(
-                  (r) =>
-                    html`<tr class=${`exchange ${r.outcome}`} data-correlation-id=${r.correlationId} data-id=${r.id}>
-                      <td>${fmtTime(r.startedAt)}</td>
-                      <td><a href=${`#/exchanges/${r.id}`}>${r.route}</a></td>
-                      <td>
-                        <span class=${`badge ${r.outcome}`}
-                          >${r.outcome === 'running' ? 'running' : (r.status ?? r.outcome)}</span
-                        >${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}
-                      </td>
-                      <td>${fmtMs(r.durationMs)}</td>
-                      <td>${r.calls}</td>
-                      <td class=${r.retries ? 'bad' : ''}>${r.retries}</td>
-                      <td>${r.events}</td>
-                      <td>
-                        <a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a>
-                      </td>
-                    </tr>`,
-                )}
+                ${rows
+                  .filter((r) => !hidden.has(r.origin))
+                  .map(
+                    (r) =>
+                      html`<tr
+                        class=${`exchange ${r.outcome}`}
+                        data-origin=${r.origin ?? ''}
+                        data-correlation-id=${r.correlationId}
+                        data-id=${r.id}
+                      >
+                        <td>${fmtTime(r.startedAt)}</td>
+                        <td>
+                          <a href=${`#/exchanges/${r.id}`}>${r.route}</a
+                          >${r.origin ? html` <span class="badge origin">${r.origin}</span>` : ''}
+                        </td>
+                        <td>
+                          <span class=${`badge ${r.outcome}`}
+                            >${r.outcome === 'running' ? 'running' : (r.status ?? r.outcome)}</span
+                          >${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}
+                        </td>
+                        <td>${fmtMs(r.durationMs)}</td>
+                        <td>${r.calls}</td>
+                        <td class=${r.retries ? 'bad' : ''}>${r.retries}</td>
+                        <td>${r.events}</td>
+                        <td>
+                          <a href=${`#/exchanges/${r.id}`}><code>${r.correlationId || '…'}</code></a>
+                        </td>
+                      </tr>`,
+                  )}
               </tbody>
             </table>`
     }
@@ -138,7 +174,8 @@ function ExchangeDetail({ id }) {
   const root = x.spans.find((s) => s.role === 'exchange' && !x.spans.some((p) => p.id === s.parentId));
   const mapped = root?.events.find((e) => e.name === 'error.mapped');
   const depth = depths(x.spans);
-  const total = Math.max(x.durationMs ?? 1, 0.001);
+  // the scale: the exchange, or a span that ended after it (a publication it did not wait for)
+  const total = Math.max(x.durationMs ?? 0, ...x.spans.map((s) => s.start + s.durationMs), 0.001);
   const attempts = retryDelays(x.spans);
   return html`<article class="exchange-detail" data-correlation-id=${x.correlationId}>
     <p><a href="#/exchanges">← all exchanges</a></p>
@@ -202,8 +239,8 @@ function ExchangeDetail({ id }) {
                     <h4>${e.name} <span class="muted">+${fmtMs(e.at)}</span></h4>
                     ${Object.entries(e.attributes).map(
                       ([k, v]) =>
-                        html`<div class="attr">
-                          <span class="muted">${k}</span>
+                        html`<div class="attr" data-attr=${ATTR_NAMES[k] ?? k}>
+                          <span class="muted">${ATTR_NAMES[k] ?? k}</span>
                           <pre>${pretty(v)}</pre>
                         </div>`,
                     )}
@@ -219,15 +256,29 @@ function ExchangeDetail({ id }) {
   </article>`;
 }
 
-/** A bar placed by CSSOM (the page's CSP allows no inline style attributes). */
+/**
+ * A bar placed by CSSOM (the page's CSP allows no inline style attributes), kept inside its track:
+ * at least 0.5% wide (a 20 µs step stays visible), moved left rather than drawn past the end.
+ */
 function Bar({ start, width, total }) {
   const ref = (el) => {
     if (!el) return;
-    el.style.marginLeft = `${Math.min(100, (start / total) * 100)}%`;
-    el.style.width = `${Math.max(0.5, Math.min(100, (width / total) * 100))}%`;
+    const w = Math.max(0.5, Math.min(100, (width / total) * 100));
+    el.style.marginLeft = `${Math.max(0, Math.min(100 - w, (start / total) * 100))}%`;
+    el.style.width = `${w}%`;
   };
   return html`<i ref=${ref}></i>`;
 }
+
+/** What the span events' attributes are called on the page (the masked texts tracing-detail.ts adds). */
+const ATTR_NAMES = {
+  'engine.body': 'body',
+  'engine.vars': 'vars',
+  'engine.headers': 'headers',
+  'engine.query': 'query',
+  'engine.params': 'path parameters',
+  'url.path': 'path',
+};
 
 function label(s) {
   if (s.role === 'step') return `${s.attributes['engine.step.path'] ?? s.name}`;

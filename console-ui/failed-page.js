@@ -7,27 +7,14 @@ import { api, live, failedChanged } from './api.js';
 import { Operator, operatorHeaders, operatorName } from './operator.js';
 import { FailedHistory } from './failed-history.js';
 import { FailedRecord } from './failed-record.js';
+import { filterChoice, filterField, sinceOf, timeWindows } from './filters.js';
 
 const STATUSES = ['open', 'replaying', 'replayed', 'discarded'];
 /** `any` is said, not left out: the API lists the open records when no status is given */
 const statusOf = (s) => (STATUSES.includes(s) || s === 'any' ? s : 'open');
-const WINDOWS = [
-  ['', 'any time'],
-  ['15m', 'last 15 minutes'],
-  ['1h', 'last hour'],
-  ['24h', 'last 24 hours'],
-  ['7d', 'last 7 days'],
-  ['30d', 'last 30 days'],
-];
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+const WINDOWS = timeWindows(['15m', '1h', '24h', '7d', '30d']);
 /** most records listed; the total says how many match */
 const LIMIT = 200;
-
-/** `1h` -> the ISO time an hour ago; '' -> undefined (any time) */
-function sinceOf(window) {
-  const m = /^(\d+)([mhd])$/.exec(window);
-  return m ? new Date(Date.now() - Number(m[1]) * UNIT_MS[m[2]]).toISOString() : undefined;
-}
 
 export function FailedPage({ id, query }) {
   return id ? html`<${FailedRecord} id=${id} />` : html`<${FailedList} query=${query} />`;
@@ -79,26 +66,8 @@ function FailedList({ query }) {
     };
   }, [filters.route, filters.code, filters.status, filters.since, version]);
 
-  const field = (name, label) =>
-    html`<label
-      >${label}
-      <input
-        name=${name}
-        value=${filters[name]}
-        placeholder="any"
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value.trim() })}
-    /></label>`;
-  const choice = (name, label, options) =>
-    html`<label
-      >${label}
-      <select
-        name=${name}
-        value=${filters[name]}
-        onChange=${(e) => setFilters({ ...filters, [name]: e.currentTarget.value })}
-      >
-        ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}
-      </select></label
-    >`;
+  const field = (name, label) => filterField(filters, setFilters, name, label);
+  const choice = (name, label, options) => filterChoice(filters, setFilters, name, label, options);
   const records = data?.records ?? [];
   return html`<section class="failed">
     <${Operator} name=${operator} onChange=${setOperator} />
@@ -158,7 +127,7 @@ function FailedList({ query }) {
                             <td><span class=${`badge ${r.status}`}>${r.status}</span></td>
                             <td><code>${r.code}</code></td>
                             <td>${r.attempts}</td>
-                            <td class="clip">${r.detail ?? ''}</td>
+                            <td class="detail">${r.detail ?? ''}</td>
                             <td>
                               ${r.correlationId ? html`<a href=${`#/exchanges?correlationId=${encodeURIComponent(r.correlationId)}`}><code>${r.correlationId}</code></a>` : ''}
                             </td>

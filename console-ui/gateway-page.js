@@ -1,5 +1,7 @@
 // Gateway: the subscriptions and the tools each may use, every tool's schemas and approval
-// state, and a try-it form that calls a tool through /mcp and shows the JSON-RPC exchange.
+// state, and a try-it form that calls a tool through /mcp (offering the keys an extension
+// publishes, the sandbox's demo keys) and shows the result first, linked to the exchange of the
+// route it ran, then the JSON-RPC exchange.
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty } from './html.js';
 import { api } from './api.js';
@@ -43,7 +45,7 @@ export function GatewayPage({ selected, tokens }) {
     </section>
     <section>
       <h2>Try a tool</h2>
-      <${TryIt} tools=${g.tools.filter((t) => t.served)} initial=${selected} tokens=${tokens} />
+      <${TryIt} tools=${g.tools.filter((t) => t.served)} initial=${selected} tokens=${tokens} keys=${g.tryKeys ?? []} />
     </section>
     <section>
       <h2>Tools</h2>
@@ -84,10 +86,10 @@ function exampleArgs(schema) {
   return out;
 }
 
-function TryIt({ tools, initial, tokens }) {
+function TryIt({ tools, initial, tokens, keys }) {
   const first = tools.find((t) => t.name === initial) ?? tools[0];
   const [form, setForm] = useState({
-    key: '',
+    key: keys[0]?.key ?? '',
     token: '',
     tool: first?.name ?? '',
     args: pretty(exampleArgs(first?.inputSchema)),
@@ -136,9 +138,21 @@ function TryIt({ tools, initial, tokens }) {
           value=${form.key}
           onInput=${set('key')}
           autocomplete="off"
-          placeholder="e.g. the sandbox's sandbox-demo-subscription-key"
+          list="try-keys"
+          placeholder="a subscription key"
           required
       /></label>
+      <datalist id="try-keys">${keys.map((k) => html`<option value=${k.key}>${k.label}</option>`)}</datalist>
+      ${keys.map(
+        (k) =>
+          html`<button
+            type="button"
+            class="secondary offered-key"
+            onClick=${() => setForm((f) => ({ ...f, key: k.key }))}
+          >
+            ${k.label}
+          </button>`,
+      )}
       <label
         >bearer token (optional) <input name="token" value=${form.token} onInput=${set('token')} autocomplete="off"
       /></label>
@@ -155,6 +169,7 @@ function TryIt({ tools, initial, tokens }) {
       <button type="submit" disabled=${busy}>Call through /mcp</button>
     </form>
     ${out?.error ? html`<p class="error">${out.error}</p>` : ''}
+    ${out?.steps ? html`<${TryResult} steps=${out.steps} />` : ''}
     ${
       out?.steps
         ? html`<ol class="rpc">
@@ -180,4 +195,34 @@ function TryIt({ tools, initial, tokens }) {
           </ol>`
         : ''
     }`;
+}
+
+/**
+ * What the call came to, before how: the tool's result (or the JSON-RPC error, or the refusal of
+ * the first request that failed) and a link to the exchange of the route it ran (its correlation id).
+ */
+function TryResult({ steps }) {
+  const last = steps[steps.length - 1];
+  const body = last.response.body;
+  const result = body?.result;
+  const failed = last.response.status >= 400 || body?.error || result?.isError;
+  const shown = result ? (result.structuredContent ?? textOf(result.content)) : (body?.error ?? body);
+  const correlationId = last.method === 'tools/call' ? last.response.headers['x-correlation-id'] : undefined;
+  return html`<section class="try-result" data-outcome=${failed ? 'error' : 'ok'}>
+    <h4>
+      ${last.method === 'tools/call' ? 'result' : `${last.method} refused`}
+      <span class=${`badge ${failed ? 'error' : 'ok'}`}>${failed ? 'error' : 'ok'}</span>
+      ${correlationId ? html`<a class="exchange-link" href=${`#/exchanges/${encodeURIComponent(correlationId)}`}>its exchange →</a>` : ''}
+    </h4>
+    <pre>${pretty(shown)}</pre>
+  </section>`;
+}
+
+/** A tool result's text content, as JSON when it is. */
+function textOf(content) {
+  const text = (content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+  return text;
 }

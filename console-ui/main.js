@@ -53,14 +53,19 @@ function App() {
   const tokens = (overview?.panels ?? []).some((p) => p.id === 'sandbox');
   let body;
   if (where.page === 'exchanges')
-    body = html`<${ExchangesPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
+    body = html`<${ExchangesPage}
+      id=${where.arg}
+      query=${where.query}
+      origins=${overview?.origins ?? []}
+      key=${location.hash}
+    />`;
   else if (where.page === 'failed')
     body = html`<${FailedPage} id=${where.arg} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'clients') body = html`<${ClientsPage} />`;
   else if (where.page === 'sandbox') body = html`<${SandboxPage} />`;
   else if (where.page === 'audit') body = html`<${AuditPage} query=${where.query} key=${location.hash} />`;
   else if (where.page === 'gateway') body = html`<${GatewayPage} selected=${where.arg} tokens=${tokens} />`;
-  else body = html`<${RoutesPage} selected=${where.arg} />`;
+  else body = html`<${RoutesPage} selected=${where.arg} query=${where.query} />`;
   return html`<header>
       <h1>Integration engine</h1>
       <nav>

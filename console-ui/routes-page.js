@@ -1,15 +1,15 @@
 // Routes: every loaded route by connector (marked when a client's breaker is not closed); the
 // selected one with its diagram, live metrics, its clients' breaker states, what it inherits
 // (inheritance.js), values (secrets masked by the engine), the gateway tools calling it and its
-// lint diagnostics.
-import { useEffect, useState } from 'preact/hooks';
+// lint diagnostics. A step clicked in the diagram opens its source below it (`?source=&line=`).
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html, fmtMs } from './html.js';
 import { api, live } from './api.js';
 import { RouteDiagram } from './diagram.js';
 import { Inheritance } from './inheritance.js';
 import { BreakerBadge, clientsByRoute } from './clients-page.js';
 
-export function RoutesPage({ selected }) {
+export function RoutesPage({ selected, query }) {
   const [routes, setRoutes] = useState(/** @type {any} */ (undefined));
   const [error, setError] = useState(/** @type {string | undefined} */ (undefined));
   const [metrics, setMetrics] = useState({});
@@ -73,11 +73,11 @@ export function RoutesPage({ selected }) {
           </section>`,
       )}
     </nav>
-    ${current ? html`<${RouteDetail} route=${current} metrics=${metrics[current.id]} clients=${clients[current.id] ?? []} diagnostics=${lint === undefined ? undefined : diagsOf(current)} />` : html`<p>No routes are loaded.</p>`}
+    ${current ? html`<${RouteDetail} route=${current} metrics=${metrics[current.id]} clients=${clients[current.id] ?? []} diagnostics=${lint === undefined ? undefined : diagsOf(current)} source=${query?.get('source') ?? undefined} line=${Number(query?.get('line')) || undefined} />` : html`<p>No routes are loaded.</p>`}
   </div>`;
 }
 
-function RouteDetail({ route, metrics, clients, diagnostics }) {
+function RouteDetail({ route, metrics, clients, diagnostics, source, line }) {
   const m = metrics ?? {};
   return html`<article class="detail" data-route=${route.id}>
     <h2>${route.id}</h2>
@@ -107,7 +107,9 @@ function RouteDetail({ route, metrics, clients, diagnostics }) {
     <section>
       <h3>Diagram</h3>
       <div class="diagram-box"><${RouteDiagram} graph=${route.graph} route=${route.id} /></div>
+      <p class="muted">Click a step to open its source: the .jsonata it runs, else its line of the route file.</p>
     </section>
+    ${source ? html`<${Source} route=${route.id} file=${source} line=${line} key=${`${source}:${line}`} />` : ''}
     <${Inheritance} inherits=${route.inherits} />
     <section>
       <h3>Lint</h3>
@@ -152,4 +154,38 @@ function RouteDetail({ route, metrics, clients, diagnostics }) {
       }
     </section>
   </article>`;
+}
+
+/** A project file a step of the diagram opens (masked by the engine), its line marked and scrolled to. */
+function Source({ route, file, line }) {
+  const [src, setSrc] = useState(/** @type {any} */ (undefined));
+  const at = useRef(/** @type {HTMLElement | null} */ (null));
+  useEffect(() => {
+    api(`source?file=${encodeURIComponent(file)}`).then(setSrc, (e) => setSrc({ error: e.message }));
+  }, [file]);
+  useEffect(() => at.current?.scrollIntoView({ block: 'center' }), [src]);
+  return html`<section class="source" data-file=${file} data-line=${line ?? ''}>
+    <h3>
+      <code>${file}${line && line > 1 ? `:${line}` : ''}</code>
+      <a href=${`#/routes/${encodeURIComponent(route)}`} class="muted"> close</a>
+    </h3>
+    ${
+      !src
+        ? html`<p class="muted">Loading…</p>`
+        : src.error
+          ? html`<p class="error">${src.error}</p>`
+          : html`<pre class="source-text">
+${src.text
+                .split('\n')
+                .map(
+                  (t, i) =>
+                    html`<span
+                      class=${i + 1 === line ? 'line at' : 'line'}
+                      data-line=${i + 1}
+                      ref=${i + 1 === line ? at : undefined}
+                      ><span class="n">${i + 1}</span>${t}
+                    </span>`,
+                )}</pre>`
+    }
+  </section>`;
 }

@@ -25,6 +25,13 @@ export interface SandboxExtension extends CliExtension, ConsoleContributor {
   readonly sandbox?: Sandbox;
 }
 
+/** The route making the sandbox's demo traffic (routes/sandbox-demo/demo-payments.yaml). */
+const DEMO_ROUTE = 'sandbox-demo-payments';
+const DEMO_KEYS = [
+  { label: 'sandbox demo key (every tool)', key: 'sandbox-demo-subscription-key' },
+  { label: 'sandbox FX-only key', key: 'sandbox-fx-only-subscription-key' },
+];
+
 /** Where the screening webhook route listens (routes/screenvendor-screening/screening-webhook.yaml). */
 export const SCREENING_WEBHOOK_PATH = '/webhooks/screening';
 
@@ -66,6 +73,14 @@ export function sandboxExtension(opts: SandboxExtensionOptions = {}): SandboxExt
     // the Sandbox page of the engine console (docs/console.md)
     consolePanels() {
       return sandbox ? [sandboxPanel(sandbox)] : [];
+    },
+    // the demo route's payments and what follows from them (their status messages continue its trace)
+    consoleOrigins() {
+      return sandbox ? [{ origin: 'demo', label: 'demo traffic', routes: [DEMO_ROUTE] }] : [];
+    },
+    // the gateway's demo keys, published on purpose (values/gateway.values.yaml)
+    consoleTryKeys() {
+      return sandbox ? DEMO_KEYS : [];
     },
   };
 }

@@ -12,9 +12,12 @@ import { PlatformError } from '../core/errors.ts';
 import { consoleAssets } from './assets.ts';
 import type { ExchangeRecorder, ExchangeSummary } from './recorder.ts';
 import { RouteMetricsSampler } from './route-metrics.ts';
-import { gatewayView, LintView, routeViews } from './views.ts';
+import { gatewayView, LintView, routeViews, sourceFiles } from './views.ts';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
 import { parseTryInput, tryTool } from './try-tool.ts';
-import { isContributor, type ConsolePanel } from './panel.ts';
+import { isContributor, type ConsoleContributor, type ConsolePanel } from './panel.ts';
 import { gatewayExtension } from '../gateway/index.ts';
 import { ConsoleHosts } from './hosts.ts';
 import { consoleActor, failedApi } from './failed-api.ts';
@@ -42,6 +45,8 @@ const PAGE_HEADERS = {
 /** how often the stream sends route metrics while someone watches */
 const METRICS_MS = 2000;
 const HEARTBEAT_MS = 15_000;
+/** longest source file shown, characters */
+const SOURCE_LIMIT = 500_000;
 /** open event streams at most (each is a connection held open) */
 const MAX_STREAMS = 50;
 
@@ -84,7 +89,11 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
   );
   const sampler = new RouteMetricsSampler(engine.services.metrics);
   const streams = new Set<ServerResponse>();
-  const panels: ConsolePanel[] = host.extensions().flatMap((x) => (isContributor(x) ? x.consolePanels(engine) : []));
+  const contributors: ConsoleContributor[] = host.extensions().flatMap((x) => (isContributor(x) ? [x] : []));
+  const panels: ConsolePanel[] = contributors.flatMap((x) => x.consolePanels(engine));
+  const origins = contributors.flatMap((x) => x.consoleOrigins?.() ?? []);
+  host.recorder.origins = new Map(origins.flatMap((o) => o.routes.map((r) => [r, o.origin] as const)));
+  const tryKeys = contributors.flatMap((x) => x.consoleTryKeys?.() ?? []);
 
   const json = (res: ServerResponse, a: Answer) =>
     writeBody(res, a.status, JSON_UTF8, a.status === 204 ? '' : JSON.stringify(a.body ?? {}), http.isClosing);
@@ -208,6 +217,7 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
           routes: e.routes.length,
           exchanges: host.recorder.capacity,
           panels: panels.map((p) => ({ id: p.id, title: p.title })),
+          origins: origins.map((o) => ({ origin: o.origin, label: o.label })),
           gateway: gatewayView(e, host.extensions()).available,
         },
       };
@@ -228,6 +238,19 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
     }
     if (method === 'GET' && path === 'clients')
       return { status: 200, body: { clients: clientViews(e.services.http.guards) } };
+    if (method === 'GET' && path === 'source') {
+      // only the files the diagrams open: never an arbitrary path of the machine
+      const file = query.get('file') ?? '';
+      if (!sourceFiles(routeViews(e, host.extensions())).has(file))
+        throw notFound(
+          `'file' must be a file of a loaded route (its YAML, or a .jsonata one of its steps runs): '${file.slice(0, 200)}'`,
+        );
+      const text = await readFile(resolve(e.services.root, file), 'utf8');
+      return {
+        status: 200,
+        body: { file, text: maskText(text, compileSecrets(valuesSecrets(e.values)), SOURCE_LIMIT) },
+      };
+    }
     if (method === 'GET' && path === 'lint') return { status: 200, body: { diagnostics: await lint.run() } };
     if (method === 'GET' && path === 'exchanges')
       return { status: 200, body: { exchanges: host.recorder.list(exchangeQuery(query, host.recorder.capacity)) } };
@@ -240,7 +263,8 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
         );
       return { status: 200, body: r };
     }
-    if (method === 'GET' && path === 'gateway') return { status: 200, body: gatewayView(e, host.extensions()) };
+    if (method === 'GET' && path === 'gateway')
+      return { status: 200, body: { ...gatewayView(e, host.extensions()), tryKeys } };
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);

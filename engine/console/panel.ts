@@ -28,9 +28,29 @@ export interface ConsolePanel {
   ): PanelAnswer | Promise<PanelAnswer>;
 }
 
+/**
+ * Traffic an extension makes itself (demo requests, say): the exchanges of `routes`, and those
+ * continuing their traces, are marked with `origin`; the Exchanges page offers to hide them.
+ */
+export interface ExchangeOrigin {
+  origin: string;
+  /** what the page's switch calls them: `demo traffic` */
+  label: string;
+  routes: string[];
+}
+
+/** A key the Gateway page's try-it form offers (`label`: whose it is and what it may call). */
+export interface TryKey {
+  label: string;
+  key: string;
+}
+
 /** An extension with panels: implements this next to its EngineExtension hooks. */
 export interface ConsoleContributor {
   consolePanels(engine: RunningEngine): ConsolePanel[];
+  consoleOrigins?(): ExchangeOrigin[];
+  /** subscription keys the try-it form offers: published ones only (a demo's), never a real key */
+  consoleTryKeys?(): TryKey[];
 }
 
 export function isContributor(x: unknown): x is ConsoleContributor {

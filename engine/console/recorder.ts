@@ -15,7 +15,7 @@ export interface SpanRecord {
   name: string;
   /** what the span stands for, from its kind and attributes */
   role: 'exchange' | 'step' | 'call' | 'publish' | 'span';
-  /** ms since the exchange started */
+  /** ms since the exchange started, to a few microseconds (`perfStart`) */
   start: number;
   durationMs: number;
   failed: boolean;
@@ -41,6 +41,8 @@ export interface ExchangeSummary {
   calls: number;
   retries: number;
   events: number;
+  /** who made it when not a client (ExchangeOrigin: `demo`): its route's, or that of the trace it continues */
+  origin?: string;
 }
 
 export interface ExchangeRecord extends ExchangeSummary {
@@ -53,6 +55,8 @@ interface Kept {
   raw: ReadableSpan[];
   order: string[];
   t0: number;
+  /** span id -> performance.now() when it started */
+  perf: Map<string, number>;
   spans?: SpanRecord[];
 }
 
@@ -70,11 +74,14 @@ interface Pending {
   t0: number;
   spanIds: string[];
   raw: ReadableSpan[];
+  perf: Map<string, number>;
 }
 
 const ms = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
 /** pending exchanges kept at most (spans that never end must not grow the map for ever) */
 const MAX_PENDING = 5000;
+/** traces remembered with the origin of the exchange that started them */
+const MAX_TRACE_ORIGINS = 1000;
 
 export class ExchangeRecorder implements SpanProcessor {
   private ring: Kept[] = [];
@@ -83,6 +90,10 @@ export class ExchangeRecorder implements SpanProcessor {
   /** span id -> the pending exchange it belongs to */
   private owner = new Map<string, Pending>();
   private listeners = new Set<(e: ExchangeSummary) => void>();
+  /** route id -> the origin of its exchanges (ExchangeOrigin), set by the console */
+  origins = new Map<string, string>();
+  /** trace id -> origin: an exchange continuing a marked trace (a status message of a demo payment) is marked too */
+  private traceOrigins = new Map<string, string>();
 
   constructor(readonly capacity: number) {}
 
@@ -93,6 +104,7 @@ export class ExchangeRecorder implements SpanProcessor {
     if (p) {
       this.owner.set(id, p);
       p.spanIds.push(id);
+      p.perf.set(id, performance.now());
       return;
     }
     const a = span.attributes;
@@ -113,7 +125,13 @@ export class ExchangeRecorder implements SpanProcessor {
       retries: 0,
       events: 0,
     };
-    const pend: Pending = { record, rootId: id, t0, spanIds: [id], raw: [] };
+    const origin = this.origins.get(record.route) ?? this.traceOrigins.get(record.traceId);
+    if (origin) {
+      record.origin = origin;
+      if (this.traceOrigins.size >= MAX_TRACE_ORIGINS) this.traceOrigins.delete(this.traceOrigins.keys().next().value!);
+      this.traceOrigins.set(record.traceId, origin);
+    }
+    const pend: Pending = { record, rootId: id, t0, spanIds: [id], raw: [], perf: new Map([[id, performance.now()]]) };
     this.pending.set(id, pend);
     this.owner.set(id, pend);
     this.emit(record);
@@ -145,7 +163,7 @@ export class ExchangeRecorder implements SpanProcessor {
       rec.outcome = 'ok';
     }
     this.drop(id);
-    const kept: Kept = { summary: rec, raw: p.raw, order: p.spanIds, t0: p.t0 };
+    const kept: Kept = { summary: rec, raw: p.raw, order: p.spanIds, t0: p.t0, perf: p.perf };
     if (this.ring.length < this.capacity) this.ring.push(kept);
     else this.ring[this.next] = kept;
     this.next = (this.next + 1) % this.capacity;
@@ -179,7 +197,7 @@ export class ExchangeRecorder implements SpanProcessor {
       const k = this.ring[(this.next - i + this.ring.length * 2) % this.ring.length]!;
       if (k.summary.id !== idOrCorrelationId && k.summary.correlationId !== idOrCorrelationId) continue;
       k.spans ??= treeOrder(
-        k.raw.map((s) => toSpanRecord(s, k.t0)),
+        k.raw.map((s) => toSpanRecord(s, k.t0, perfStart(k, s))),
         k.order,
       );
       return { ...k.summary, spans: k.spans };
@@ -236,8 +254,22 @@ function treeOrder(spans: SpanRecord[], startOrder: string[]): SpanRecord[] {
   return out;
 }
 
-function toSpanRecord(span: ReadableSpan, t0: number): SpanRecord {
-  const start = ms(span.startTime);
+/**
+ * When `span` started, in ms since its exchange did, to a few microseconds. The SDK's start times are
+ * whole milliseconds (Date.now()) while its durations are not: a step starting in the next
+ * millisecond would seem to start after a 0.4 ms exchange ended. The clock read as each span
+ * started (onStart runs inside startSpan) gives both the same resolution.
+ */
+function perfStart(k: Kept, span: ReadableSpan): number | undefined {
+  const at = k.perf.get(span.spanContext().spanId);
+  const root = k.perf.get(k.summary.id);
+  return at === undefined || root === undefined ? undefined : at - root;
+}
+
+function toSpanRecord(span: ReadableSpan, t0: number, perfStart?: number): SpanRecord {
+  const sdkStart = ms(span.startTime);
+  // events are stamped as the SDK's start plus the time elapsed since: moved with the start
+  const start = perfStart === undefined ? sdkStart - t0 : perfStart;
   const a = span.attributes;
   const role: SpanRecord['role'] =
     a['engine.route.id'] !== undefined
@@ -254,13 +286,13 @@ function toSpanRecord(span: ReadableSpan, t0: number): SpanRecord {
     parentId: span.parentSpanContext?.spanId,
     name: span.name,
     role,
-    start: round(start - t0),
+    start: round(start),
     durationMs: round(ms(span.duration)),
     failed: span.status.code === SpanStatusCode.ERROR || a['error.type'] !== undefined,
     attributes: plain(a),
     events: span.events.map((e) => ({
       name: e.name,
-      at: round(ms(e.time) - t0),
+      at: round(start + ms(e.time) - sdkStart),
       attributes: plain(e.attributes ?? {}),
     })),
   };

@@ -13,7 +13,7 @@ import { createLogger } from '../observability/logger.ts';
 import type { Diagnostic } from '../core/diagnostics.ts';
 import type { GatewayExtension } from '../gateway/index.ts';
 import { approvalState, readApprovals } from '../gateway/tools.ts';
-import { routeGraph, type RouteGraph } from './route-graph.ts';
+import { routeGraph, type GraphStep, type RouteGraph } from './route-graph.ts';
 import { routeInheritance, type RouteInheritance } from '../dsl/route-inheritance.ts';
 
 export interface RouteView {
@@ -46,7 +46,7 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
   return engine.routes.map((r) => {
     const values = r.valuesName ? engine.values.find(r.valuesName) : undefined;
     const shown = values ? shownValues(values) : [];
-    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value, r.handlersFrom, r.instance);
+    const graph = routeGraph(r.file, (k) => shown.find((v) => v.key === k)?.value, r.handlersFrom, r.instance, root);
     return {
       id: r.id,
       connector: r.connector,
@@ -60,6 +60,27 @@ export function routeViews(engine: RunningEngine, extensions: EngineExtension[])
       inherits: routeInheritance(r, engine.values, root),
     };
   });
+}
+
+/**
+ * The files the console shows the source of (`GET /console/api/source`): those the diagrams open,
+ * each loaded route's file, the connector documents of its handlers and the .jsonata its steps run.
+ */
+export function sourceFiles(views: RouteView[]): Set<string> {
+  const out = new Set<string>();
+  const walk = (nodes: GraphStep[]) => {
+    for (const n of nodes) {
+      if (n.source) out.add(n.source.file);
+      for (const b of n.branches ?? []) walk(b.steps);
+    }
+  };
+  for (const v of views) {
+    out.add(v.file);
+    if (v.graph?.source.file) out.add(v.graph.source.file);
+    walk(v.graph?.steps ?? []);
+    for (const h of v.graph?.onException ?? []) walk(h.steps);
+  }
+  return out;
 }
 
 /** A values file's properties as this environment resolves them, secrets masked. */

@@ -71,11 +71,22 @@ export function exchangeAnswered(t: EngineTracing, span: Span, ex: Exchange): vo
   span.addEvent('answer', { 'engine.status': ex.status, 'engine.body': bodyText(t.detail!, ex.body, true) });
 }
 
-/** What a step received (`phase` 'received') or left (`produced`) as the exchange body. */
+/**
+ * What a step received (`phase` 'received') or left (`produced`) as the exchange body; a step
+ * leaves the exchange's `vars` too, when it has any (masked as bodies are).
+ */
 export function stepBody(t: EngineTracing, span: Span, phase: 'received' | 'produced', ex: Exchange): void {
   if (!live(t, span)) return;
-  span.addEvent(phase, { 'engine.body': bodyText(t.detail!, ex.body, phase === 'received') });
+  const d = t.detail!;
+  const body = bodyText(d, ex.body, phase === 'received');
+  if (phase === 'received' || !hasVars(ex.vars)) span.addEvent(phase, { 'engine.body': body });
+  else span.addEvent(phase, { 'engine.body': body, 'engine.vars': maskedJson(ex.vars, d) });
 }
+
+const hasVars = (vars: Record<string, unknown>) => {
+  for (const _ in vars) return true;
+  return false;
+};
 
 /** A vendor call attempt as sent: path and query (no host), headers and body, masked. */
 export function callRequest(

@@ -89,7 +89,7 @@ export default defineStep<ChoiceConfig>({
   graph(c, g) {
     const branches = (Array.isArray(c.when) ? c.when : []).map((w, i) => {
       const x = (w && typeof w === 'object' && !Array.isArray(w) ? w : {}) as Partial<Branch>;
-      const label = `${g.short(g.text(x.condition) ?? '?', 40)}${x.stop ? ' (stop)' : ''}`;
+      const label = `${g.oneLine(g.text(x.condition) ?? '?')}${x.stop ? ' (stop)' : ''}`;
       return { label, steps: g.steps(x.steps, `when[${i}].steps`) };
     });
     if (c.otherwise !== undefined) branches.push({ label: 'otherwise', steps: g.steps(c.otherwise, 'otherwise') });

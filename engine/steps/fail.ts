@@ -100,7 +100,7 @@ export default defineStep<FailConfig>({
     };
   },
   graph: (c, g) => ({
-    label: `fail ${g.text(c.at) === 'load' ? 'at load ' : ''}${g.short(g.text(c.when) ?? '', 40)}`.trim(),
+    label: `fail ${g.text(c.at) === 'load' ? 'at load ' : ''}${g.oneLine(g.text(c.when) ?? '')}`.trim(),
   }),
   example: `id: example-fail
 values: batch-payments-v0

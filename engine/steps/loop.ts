@@ -84,7 +84,7 @@ export default defineStep<LoopConfig>({
     };
   },
   graph: (c, g) => ({
-    label: `loop while ${g.short(g.text(c.while) ?? '', 40)}`,
+    label: `loop while ${g.oneLine(g.text(c.while) ?? '')}`,
     branches: [{ label: 'each pass', steps: g.steps(c.steps, 'steps') }],
   }),
   example: `id: example-loop

@@ -61,7 +61,7 @@ export default defineStep<SplitConfig>({
     };
   },
   graph: (c, g) => ({
-    label: `split ${g.short(g.text(c.items) ?? '', 40)}`,
+    label: `split ${g.oneLine(g.text(c.items) ?? '')}`,
     branches: [{ label: 'each item', steps: g.steps(c.steps, 'steps') }],
   }),
   example: `id: example-split

@@ -29,14 +29,18 @@ export interface GraphNode {
   target?: { kind: 'vendor' | 'event' | 'route'; name: string };
   /** choice: one per `when` (and `otherwise`); split and loop: their body */
   branches?: { label: string; steps: GraphNode[] }[];
+  /** a project file holding what the step runs (a transform's .jsonata), as the route names it */
+  file?: string;
+  /** where the console opens the step: that file, else the route file at the step's line (route-graph.ts) */
+  source?: { file: string; line: number };
 }
 
 /** What a step's `graph` hook draws with. */
 export interface GraphContext {
   /** a value as written, as text with its {{placeholders}} resolved (masked); undefined if no scalar */
   text(v: unknown): string | undefined;
-  /** `s` cut to `n` characters with an ellipsis */
-  short(s: string, n?: number): string;
+  /** `s` on one line, its whitespace collapsed: never cut (the console draws a label whole) */
+  oneLine(s: string): string;
   /** the nodes of a list of steps nested in this one; `at` is its key path in the config (`when[0].steps`) */
   steps(list: unknown, at: string): GraphNode[];
 }

@@ -43,6 +43,8 @@ export default defineStep<ToDirectConfig>({
         user: ex.user,
         correlationId: ex.correlationId,
         signal: ex.signal,
+        // the called route's exchange is a child of this step's span: one trace, one exchange in the console
+        trace: ex.trace,
       });
       set(ex, r.body);
     };

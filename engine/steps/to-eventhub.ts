@@ -371,7 +371,7 @@ export default defineStep<ToEventHubConfig>({
   },
   references: clientReference,
   graph: (c, g) => ({
-    label: g.short(g.text(c.type) ?? 'event'),
+    label: g.oneLine(g.text(c.type) ?? 'event'),
     target: { kind: 'event', name: g.text(c.topic) ?? g.text(c.type) ?? 'event hub' },
   }),
   example: `id: example-to-eventhub

@@ -642,7 +642,7 @@ export default defineStep<ToHttpConfig>({
   references: clientReference,
   graph(c, g) {
     const name = g.text(c.name) ?? g.text(c.client) ?? 'vendor';
-    const label = `${g.text(c.method) ?? 'GET'} ${g.short(g.text(c.path) ?? g.text(c.url) ?? '')}`;
+    const label = `${g.text(c.method) ?? 'GET'} ${g.oneLine(g.text(c.path) ?? g.text(c.url) ?? '')}`;
     return { label, target: { kind: 'vendor', name } };
   },
   example: `id: example-to-http

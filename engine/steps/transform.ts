@@ -50,7 +50,10 @@ export default defineStep<TransformConfig>({
       return yieldAfter(started);
     };
   },
-  graph: (c, g) => ({ label: `transform ${g.short(g.text(c.file)?.split('/').pop() ?? 'expression')}` }),
+  graph: (c, g) => {
+    const file = g.text(c.file);
+    return { label: `transform ${file?.split('/').pop() ?? 'expression'}`, ...(file ? { file } : {}) };
+  },
   example: `id: example-transform
 from:
   http:

@@ -244,7 +244,7 @@ export default defineStep<ValidateConfig>({
     const s = ctx.schema(cfg.schema, ['schema']);
     return { schema: s.schema, file: s.file };
   },
-  graph: (c, g) => ({ label: `validate ${g.short(g.text(c.schema)?.split('/').pop() ?? (c.rules ? 'rules' : ''))}` }),
+  graph: (c, g) => ({ label: `validate ${g.oneLine(g.text(c.schema)?.split('/').pop() ?? (c.rules ? 'rules' : ''))}` }),
   request(config, facts) {
     // parameters a schema of the query, headers or params describes; those a rule's field names
     const v = config as Record<string, any> | null;

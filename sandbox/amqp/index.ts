@@ -380,12 +380,15 @@ export async function startAmqpEndpoint(opts: AmqpEndpointOptions = {}): Promise
 
 /**
  * The hubvendor simulator's `onPaymentStatus` hook: each status change becomes a message on the
- * payment status queue, JSON text with a fresh message id, as the vendor would publish it.
+ * payment status queue, JSON text with a fresh message id, as the vendor would publish it; with the
+ * W3C trace context of the order's creation as an application property, so the status exchanges
+ * continue the trace of the exchange that created the order.
  */
 export function paymentStatusPublisher(endpoint: AmqpEndpoint, queue = PAYMENT_STATUS_QUEUE) {
-  return (msg: object): void => {
+  return (msg: object, trace?: { traceparent: string }): void => {
     endpoint.publish(queue, {
       message_id: randomUUID(),
+      ...(trace ? { application_properties: { traceparent: trace.traceparent } } : {}),
       content_type: 'application/json',
       subject: 'PaymentOrderStatus',
       creation_time: new Date(),

@@ -28,7 +28,7 @@ export interface HubvendorOptions {
   host?: string;
   log?: SimLog;
   /** called on every payment order status change (ACCEPTED, PROCESSED, REJECTED, CANCELLED) */
-  onPaymentStatus?: (msg: PaymentStatusMessage) => void;
+  onPaymentStatus?: (msg: PaymentStatusMessage, trace?: { traceparent: string }) => void;
   /** ACCEPTED -> PROCESSED/REJECTED after this long (default 2000 ms); null keeps orders ACCEPTED */
   processingDelayMs?: number | null;
   /** record requests (default true); off for benchmarks */

@@ -33,7 +33,8 @@ export interface LifecycleOptions {
   state: HubState;
   /** null: orders stay ACCEPTED until a test moves them */
   processingDelayMs: number | null;
-  onPaymentStatus?: (msg: PaymentStatusMessage) => void;
+  /** `trace`: the trace context of the request that created the order (its status messages continue it) */
+  onPaymentStatus?: (msg: PaymentStatusMessage, trace?: { traceparent: string }) => void;
   log: SimLog;
 }
 
@@ -50,13 +51,16 @@ export class PaymentLifecycle {
     order.statusHistory.push({ status, statusReasonCode, statusDateTime });
     if (status !== 'ACCEPTED') this.unschedule(order.paymentOrderId);
     try {
-      this.o.onPaymentStatus?.({
-        paymentOrderId: order.paymentOrderId,
-        endToEndReference: order.endToEndReference ?? null,
-        status,
-        statusReasonCode,
-        statusDateTime,
-      });
+      this.o.onPaymentStatus?.(
+        {
+          paymentOrderId: order.paymentOrderId,
+          endToEndReference: order.endToEndReference ?? null,
+          status,
+          statusReasonCode,
+          statusDateTime,
+        },
+        order.traceparent ? { traceparent: order.traceparent } : undefined,
+      );
     } catch (e) {
       this.o.log('hubvendor: onPaymentStatus threw', { err: e instanceof Error ? e.message : String(e) });
     }

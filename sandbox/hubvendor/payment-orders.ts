@@ -137,6 +137,7 @@ export function paymentOrderHandlers(state: HubState, lifecycle: PaymentLifecycl
       statusHistory: [],
       createdAt: new Date(req.receivedAt).toISOString(),
       ...(userOf(req) !== undefined && { ownerUserId: userOf(req) }),
+      ...(typeof req.headers.traceparent === 'string' && { traceparent: req.headers.traceparent }),
     };
     state.paymentOrders.set(id, order);
     state.paymentOrdersCreated++;

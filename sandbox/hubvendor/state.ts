@@ -24,6 +24,8 @@ export interface PaymentOrder extends PaymentOrderFields {
   modifiedAt?: string;
   /** the platform user the order was initiated for (X-User-Id), never shown in answers */
   ownerUserId?: string;
+  /** the W3C trace context of the request that created it, passed on with its status messages */
+  traceparent?: string;
 }
 
 export interface StandingOrderFields extends PaymentOrderFields {
@@ -43,6 +45,8 @@ export interface StandingOrder extends StandingOrderFields {
   cancelledAt?: string;
   /** the platform user the order was initiated for (X-User-Id), never shown in answers */
   ownerUserId?: string;
+  /** the W3C trace context of the request that created it, passed on with its status messages */
+  traceparent?: string;
 }
 
 interface IdempotencyEntry {

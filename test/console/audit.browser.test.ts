@@ -1,55 +1,24 @@
 // The console's Audit page in Chromium against `engine run --env sandbox` whose durable store is a
 // database of its own on the machine's PostgreSQL: a tool call and a refusal sent to /mcp are
 // listed newest first and filtered; the chain shows as verified, and as broken, naming the record,
-// once a row is edited by hand in SQL. The subscription key is nowhere on the page.
+// once a row is edited by hand in SQL. The subscription key is nowhere on the s.page.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { connect, PG_URL } from '../store/helpers.ts';
 import pg from 'pg';
-import {
-  ARTIFACTS,
-  hasChromium,
-  launchBrowser,
-  requireChromium,
-  runSandboxEngine,
-  type EngineProcess,
-} from './browser.ts';
+import { consoleSession, hasChromium, requireChromium } from './browser.ts';
 
 requireChromium();
 
 const KEY = 'sandbox-demo-subscription-key';
 
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `t_console_audit_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const c = await connect();
-  await c.query(`CREATE DATABASE "${name}"`);
-  await c.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const d = await connect();
-      await d.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
-
 describe.skipIf(!hasChromium)('Audit page in Chromium', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
-  let engine: EngineProcess;
-  let browser: Browser;
-  let page: Page;
+  const s = consoleSession({ database: 'audit' });
   let sql: pg.Client;
-  const rows = () => page.locator('tr.audit-row');
+  const rows = () => s.page.locator('tr.audit-row');
   const kinds = () => rows().evaluateAll((trs) => trs.map((tr) => tr.className.replace('audit-row ', '')));
 
   const mcp = (key: string, body: unknown) =>
-    fetch(`${engine.url}/mcp`, {
+    fetch(`${s.engine.url}/mcp`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -60,9 +29,7 @@ describe.skipIf(!hasChromium)('Audit page in Chromium', () => {
     });
 
   beforeAll(async () => {
-    db = await createDatabase();
-    [engine, browser] = await Promise.all([runSandboxEngine({ ENGINE_STORE_POSTGRES_URL: db.url }), launchBrowser()]);
-    sql = new pg.Client({ connectionString: db.url });
+    sql = new pg.Client({ connectionString: s.databaseUrl });
     await sql.connect();
     const call = await mcp(KEY, {
       jsonrpc: '2.0',
@@ -79,38 +46,31 @@ describe.skipIf(!hasChromium)('Audit page in Chromium', () => {
       if (i > 200) throw new Error('the audit trail did not write the two decisions');
       await new Promise((res) => setTimeout(res, 100));
     }
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => {
-      throw e;
-    });
-  }, 90_000);
+  }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
     await sql?.end();
-    await db?.drop();
   });
 
   it('lists the decisions, filters them, and says whether the chain verifies', async () => {
-    await page.goto(`${engine.url}/console/#/audit`);
-    await page.locator('[data-chain="verified"]').waitFor();
-    expect(await page.locator('.chain').textContent()).toMatch(/chain verified\s*2 records · head: record 2/);
+    await s.page.goto(`${s.engine.url}/console/#/audit`);
+    await s.page.locator('[data-chain="verified"]').waitFor();
+    expect(await s.page.locator('.chain').textContent()).toMatch(/chain verified\s*2 records · head: record 2/);
     await rows().nth(1).waitFor();
     expect(await kinds()).toEqual(['refusal', 'call']);
     expect(await rows().nth(0).textContent()).toContain('invalid_key');
     expect(await rows().nth(1).textContent()).toContain('getExchangeRate');
-    await page.screenshot({ path: join(ARTIFACTS, 'audit.png'), fullPage: true });
-    await page.locator('.audit form.filters select[name=kind]').selectOption('call');
+    await s.shot('audit');
+    await s.page.locator('.audit form.filters select[name=kind]').selectOption('call');
     await expect.poll(kinds).toEqual(['call']);
-    await page.locator('.audit form.filters input[name=tool]').fill('nope');
-    await page.locator('.audit form.filters input[name=tool]').press('Tab');
-    await page.locator('text=No audit record matches').waitFor();
-    expect(await page.content()).not.toContain(KEY);
+    await s.page.locator('.audit form.filters input[name=tool]').fill('nope');
+    await s.page.locator('.audit form.filters input[name=tool]').press('Tab');
+    await s.page.locator('text=No audit record matches').waitFor();
+    expect(await s.page.content()).not.toContain(KEY);
 
     await sql.query(`UPDATE engine.gateway_audit SET outcome = 'ok' WHERE seq = 2`);
-    await page.locator('.audit form.filters button', { hasText: 'Refresh' }).click();
-    await page.locator('[data-chain="broken"]').waitFor();
-    expect(await page.locator('.chain .problems').textContent()).toMatch(/^record 2: hash mismatch/);
+    await s.page.locator('.audit form.filters button', { hasText: 'Refresh' }).click();
+    await s.page.locator('[data-chain="broken"]').waitFor();
+    expect(await s.page.locator('.chain .problems').textContent()).toMatch(/^record 2: hash mismatch/);
   }, 60_000);
 });

@@ -112,6 +112,26 @@ describe('console API on a sandbox engine', () => {
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.events))).not.toContain('hunter2-hunter2');
   });
 
+  it("records the vars a step leaves beside its body: bank-directory's set step", async () => {
+    const id = `vars-${randomUUID()}`;
+    const res = await fetch(`${engine.url}/payments/bank-directory`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-correlation-id': id },
+      body: JSON.stringify({ identificationType: 'BIC', identification: 'deut-deff xxx' }),
+    });
+    expect(res.status).toBe(200);
+    const x = (await get(`/console/api/exchanges/${id}`)).body as ExchangeRecord;
+    const set = x.spans.find((s) => s.role === 'step' && s.name === 'set')!;
+    const produced = set.events.find((e) => e.name === 'produced')!.attributes;
+    expect(JSON.parse(String(produced['engine.vars']))).toEqual({
+      id: 'DEUTDEFFXXX',
+      disablePagination: expect.any(Boolean),
+    });
+    // before any step set one, a step leaves no vars
+    const validate = x.spans.find((s) => s.role === 'step' && s.name === 'validate')!;
+    expect(validate.events.find((e) => e.name === 'produced')!.attributes['engine.vars']).toBeUndefined();
+  });
+
   it('a fault on the hub makes the exchange show each attempt and the mapped GC027', async () => {
     expect(
       (
@@ -257,6 +277,56 @@ describe('console API on a sandbox engine', () => {
     const key = ach.values.find((v: any) => v.key.includes('client_key') || v.key.includes('client-key'));
     expect(key.value).toMatch(/^\S{0,4}\*{4}$/);
     expect(JSON.stringify(body)).not.toContain('sandbox-achvendor-client-key');
+  });
+
+  it('serves the source of the files the diagrams open, and of no other file', async () => {
+    const { body } = await get('/console/api/routes');
+    const bd = body.routes.find((r: any) => r.id === 'bank-directory').graph;
+    expect(bd.source).toMatchObject({ file: 'routes/hubvendor-payment/bank-directory.yaml', line: 10 });
+    const set = bd.steps[1];
+    expect(set).toMatchObject({
+      kind: 'set',
+      source: { file: 'routes/hubvendor-payment/bank-directory.yaml', line: 22 },
+    });
+    expect(bd.steps[3].source).toEqual({ file: 'routes/hubvendor-payment/bank-directory-response.jsonata', line: 1 });
+    const yaml = await get(`/console/api/source?file=${encodeURIComponent(set.source.file)}`);
+    expect(yaml.status).toBe(200);
+    expect(yaml.body.text.split('\n')[21]).toBe('  - set:');
+    for (const file of ['values/environments/sandbox.yaml', '../../etc/passwd', 'routes/../package.json', '']) {
+      const r = await get(`/console/api/source?file=${encodeURIComponent(file)}`);
+      expect(r.status, file).toBe(404);
+      expect(r.body.detail).toMatch(/^'file' must be a file of a loaded route/);
+    }
+  });
+
+  it("marks the sandbox's demo traffic, and what continues its trace, with the origin the sandbox declares", async () => {
+    const overview = (await get('/console/api/overview')).body;
+    expect(overview.origins).toEqual([{ origin: 'demo', label: 'demo traffic' }]);
+    const r = await engine.call('sandbox-demo-payments', {});
+    expect(r.status).toBe(200);
+    const demo = (await get('/console/api/exchanges?route=sandbox-demo-payments')).body.exchanges[0];
+    expect(demo).toMatchObject({ route: 'sandbox-demo-payments', origin: 'demo' });
+    // the hub's status messages of the demo payment continue its trace over AMQP: marked too
+    await expect
+      .poll(
+        async () =>
+          (await get('/console/api/exchanges?route=payment-status-inbound')).body.exchanges.find(
+            (x: any) => x.traceId === demo.traceId,
+          )?.origin,
+        { timeout: 10_000 },
+      )
+      .toBe('demo');
+    // a client's exchange is not
+    const id = `origin-${randomUUID()}`;
+    await fx(id);
+    expect((await get(`/console/api/exchanges/${id}`)).body.origin).toBeUndefined();
+  });
+
+  it('offers the try-it form the keys the sandbox publishes', async () => {
+    expect((await get('/console/api/gateway')).body.tryKeys).toEqual([
+      { label: 'sandbox demo key (every tool)', key: 'sandbox-demo-subscription-key' },
+      { label: 'sandbox FX-only key', key: 'sandbox-fx-only-subscription-key' },
+    ]);
   });
 
   it('the routes API says what each route inherits, as engine routes --explain does, configured secrets masked', async () => {

@@ -5,54 +5,22 @@
 // discard confirms a dry-run count, and the history says who did what.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
 import { openPostgresStore } from '../../engine/store/durable-pg.ts';
 import type { DurableStore, FailedExchange } from '../../engine/store/durable.ts';
-import { connect, PG_URL, sample } from '../store/helpers.ts';
-import {
-  ARTIFACTS,
-  hasChromium,
-  launchBrowser,
-  requireChromium,
-  runSandboxEngine,
-  type EngineProcess,
-} from './browser.ts';
+import { sample } from '../store/helpers.ts';
+import { consoleSession, hasChromium, requireChromium } from './browser.ts';
 
 requireChromium();
 
 const ROUTE = 'payment-status-inbound';
 const ATTACK = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
-/** A database of its own (the engine's schema is `engine` by default), dropped at the end. */
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `t_console_failed_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const c = await connect();
-  await c.query(`CREATE DATABASE "${name}"`);
-  await c.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const d = await connect();
-      await d.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
-
 describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
-  let db: Awaited<ReturnType<typeof createDatabase>>;
-  let engine: EngineProcess;
+  const s = consoleSession({ database: 'failed' });
   let store: DurableStore;
-  let browser: Browser;
-  let page: Page;
   const rec: Record<string, FailedExchange> = {};
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  const rows = () => page.locator('tr.failed-row');
+  const rows = () => s.page.locator('tr.failed-row');
   const rowIds = () => rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
 
   /** A payment status message the route takes (its test's first case), failed `m` minutes ago. */
@@ -78,9 +46,7 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
     });
 
   beforeAll(async () => {
-    db = await createDatabase();
-    [engine, browser] = await Promise.all([runSandboxEngine({ ENGINE_STORE_POSTGRES_URL: db.url }), launchBrowser()]);
-    store = await openPostgresStore({ url: db.url, schema: 'engine', poolSize: 2 });
+    store = await openPostgresStore({ url: s.databaseUrl!, schema: 'engine', poolSize: 2 });
     rec.good = await store.recordFailed(message('good', 30, { routeVersion: 'sha256:console-test' }));
     rec.bad = await store.recordFailed(
       message('bad', 20, {
@@ -110,62 +76,61 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
         lastAt: minutesAgo(5),
       }),
     );
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => {
-      throw e;
-    });
-  }, 90_000);
+  }, 30_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await engine?.stop();
     await store?.close();
-    await db?.drop();
   });
 
   it('asks the operator once, counts the open records in the navigation, lists them newest first and filters them', async () => {
-    await page.goto(`${engine.url}/console/#/failed`);
-    await page.locator('a[data-page="failed"] .count', { hasText: '4' }).waitFor();
-    await page.locator('form.operator input[name=operator]').fill('alice');
-    await page.locator('form.operator button[type=submit]').click();
-    await page.locator('[data-operator="alice"]').first().waitFor();
+    await s.page.goto(`${s.engine.url}/console/#/failed`);
+    await s.page.locator('a[data-page="failed"] .count', { hasText: '4' }).waitFor();
+    await s.page.locator('form.operator input[name=operator]').fill('alice');
+    await s.page.locator('form.operator button[type=submit]').click();
+    await s.page.locator('[data-operator="alice"]').first().waitFor();
     await rows().nth(3).waitFor();
     expect(await rowIds()).toEqual([rec.cron!.id, rec.attack!.id, rec.bad!.id, rec.good!.id]);
-    expect(await page.locator('.summary').textContent()).toMatch(/4 matching · 4 open in all/);
+    expect(await s.page.locator('.summary').textContent()).toMatch(/4 matching · 4 open in all/);
+    // a long detail is shown whole, wrapped: never cut with an ellipsis
+    const detail = rows().nth(1).locator('td.detail');
+    expect(await detail.textContent()).toBe(`not JSON: ${ATTACK}`);
+    expect(await detail.evaluate((td) => td.scrollWidth <= td.clientWidth && td.scrollHeight <= td.clientHeight)).toBe(
+      true,
+    );
     // the correlation id links to the Exchanges page's search, as elsewhere in the console
     expect(await rows().first().locator('a', { hasText: 'corr-cron' }).getAttribute('href')).toBe(
       '#/exchanges?correlationId=corr-cron',
     );
 
-    await page.locator('.failed form.filters input[name=route]').fill(ROUTE);
-    await page.locator('.failed form.filters input[name=route]').press('Tab');
+    await s.page.locator('.failed form.filters input[name=route]').fill(ROUTE);
+    await s.page.locator('.failed form.filters input[name=route]').press('Tab');
     await expect.poll(rowIds).toEqual([rec.attack!.id, rec.bad!.id, rec.good!.id]);
-    await page.locator('.failed form.filters input[name=code]').fill('VALIDATION_FAILED');
-    await page.locator('.failed form.filters input[name=code]').press('Tab');
+    await s.page.locator('.failed form.filters input[name=code]').fill('VALIDATION_FAILED');
+    await s.page.locator('.failed form.filters input[name=code]').press('Tab');
     await expect.poll(rowIds).toEqual([rec.attack!.id, rec.bad!.id]);
-    await page.locator('.failed form.filters select[name=since]').selectOption('15m');
+    await s.page.locator('.failed form.filters select[name=since]').selectOption('15m');
     await expect.poll(rowIds).toEqual([rec.attack!.id]);
-    await shot('failed');
+    await s.shot('failed');
 
     // the name is kept: a new visit does not ask again
-    await page.reload();
-    await page.locator('[data-operator="alice"]').first().waitFor();
-    expect(await page.locator('form.operator').count()).toBe(0);
+    await s.page.reload();
+    await s.page.locator('[data-operator="alice"]').first().waitFor();
+    expect(await s.page.locator('form.operator').count()).toBe(0);
   }, 60_000);
 
   it("shows one record's facts and input; attacker text in a body, header, cause or detail stays text", async () => {
-    await page.goto(`${engine.url}/console/#/failed/${rec.attack!.id}`);
-    const detail = page.locator(`article.failed-detail[data-id="${rec.attack!.id}"]`);
+    await s.page.goto(`${s.engine.url}/console/#/failed/${rec.attack!.id}`);
+    const detail = s.page.locator(`article.failed-detail[data-id="${rec.attack!.id}"]`);
     await detail.waitFor();
     expect(await detail.locator('pre.body').textContent()).toBe(ATTACK);
     expect(await detail.locator('pre.headers').textContent()).toContain('onerror');
     expect(await detail.locator('tr[data-fact="cause"]').textContent()).toContain(ATTACK);
     expect(await detail.locator('tr[data-fact="detail"]').textContent()).toContain(ATTACK);
-    expect(await page.locator('img, main script').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await s.page.locator('img, main script').count()).toBe(0);
+    expect(await s.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
-    await page.goto(`${engine.url}/console/#/failed/${rec.good!.id}`);
-    const good = page.locator(`article.failed-detail[data-id="${rec.good!.id}"]`);
+    await s.page.goto(`${s.engine.url}/console/#/failed/${rec.good!.id}`);
+    const good = s.page.locator(`article.failed-detail[data-id="${rec.good!.id}"]`);
     await good.waitFor();
     const fact = async (name: string) => (await good.locator(`tr[data-fact="${name}"] td`).textContent())?.trim();
     expect(await fact('route')).toMatch(new RegExp(`^${ROUTE}\\s+version\\s+sha256:console-test$`));
@@ -185,37 +150,37 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
   }, 60_000);
 
   it('replays one record and discards another, each confirmed first; the history names the operator', async () => {
-    await page.goto(`${engine.url}/console/#/failed/${rec.good!.id}`);
-    const good = page.locator(`article.failed-detail[data-id="${rec.good!.id}"]`);
+    await s.page.goto(`${s.engine.url}/console/#/failed/${rec.good!.id}`);
+    const good = s.page.locator(`article.failed-detail[data-id="${rec.good!.id}"]`);
     await good.locator('button[name=replay]').click();
     // nothing happens before the confirmation
     await good.locator('.confirm[data-action="replay"]').waitFor();
     expect((await store.getFailed(rec.good!.id))?.status).toBe('open');
     await good.locator('.confirm button[name=confirm]').click();
-    await page.locator(`article.failed-detail[data-status="replayed"]`).waitFor();
+    await s.page.locator(`article.failed-detail[data-status="replayed"]`).waitFor();
     expect(await good.locator('[role=status]').textContent()).toMatch(/^Replayed/);
     expect(await good.locator('tr[data-fact="status"] td').textContent()).toMatch(/replayed\s+by\s+alice/);
     expect(await good.locator('button[name=replay]').count()).toBe(0); // settled: no more actions
     const replayed = good.locator('.failed-history tr.audit[data-action="replay"]');
     await replayed.waitFor();
     expect(await replayed.locator('.actor').textContent()).toBe('alice');
-    await shot('failed-record');
+    await s.shot('failed-record');
 
-    await page.goto(`${engine.url}/console/#/failed/${rec.bad!.id}`);
-    const bad = page.locator(`article.failed-detail[data-id="${rec.bad!.id}"]`);
+    await s.page.goto(`${s.engine.url}/console/#/failed/${rec.bad!.id}`);
+    const bad = s.page.locator(`article.failed-detail[data-id="${rec.bad!.id}"]`);
     await bad.locator('button[name=discard]').click();
     await bad.locator('.confirm[data-action="discard"] button', { hasText: 'Cancel' }).click();
     expect(await bad.locator('.confirm').count()).toBe(0);
     await bad.locator('button[name=discard]').click();
     await bad.locator('.confirm button[name=confirm]').click();
-    await page.locator(`article.failed-detail[data-status="discarded"]`).waitFor();
+    await s.page.locator(`article.failed-detail[data-status="discarded"]`).waitFor();
     expect(await bad.locator('[role=status]').textContent()).toBe('Discarded.');
     await bad.locator('.failed-history tr.audit[data-action="discard"]').waitFor();
 
     // the store agrees, and the navigation counts the two still open
     expect(await store.getFailed(rec.good!.id)).toMatchObject({ status: 'replayed', settledBy: 'alice' });
     expect(await store.getFailed(rec.bad!.id)).toMatchObject({ status: 'discarded', settledBy: 'alice' });
-    await page.locator('a[data-page="failed"] .count', { hasText: '2' }).waitFor();
+    await s.page.locator('a[data-page="failed"] .count', { hasText: '2' }).waitFor();
     const audit = await store.listAudit({});
     expect(audit.map((a) => [a.actor, a.action, a.records])).toEqual([
       ['alice', 'discard', [rec.bad!.id]],
@@ -228,23 +193,23 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
       await store.recordFailed(message('bulk-1', 3, { code: 'GC599' })),
       await store.recordFailed(message('bulk-2', 2, { code: 'GC599' })),
     ];
-    await page.goto(`${engine.url}/console/#/failed?code=GC599`);
+    await s.page.goto(`${s.engine.url}/console/#/failed?code=GC599`);
     await expect.poll(rowIds).toEqual([more[1]!.id, more[0]!.id]);
-    await page.locator('.bulk button[name=discard-all]').click();
-    const confirm = page.locator('.bulk .confirm[data-action="discard"]');
+    await s.page.locator('.bulk button[name=discard-all]').click();
+    const confirm = s.page.locator('.bulk .confirm[data-action="discard"]');
     await confirm.waitFor();
     expect(await confirm.getAttribute('data-matched')).toBe('2');
     expect(await confirm.textContent()).toMatch(/Discard 2 open records \(code GC599\)/);
     // the dry run changed nothing
     expect((await store.listFailed({ code: 'GC599', status: 'open' })).length).toBe(2);
     await confirm.locator('button[name=confirm]').click();
-    await page.locator('.bulk [role=status]').waitFor();
-    expect(await page.locator('.bulk [role=status]').textContent()).toMatch(/Discarded 2 of 2/);
+    await s.page.locator('.bulk [role=status]').waitFor();
+    expect(await s.page.locator('.bulk [role=status]').textContent()).toMatch(/Discarded 2 of 2/);
     await expect.poll(async () => rows().count()).toBe(0);
     expect((await store.listFailed({ code: 'GC599', status: 'discarded' })).length).toBe(2);
 
     // the history: newest first, the bulk entry naming both records; filtered to the replayed record
-    const history = page.locator('.failed-history');
+    const history = s.page.locator('.failed-history');
     await expect
       .poll(() => history.locator('tr.audit').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action'))))
       .toEqual(['discard', 'discard', 'replay']);
@@ -254,7 +219,7 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
     await expect
       .poll(() => history.locator('tr.audit').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action'))))
       .toEqual(['replay']);
-    await shot('failed-history');
+    await s.shot('failed-history');
   }, 60_000);
   it('a replay that fails again keeps the record open with the new cause; a record settled meanwhile is refused with who settled it', async () => {
     const again = await store.recordFailed(
@@ -263,8 +228,8 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
         body: JSON.stringify({ paymentOrderId: 'PO-again', status: 'LOST', statusDateTime: '2026-11-23T10:00:00Z' }),
       }),
     );
-    await page.goto(`${engine.url}/console/#/failed/${again.id}`);
-    const detail = page.locator(`article.failed-detail[data-id="${again.id}"]`);
+    await s.page.goto(`${s.engine.url}/console/#/failed/${again.id}`);
+    const detail = s.page.locator(`article.failed-detail[data-id="${again.id}"]`);
     await detail.locator('button[name=replay]').click();
     await detail.locator('.confirm button[name=confirm]').click();
     await detail.locator('.failed-history tr.audit').waitFor();
@@ -280,7 +245,7 @@ describe.skipIf(!hasChromium)('Failed page in Chromium', () => {
     await store.discard(again.id, 'bob');
     await detail.locator('button[name=replay]').click();
     await detail.locator('.confirm button[name=confirm]').click();
-    await page.locator(`article.failed-detail[data-status="discarded"]`).waitFor();
+    await s.page.locator(`article.failed-detail[data-status="discarded"]`).waitFor();
     expect(await detail.locator('[role=status]').textContent()).toMatch(/was discarded by bob/);
     expect(await detail.locator('tr[data-fact="status"] td').textContent()).toMatch(/discarded\s+by\s+bob/);
     expect(await detail.locator('button[name=replay]').count()).toBe(0);

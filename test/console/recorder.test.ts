@@ -82,4 +82,31 @@ describe('ExchangeRecorder', () => {
     expect(seen).toEqual(['r:running', 'r:ok']);
     expect(recorder.list()).toHaveLength(2);
   });
+
+  it('places the spans of a sub-millisecond exchange inside it, though the SDK starts them on whole milliseconds', () => {
+    const { recorder, tracer, exchange } = setup(3);
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    exchange('warm-up', 'c-warm', (ctx) => tracer.startSpan('s', {}, ctx).end()); // first spans are slow
+    // the exchange starts late in one millisecond, its step early in the next
+    const t = Date.now();
+    while (Date.now() === t);
+    spin(0.8);
+    exchange('quick', 'c-quick', (ctx) => {
+      spin(0.3);
+      const step = tracer.startSpan('transform', { attributes: { 'engine.step.index': 0 } }, ctx);
+      step.addEvent('produced');
+      step.end();
+    });
+    const x = recorder.get('c-quick')!;
+    const step = x.spans.find((s) => s.role === 'step')!;
+    expect(step.start).toBeGreaterThan(0.2);
+    // each span's clock is read a few microseconds after the SDK's: 50 µs of slack, where a whole
+    // millisecond start is off by up to one
+    expect(step.start + step.durationMs).toBeLessThanOrEqual(x.durationMs! + 0.05);
+    expect(step.events[0]!.at).toBeGreaterThanOrEqual(step.start);
+    expect(step.events[0]!.at).toBeLessThanOrEqual(step.start + step.durationMs + 0.05);
+  });
 });

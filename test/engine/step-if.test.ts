@@ -135,11 +135,14 @@ steps:
 
   it('the console draws it as a choice with that one branch', () => {
     const graph = routeGraph(`${tmpProject(FILES)}/routes/demo/guarded.yaml`)!;
+    // each opens at its line of the route file (the step with `if:` is one item: line 6)
+    const at = { file: expect.stringMatching(/routes\/demo\/guarded\.yaml$/), line: 6 };
     expect(graph.steps[0]).toEqual({
       kind: 'choice',
       path: 'steps[0]',
       label: 'if',
-      branches: [{ label: 'body.big', steps: [{ kind: 'set', path: 'steps[0]', label: 'set' }] }],
+      source: at,
+      branches: [{ label: 'body.big', steps: [{ kind: 'set', path: 'steps[0]', label: 'set', source: at }] }],
     });
     expect(graph.steps[2]).toMatchObject({
       kind: 'choice',

@@ -85,9 +85,20 @@ describe('a step kind from a module of its own', () => {
 `;
     const root = tmpProject({ 'routes/stamped.yaml': route('{ text: "{{greeting}}" }') + nested });
     const graph = routeGraph(join(root, 'routes/stamped.yaml'), (k) => (k === 'greeting' ? 'hello' : undefined))!;
-    expect(graph.steps[0]).toEqual({ kind: 'stamp', path: 'steps[0]', label: 'stamp hello' });
+    const file = expect.stringMatching(/routes\/stamped\.yaml$/);
+    expect(graph.steps[0]).toEqual({
+      kind: 'stamp',
+      path: 'steps[0]',
+      label: 'stamp hello',
+      source: { file, line: expect.any(Number) },
+    });
     expect(graph.steps[1].branches![0].steps).toEqual([
-      { kind: 'stamp', path: 'steps[1].choice.when[0].steps[0]', label: 'stamp inner' },
+      {
+        kind: 'stamp',
+        path: 'steps[1].choice.when[0].steps[0]',
+        label: 'stamp inner',
+        source: { file, line: expect.any(Number) },
+      },
     ]);
   });
 
