@@ -2,8 +2,9 @@
 // (routes/<name>/), and only those load, in a run, a reload, lint and `engine routes` alike, so
 // they agree. A route directory given on the command line that holds no route of its own, only
 // connector documents (routes/ with its client templates), is a set of connectors: its folders
-// not listed are left out. A folder given that holds routes is one connector: not listed, it is
-// an error rather than a silent empty start.
+// not listed are left out. A folder given that holds routes is one connector, named on purpose:
+// not listed, it still loads (never a silent empty start), with a warning that the list leaves it
+// out, so that `engine run routes/` would not run it.
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -63,13 +64,14 @@ export function selectConnectors(
     }
     const name = basename(p);
     available.add(name);
-    if (names.includes(name)) out.push(p);
-    else
+    out.push(p);
+    if (!names.includes(name))
       diagnostics.push({
         file: relative(process.cwd(), p) || p,
         line: 1,
         col: 1,
-        message: `connector '${name}' is not one environment '${environment.name}' runs (connectors: in ${where}: ${names.join(', ') || 'none'}); add it there to run it`,
+        severity: 'warning',
+        message: `connector '${name}' is not one environment '${environment.name}' runs (connectors: in ${where}: ${names.join(', ') || 'none'}): loaded because it was named; add it there for a run of the whole route folder`,
       });
   }
   // a name no folder has would run nothing: a typo (checked when a set of connectors was given)

@@ -50,8 +50,11 @@ export interface DocumentHandler {
    */
   lintOnlyFiles?: (file: string) => boolean;
   load(src: YamlSource, values: ValuesSet): Diagnostic[];
-  /** called once every file is loaded, with the routes (checks that need them: tool targets) */
-  finish?(routes: CompiledRoute[]): Diagnostic[];
+  /**
+   * called once every file is loaded, with the routes (checks that need them: tool targets) and the
+   * load's diagnostics so far (a check may keep quiet where an earlier error misleads it)
+   */
+  finish?(routes: CompiledRoute[], diagnostics: readonly Diagnostic[]): Diagnostic[];
 }
 
 export interface LoadResult {
@@ -232,7 +235,7 @@ export function loadRoutes(
       return dir === own || dir.startsWith(own + sep) || dir.startsWith(own + '/');
     });
   diagnostics.push(...[...clients.unused(), ...clients.unusedOnException(inheriting)].filter((d) => !unknowable(d)));
-  for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes));
+  for (const d of docs) if (d.finish) diagnostics.push(...d.finish(routes, diagnostics));
   // the instances of a route template share their calls' places: each place is said once
   const calledAt = new Set<string>();
   for (const c of directCalls) {

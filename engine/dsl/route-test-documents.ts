@@ -2,7 +2,7 @@
 // check them (lint: file:line:col with did-you-mean) instead of compiling them as routes.
 
 import type { DocumentHandler } from './route-loader.ts';
-import type { Diagnostic } from '../core/diagnostics.ts';
+import { isError, type Diagnostic } from '../core/diagnostics.ts';
 import { checkConfig } from '../schemas/config-check.ts';
 import { diagAt, type YamlSource } from '../core/yaml-source.ts';
 import { compileExpression } from '../expressions/expressions.ts';
@@ -55,7 +55,8 @@ export function checkTestFile(src: YamlSource): Diagnostic[] {
 /**
  * The `tests:` document kind, for the route loader: checked by lint, left unread by a run. Once the
  * routes are loaded, a stub or `calls` name that no loaded to-http step calls is an error at its
- * line (`targets`: the names the loaded steps call), as `engine test` fails it.
+ * line (`targets`: the names the loaded steps call), as `engine test` fails it; not said while the
+ * routes have errors (a route that did not compile calls nothing).
  */
 export function routeTestDocuments(targets: () => ReadonlySet<string>): DocumentHandler {
   const checked: YamlSource[] = [];
@@ -67,9 +68,12 @@ export function routeTestDocuments(targets: () => ReadonlySet<string>): Document
       if (!d.length) checked.push(src);
       return d;
     },
-    finish: () => {
+    finish: (_routes, diagnostics) => {
+      const files = checked.splice(0);
+      // a route that did not compile named no targets: its stubs would each be a false error
+      if (diagnostics.some(isError)) return [];
       const known = new Set(targets());
-      return checked.splice(0).flatMap((src) => {
+      return files.flatMap((src) => {
         const file = src.value as TestFile;
         const names = unknownTargets(file, [...file.tests.entries()], known);
         return [...names.file, ...[...names.cases.values()].flat()].map((p) => diagAt(src, p.path, p.message, true));

@@ -7,8 +7,9 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect as tcpConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { engineCli } from '../helpers/cli.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
@@ -16,8 +17,8 @@ import { tmpProject } from '../helpers/tmp-project.ts';
 const LINE = /^(ok|warn|FAIL) +(\S+) +(\S+) +(\S+) +\d+ ms {2}\S/;
 const checkLines = (out: string) => out.split('\n').filter((l) => LINE.test(l));
 
-/** A project with one HTTP client, `vendor`, at the environmental key vendor-base-url. */
-function clientProject(): string {
+/** A project with one HTTP client, `vendor`, at the environmental key vendor-base-url (`proxy`: the env's proxy). */
+function clientProject(proxy = false): string {
   return tmpProject({
     'values/vendor.values.yaml': 'vendor:\n  baseUrl: ${vendor-base-url}\n',
     'routes/vendor/connector.yaml': [
@@ -25,6 +26,7 @@ function clientProject(): string {
       'clients:',
       '  vendor:',
       '    base-url: "{{vendor.baseUrl}}"',
+      ...(proxy ? ['    proxy: true'] : []),
       '',
     ].join('\n'),
     'routes/vendor/get.yaml': [
@@ -45,6 +47,28 @@ async function closedPort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise((r) => s.close(r));
   return port;
+}
+
+/** A CONNECT proxy on 127.0.0.1 tunnelling where it is asked (407 without `auth`), noting each CONNECT. */
+async function connectProxy(auth?: string) {
+  const seen: { target: string; authorization?: string }[] = [];
+  const server = createHttpServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req, client) => {
+    seen.push({ target: req.url ?? '', authorization: req.headers['proxy-authorization'] });
+    if (auth && req.headers['proxy-authorization'] !== `Basic ${Buffer.from(auth).toString('base64')}`) {
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n');
+      return;
+    }
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = tcpConnect(Number(port), host!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, seen, close: () => server.close() };
 }
 
 describe('engine dry-run', () => {
@@ -112,6 +136,66 @@ describe('engine dry-run', () => {
     expect(r.stdout).toMatch(/: 1 failed, 0 warning\(s\)$/m);
     // no tools files: the gateway does not run, so its keys are not checked
     expect(r.stdout).not.toMatch(/ jwks /);
+  }, 90_000);
+
+  it('a client with proxy: true is checked through the proxy the environment names: its dns and tcp, then the tunnel', async () => {
+    const proxy = await connectProxy();
+    const vendor = createNetServer((s) => s.end()).listen(0, '127.0.0.1');
+    await new Promise((r) => vendor.once('listening', r));
+    const vendorPort = (vendor.address() as AddressInfo).port;
+    try {
+      // the vendor's name resolves at the proxy only: the dry-run must not look it up itself
+      const r = await engineCli(['dry-run', '--set', `vendor-base-url=http://127.0.0.1:${vendorPort}/api`], {
+        cwd: clientProject(true),
+        env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, NO_PROXY: '' },
+        timeoutMs: 60_000,
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^ok +dns +vendor +127\\.0\\.0\\.1:${proxy.port} +\\d+ ms {2}proxy: `, 'm'));
+      expect(r.stdout).toMatch(new RegExp(`^ok +tcp +vendor +127\\.0\\.0\\.1:${proxy.port} +\\d+ ms {2}proxy: `, 'm'));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^ok +tunnel +vendor +127\\.0\\.0\\.1:${vendorPort} +\\d+ ms {2}through the proxy 127\\.0\\.0\\.1:${proxy.port}$`,
+          'm',
+        ),
+      );
+      expect(proxy.seen.map((x) => x.target)).toEqual([`127.0.0.1:${vendorPort}`]);
+      // NO_PROXY exempts the vendor: checked directly, the proxy hears nothing
+      const direct = await engineCli(['dry-run', '--set', `vendor-base-url=http://127.0.0.1:${vendorPort}/api`], {
+        cwd: clientProject(true),
+        env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, NO_PROXY: 'localhost,127.0.0.1' },
+        timeoutMs: 60_000,
+      });
+      expect(direct.code).toBe(0);
+      expect(direct.stdout).toMatch(new RegExp(`^ok +tcp +vendor +127\\.0\\.0\\.1:${vendorPort} `, 'm'));
+      expect(direct.stdout).not.toMatch(/ tunnel /);
+      expect(proxy.seen).toHaveLength(1);
+    } finally {
+      proxy.close();
+      vendor.close();
+    }
+  }, 120_000);
+
+  it('a proxy that refuses the credentials fails the tunnel check, the password never shown', async () => {
+    const password = 'proxy-secret-5d1e';
+    const proxy = await connectProxy(`ops:${password}`);
+    try {
+      const r = await engineCli(['dry-run', '--set', 'vendor-base-url=https://vendor.example.test/api'], {
+        cwd: clientProject(true),
+        env: { HTTPS_PROXY: `http://ops:wrong-${password}@127.0.0.1:${proxy.port}`, NO_PROXY: '' },
+        timeoutMs: 60_000,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(
+        /^FAIL tunnel +vendor +vendor\.example\.test:443 +\d+ ms {2}the proxy refused its credentials \(407\)$/m,
+      );
+      expect(r.stdout + r.stderr).not.toContain(password);
+      // the vendor's name was left to the proxy: no dns line for it
+      expect(r.stdout).not.toMatch(/ dns +vendor +vendor\.example\.test/);
+      expect(proxy.seen[0]?.target).toBe('vendor.example.test:443');
+    } finally {
+      proxy.close();
+    }
   }, 90_000);
 
   it('a host that does not resolve fails the dns check with a DNS reason; tcp is not tried', async () => {

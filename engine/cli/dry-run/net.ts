@@ -3,7 +3,7 @@
 // near (under WARN_DAYS) or not. Nothing is sent over the connection.
 
 import { lookup } from 'node:dns/promises';
-import { isIP, connect as tcpConnect } from 'node:net';
+import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { timed, type CheckResult } from './check.ts';
 
@@ -74,18 +74,19 @@ function tcpOpen(address: string, port: number): Promise<{ status: 'ok'; reason:
   });
 }
 
-function tlsHandshake(e: Endpoint): Promise<{ status: 'ok' | 'warn'; reason: string }> {
+/** The TLS handshake with `e`, over `socket` when given (a proxy's tunnel), else a connection of its own. */
+export function tlsHandshake(e: Endpoint, socket?: Socket): Promise<{ status: 'ok' | 'warn'; reason: string }> {
   return new Promise((resolve, reject) => {
     // by the configured name, which the certificate must carry (not the address it resolved to)
     const s = tlsConnect({
-      host: e.host,
-      port: e.port,
+      ...(socket ? { socket } : { host: e.host, port: e.port }),
       ...(isIP(e.host) ? {} : { servername: e.host }),
       timeout: TIMEOUT_MS,
     });
     s.once('secureConnect', () => {
       const cert = s.getPeerCertificate();
       s.destroy();
+      socket?.destroy();
       const expires = new Date(cert.valid_to);
       const days = Math.floor((expires.getTime() - Date.now()) / 86_400_000);
       const when = expires.toISOString().slice(0, 10);
@@ -96,8 +97,12 @@ function tlsHandshake(e: Endpoint): Promise<{ status: 'ok' | 'warn'; reason: str
     });
     s.once('timeout', () => {
       s.destroy();
+      socket?.destroy();
       reject(new Error(`no TLS handshake within ${TIMEOUT_MS} ms`));
     });
-    s.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`TLS: ${err.message}`)));
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      socket?.destroy();
+      reject(new Error(`TLS: ${err.message}`));
+    });
   });
 }

@@ -1,6 +1,7 @@
 // What `engine dry-run` checks in a loaded project, and the checks run: each client profile the
 // routes name (HTTP vendors and event hub producers: DNS, TCP, TLS), each AMQP broker a route
-// consumes from (the same, then the login), the durable store, and the gateway's key set when
+// consumes from (the same, then the login; a client with `proxy: true` through the environment's
+// proxy: proxy.ts), the durable store, and the gateway's key set when
 // its JWT settings name one. Endpoints shared by several clients are checked once per client, so
 // each line names the client an operator must fix.
 
@@ -12,6 +13,7 @@ import { parseAmqpUrl } from '../../amqp/rhea-util.ts';
 import { readSettings } from '../../gateway/config.ts';
 import { timed, type CheckResult } from './check.ts';
 import { checkEndpoint, endpointOf, hostPort } from './net.ts';
+import { checkThroughProxy, proxyFor } from './proxy.ts';
 import { amqpLogin, type AmqpLogin } from './amqp-login.ts';
 import { checkStore, storeTarget } from './store.ts';
 import { checkJwks, jwksSource } from './jwks.ts';
@@ -19,6 +21,8 @@ import { checkJwks, jwksSource } from './jwks.ts';
 interface ClientTarget {
   name: string;
   url: string;
+  /** `proxy: true`: calls go through the environment's proxy */
+  proxy: boolean;
 }
 
 /** The client profiles the routes name, each once (by name and base-url), in route order. */
@@ -26,9 +30,14 @@ function clientTargets(engine: OpenedEngine): ClientTarget[] {
   const seen = new Map<string, ClientTarget>();
   for (const route of engine.routes) {
     for (const c of routeInheritance(route, engine.values, resolve('.')).clients) {
-      const url = (c.settings as Record<string, unknown> | undefined)?.['base-url'];
+      const settings = c.settings as Record<string, unknown> | undefined;
+      const url = settings?.['base-url'];
       if (typeof url !== 'string') continue;
-      seen.set(`${c.name}\0${url}`, { name: c.name, url });
+      seen.set(`${c.name}\0${url}`, {
+        name: c.name,
+        url,
+        proxy: settings?.proxy === true || settings?.proxy === 'true',
+      });
     }
   }
   return [...seen.values()];
@@ -64,7 +73,8 @@ export async function runChecks(engine: OpenedEngine, gateway: boolean): Promise
       results.push({ status: 'FAIL', check: 'url', name: c.name, target: '-', ms: 0, reason: 'base-url is not a URL' });
       continue;
     }
-    results.push(...(await checkEndpoint(c.name, e)));
+    const proxy = c.proxy ? proxyFor(c.url) : undefined;
+    results.push(...(await (proxy ? checkThroughProxy(c.name, proxy, e) : checkEndpoint(c.name, e))));
   }
   for (const a of amqpTargets(engine)) {
     const e = { host: a.address.host, port: a.address.port, tls: a.address.tls };
