@@ -263,8 +263,11 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
         );
       return { status: 200, body: r };
     }
-    if (method === 'GET' && path === 'gateway')
-      return { status: 200, body: { ...gatewayView(e, host.extensions()), tryKeys } };
+    if (method === 'GET' && path === 'gateway') {
+      const view = gatewayView(e, host.extensions());
+      // keys to try are offered only where a gateway serves tools
+      return { status: 200, body: { ...view, tryKeys: view.available ? tryKeys : [] } };
+    }
     if (method === 'POST' && path === 'gateway/try') {
       const input = parseTryInput(body);
       if (typeof input === 'string') throw bad(input);

@@ -41,7 +41,10 @@ describe('console on a single-connector engine', () => {
     expect(overview.status).toBe(200);
     expect(overview.body).toMatchObject({ routes: 1, gateway: false });
     const gateway = await get('/console/api/gateway');
-    expect([gateway.status, gateway.body]).toEqual([200, { available: false, subscriptions: [], tools: [] }]);
+    expect([gateway.status, gateway.body]).toEqual([
+      200,
+      { available: false, subscriptions: [], tools: [], tryKeys: [] },
+    ]);
   });
 
   it('every other console API answers too; the try-it form says there is no gateway', async () => {
