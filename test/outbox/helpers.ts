@@ -12,6 +12,8 @@ export interface Hub {
   url: string;
   /** the status it answers every POST with; 0: it never answers (a hub that hangs) */
   status: number;
+  /** ms it takes to answer each POST (0: at once) */
+  delayMs: number;
   /** the events it accepted (2xx), in order of arrival */
   events: { id: string; subject?: string; data: any }[];
   /** every POST it got, whatever it answered */
@@ -20,7 +22,7 @@ export interface Hub {
 }
 
 export async function startHub(status = 200): Promise<Hub> {
-  const hub: Hub = { url: '', status, events: [], posts: 0, close: async () => {} };
+  const hub: Hub = { url: '', status, delayMs: 0, events: [], posts: 0, close: async () => {} };
   const server: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
@@ -29,7 +31,9 @@ export async function startHub(status = 200): Promise<Hub> {
       const s = hub.status;
       if (s === 0) return;
       if (s >= 200 && s < 300) hub.events.push(JSON.parse(text));
-      res.writeHead(s, { 'content-type': 'application/json' }).end('{}');
+      const answer = () => res.writeHead(s, { 'content-type': 'application/json' }).end('{}');
+      if (hub.delayMs) setTimeout(answer, hub.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -28,6 +28,9 @@ afterAll(async () => {
 
 it('two publishers on one schema publish each event once, in order of arrival per key', async () => {
   const hub = await startHub(200);
+  // each answer takes a little while, so that one publisher cannot drain all 300 rows alone
+  // before the other claims a batch (a loaded machine once let it)
+  hub.delayMs = 15;
   const a = await openPostgresStore({ url: PG_URL, schema, poolSize: 3 });
   const b = await openPostgresStore({ url: PG_URL, schema, poolSize: 3 });
   stores.push(a, b);
