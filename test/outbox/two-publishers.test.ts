@@ -28,24 +28,26 @@ afterAll(async () => {
 
 it('two publishers on one schema publish each event once, in order of arrival per key', async () => {
   const hub = await startHub(200);
-  // each answer takes a little while, so that one publisher cannot drain all 300 rows alone
-  // before the other claims a batch (a loaded machine once let it)
+  // each answer takes a little while, and there are more order keys (30) than a batch takes (10):
+  // a publisher claims only the oldest row of a key, so with fewer keys than a batch one publisher
+  // held every key's head while the other found nothing to claim (CI met that)
   hub.delayMs = 15;
   const a = await openPostgresStore({ url: PG_URL, schema, poolSize: 3 });
   const b = await openPostgresStore({ url: PG_URL, schema, poolSize: 3 });
   stores.push(a, b);
   const N = 300;
+  const KEYS = 30;
   for (let i = 0; i < N; i++) {
     const id = `ev-${i}`;
     const inserted = await insertEntry(a.sql, {
       route: 'hook',
       dedupeKey: id,
-      orderKey: `key-${i % 7}`,
+      orderKey: `key-${i % KEYS}`,
       eventId: id,
       eventType: 't',
       url: hub.url,
       headers: { 'content-type': 'application/cloudevents+json' },
-      event: JSON.stringify({ id, subject: `key-${i % 7}`, data: { n: i } }),
+      event: JSON.stringify({ id, subject: `key-${i % KEYS}`, data: { n: i } }),
       inputHeaders: {},
       inputContext: {},
     });
@@ -92,7 +94,7 @@ it('two publishers on one schema publish each event once, in order of arrival pe
   const ids = hub.events.map((e) => e.id);
   expect(ids).toHaveLength(N);
   expect(new Set(ids).size).toBe(N);
-  for (let k = 0; k < 7; k++) {
+  for (let k = 0; k < KEYS; k++) {
     const order = hub.events.filter((e) => e.subject === `key-${k}`).map((e) => e.data.n);
     expect(order).toEqual([...order].sort((x, y) => x - y));
   }
