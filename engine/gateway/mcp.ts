@@ -867,6 +867,7 @@ export class McpGateway {
         correlationId: c.req.correlationId,
         ...(detail ? { detail } : {}),
       });
+    if (tool.stepUp !== undefined) return this.steppedUp(c, tool, args, audit);
     const params = c.msg.params;
     if (!c.modern && declaredUrlElicitation(c.version, header(c.req.headers, 'mcp-session-id')))
       return this.confirmedByUrl(c, tool, args, audit);
@@ -922,6 +923,60 @@ export class McpGateway {
         withRateHeaders(rpcError(c.id, INVALID_PARAMS, checked.message), c.limit!),
       );
     return this.refuseConfirmation(c, tool, checked.outcome, checked.message);
+  }
+
+  /**
+   * A `step-up` tool: the confirmation is the user's recent sign-in, the token's `auth_time` at most
+   * `step-up` seconds old (any revision: no round trip); otherwise 401 with an RFC 9470 challenge
+   * (`insufficient_user_authentication`, `max_age`), and the client signs the user in again.
+   */
+  private steppedUp(
+    c: Call,
+    tool: Tool,
+    args: Record<string, unknown>,
+    audit: (outcome: ConfirmOutcome, detail?: string) => void,
+  ): Promise<GatewayResponse> | GatewayResponse {
+    const maxAge = tool.stepUp!;
+    const authTime = c.req.token?.authTime;
+    // a minute of clock skew between the identity provider and this engine is allowed
+    if (authTime !== undefined && Date.now() - authTime <= maxAge * 1000 && authTime - Date.now() <= 60_000) {
+      audit('given', `step-up: signed in ${Math.max(0, Math.round((Date.now() - authTime) / 1000))} s ago`);
+      return this.callTool(c, tool, args);
+    }
+    const detail = authTime === undefined ? 'no_auth_time' : 'stale';
+    const why =
+      authTime === undefined
+        ? 'the token does not say when the user signed in (no auth_time)'
+        : `the user signed in ${Math.round((Date.now() - authTime) / 1000)} s ago`;
+    const description = `tool '${tool.name}' is confirmed by a sign-in at most ${maxAge} s old; ${why}`;
+    audit('refused', `step-up: ${detail}`);
+    return this.refusals.refuse(
+      {
+        req: c.req,
+        sub: c.view.sub,
+        user: c.userId,
+        method: c.method,
+        tool: tool.name,
+        reason: 'insufficient_user_authentication',
+        detail,
+      },
+      problem(
+        401,
+        'insufficient_user_authentication',
+        `${description}: sign the user in again (max_age=${maxAge}) and retry; nothing was done`,
+        c.req.correlationId,
+        {
+          'www-authenticate': this.resource.challenge(
+            c.req.headers,
+            c.req.remoteAddress,
+            'insufficient_user_authentication',
+            description,
+            tool.scopes,
+            maxAge,
+          ),
+        },
+      ),
+    );
   }
 
   /**

@@ -30,6 +30,8 @@ export const REFUSALS = {
   unknown_tool: [''],
   // the token lacks a scope the tool requires (403 insufficient_scope)
   insufficient_scope: [''],
+  // a `step-up` tool called with a sign-in older than its step-up (or no auth_time): 401, RFC 9470
+  insufficient_user_authentication: ['stale', 'no_auth_time'],
   // a `confirm: required` tool call not confirmed: which way (confirmation.ts)
   confirmation: ['unsupported', 'refused', 'expired', 'replayed', 'mismatched', 'unavailable'],
 } as const;

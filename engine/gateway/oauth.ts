@@ -16,7 +16,12 @@ export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 /** RFC 6750 §3.1 error codes the gateway answers. */
-export type BearerError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+export type BearerError =
+  | 'invalid_request'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  // RFC 9470 (step-up): the user's sign-in is older than the resource accepts
+  | 'insufficient_user_authentication';
 
 export class ProtectedResource {
   /** `scopes_supported`: the configured scopes and every served tool's */
@@ -75,6 +80,8 @@ export class ProtectedResource {
     description?: string,
     /** the scopes this request needs (a tool's), instead of the configured ones */
     scopes?: string[],
+    /** RFC 9470 `max_age`: seconds since the user's sign-in that the request accepts */
+    maxAge?: number,
   ): string {
     const resource = this.resource(headers, remoteAddress);
     const parts: string[] = [];
@@ -84,6 +91,7 @@ export class ProtectedResource {
     if (scope.length) parts.push(`scope="${scope.join(' ')}"`);
     if (error) parts.push(`error="${error}"`);
     if (error && description) parts.push(`error_description="${description.replace(/[^\x20-\x7e]|["\\]/g, '')}"`);
+    if (maxAge !== undefined) parts.push(`max_age="${maxAge}"`);
     return `Bearer ${parts.join(', ')}`;
   }
 }

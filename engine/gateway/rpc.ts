@@ -19,8 +19,8 @@ export interface GatewayRequest {
   op?: McpOperation;
   /** who sent it, once known, for the audit trail (audit-hook.ts): the key's id, never the key */
   keyId?: string;
-  /** the verified token's issuer and jti, never the token */
-  token?: { iss?: string; jti?: string };
+  /** the verified token's issuer and jti, and when the user signed in (ms), never the token */
+  token?: { iss?: string; jti?: string; authTime?: number };
 }
 
 export interface GatewayResponse {

@@ -31,6 +31,8 @@ export interface ToolDeclaration {
   'x-mcp-header'?: Record<string, string>;
   /** `required`: every call is confirmed by the user first (confirmation.ts) */
   confirm?: 'required';
+  /** the confirmation is a sign-in at most this many seconds old instead of a click (RFC 9470) */
+  'step-up'?: number;
   /** `optional`: a call may answer a task handle at once (MCP tasks extension, tasks.ts) */
   task?: 'optional';
   /** OAuth scopes the caller's token must all carry */
@@ -58,6 +60,8 @@ export interface Tool {
   pathParams: string[];
   /** every call needs the user's confirmation bound to its arguments (confirmation.ts) */
   confirm: boolean;
+  /** seconds: the confirmation is a sign-in (the token's auth_time) at most this old, not a click */
+  stepUp?: number;
   /** a call from a client declaring the tasks extension answers a task handle at once (tasks.ts) */
   task: boolean;
   /** scopes the token must carry (all of them) */
@@ -122,6 +126,13 @@ export const TOOLS_FILE_SCHEMA = {
             enum: ['required'],
             description:
               'required: the first call asks the user to confirm these exact arguments (MCP 2026-07-28 input_required); the route runs only on the confirmed retry',
+          },
+          'step-up': {
+            type: 'integer',
+            minimum: 30,
+            maximum: 86400,
+            description:
+              'seconds (with confirm: required and security: bearer): the confirmation is a fresh sign-in instead of a click. A call whose token\'s auth_time is at most this old runs; an older sign-in, or a token without auth_time, is 401 with WWW-Authenticate error="insufficient_user_authentication" and max_age (RFC 9470), and the client signs the user in again',
           },
           task: {
             enum: ['optional'],
@@ -343,6 +354,16 @@ export class ToolCollector {
         );
         continue;
       }
+      if (decl['step-up'] !== undefined && (decl.confirm !== 'required' || decl.security !== 'bearer')) {
+        out.push(
+          diagAt(
+            src,
+            at('step-up'),
+            `tool '${decl.name}': step-up is a way to confirm: it needs confirm: required and security: bearer (a token whose auth_time says when the user signed in)`,
+          ),
+        );
+        continue;
+      }
       if (decl.scopes && decl.security !== 'bearer') {
         out.push(
           diagAt(src, at('scopes'), `tool '${decl.name}': scopes need security: bearer (a token to carry them)`),
@@ -373,6 +394,7 @@ export class ToolCollector {
               _meta: {
                 ...(decl.security === 'bearer' ? { 'platform/security': 'bearer' } : {}),
                 ...(decl.confirm ? { 'platform/confirm': decl.confirm } : {}),
+                ...(decl['step-up'] !== undefined ? { 'platform/step-up': decl['step-up'] } : {}),
                 ...(decl.task ? { 'platform/task': decl.task } : {}),
                 ...(decl.scopes ? { 'platform/scopes': decl.scopes } : {}),
               },
@@ -403,6 +425,7 @@ export class ToolCollector {
         paramHeaders: headers.params,
         hasOutputSchema: output !== undefined,
         confirm: decl.confirm === 'required',
+        ...(decl['step-up'] !== undefined ? { stepUp: decl['step-up'] } : {}),
         task: decl.task === 'optional',
         scopes: decl.scopes ?? [],
       });
