@@ -138,6 +138,21 @@ export class ClientGuard {
     this.budget.call();
   }
 
+  /**
+   * Before a retry: why it may not be made (the breaker opened, the retry budget is spent), or
+   * undefined when it may (a retry is then taken from the budget).
+   */
+  retryRefusal(): string | undefined {
+    if (this.open) return `the circuit breaker of client '${this.label}' opened`;
+    return this.retry() ? undefined : `the retry budget of client '${this.label}' is spent`;
+  }
+
+  /** Ends an attempt the vendor answered: a failure when the status is one (failureStatus). */
+  answered(token: number, status: number, who: string): void {
+    const bad = this.failureStatus(status);
+    this.leave(token, !bad, bad ? `${who} answered ${status}` : undefined);
+  }
+
   /** Takes a retry from the budget; false (counted as refused) when none is left. */
   retry(): boolean {
     if (this.budget.retry()) {

@@ -226,15 +226,10 @@ export class OutboxPublisher {
     const once = async () => {
       // an open breaker, a full bulkhead or a spent retry budget: the row waits, the hub is not called
       if (attempts++ === 0) guard?.call();
-      else if (guard && (guard.open || !guard.retry()))
-        throw new PlatformError({
-          kind: 'eventhub',
-          detail: guard.open
-            ? `the circuit breaker of client '${guard.label}' is open`
-            : `the retry budget of client '${guard.label}' is spent`,
-          transient: true,
-          noRetry: 'refused by the client guard',
-        });
+      else {
+        const refusal = guard?.retryRefusal();
+        if (refusal) throw new PlatformError({ kind: 'eventhub', detail: refusal, transient: true, noRetry: refusal });
+      }
       let token = 0;
       if (guard) {
         try {
@@ -273,10 +268,7 @@ export class OutboxPublisher {
           cause: e,
         });
       }
-      if (guard) {
-        const bad = guard.failureStatus(status);
-        guard.leave(token, !bad, bad ? `event hub answered ${status}` : undefined);
-      }
+      guard?.answered(token, status, 'event hub');
       if (status >= 200 && status < 300) return;
       // as the direct publication: only a refusal of the event itself is permanent
       throw new PlatformError({

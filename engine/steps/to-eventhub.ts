@@ -256,10 +256,9 @@ export default defineStep<ToEventHubConfig>({
             if (left < t.response) t = { ...t, response: Math.ceil(left) };
           }
           if (attempt > 0) {
-            if (guard && last && (guard.open || !guard.retry())) {
-              last.noRetry = guard.open
-                ? `the circuit breaker of client '${guard.label}' opened`
-                : `the retry budget of client '${guard.label}' is spent`;
+            const refusal = guard && last ? guard.retryRefusal() : undefined;
+            if (refusal) {
+              last!.noRetry = refusal;
               throw last;
             }
             metrics.retries.inc({ route: routeId, target: 'eventhub' });
@@ -320,10 +319,7 @@ export default defineStep<ToEventHubConfig>({
               cause: e,
             }));
           }
-          if (guard) {
-            const bad = guard.failureStatus(status);
-            guard.leave(token, !bad, bad ? `event hub answered ${status}` : undefined);
-          }
+          guard?.answered(token, status, 'event hub');
           span?.setAttribute('http.response.status_code', status);
           if (status >= 200 && status < 300) {
             if (span) endSpan(tracing, span);

@@ -453,8 +453,8 @@ export default defineStep<ToHttpConfig>({
       if (ex.deadline !== undefined && performance.now() + retryDelay(retry, attempt + 1) >= ex.deadline.at)
         return deadlineError(ex, attempt + 1, e);
       // a breaker this failure opened refuses the retry anyway: no retry is taken from the budget
-      if (guard?.open) e.noRetry = `the circuit breaker of client '${guard.label}' opened`;
-      else if (guard && !guard.retry()) e.noRetry = `the retry budget of client '${guard.label}' is spent`;
+      const refusal = guard?.retryRefusal();
+      if (refusal) e.noRetry = refusal;
       return e;
     };
 
@@ -479,10 +479,7 @@ export default defineStep<ToHttpConfig>({
     ): Outcome | Promise<Outcome> => {
       const { span } = sent;
       tm.call(r.status, (performance.now() - sent.started) / 1000);
-      if (guard) {
-        const bad = guard.failureStatus(r.status);
-        guard.leave(sent.token, !bad, bad ? `${target} answered ${r.status}` : undefined);
-      }
+      guard?.answered(sent.token, r.status, target);
       span?.setAttribute('http.response.status_code', r.status);
       if (span) callAnswer(tracing, span, r);
       if ((r.status >= 200 && r.status < 300) || accept.has(r.status)) {
