@@ -3,6 +3,7 @@
 // declined confirmations are refused without a call at the hub; earlier revisions get a tool error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { paymentOrder } from './helpers.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
 import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
 import type { AuditEntry } from '../../engine/gateway/audit-hook.ts';
@@ -14,22 +15,7 @@ const V = '2026-07-28';
 const KEY = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' };
 const TTL_SECONDS = 3;
 
-function order(prefix: string, amount = '250.00') {
-  return {
-    paymentType: 'SEPA',
-    requestedExecutionDate: '2030-01-15',
-    originatorAccount: {
-      name: 'alice account holder',
-      identification: { identification: ibansOfUser('alice')[0], schemeName: 'IBAN' },
-    },
-    transferTransactionInformation: {
-      endToEndIdentification: `${prefix}-${Date.now()}`,
-      instructedAmount: { amount, currencyCode: 'EUR' },
-      counterparty: { name: 'Jane Doe' },
-      counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-    },
-  };
-}
+const order = (prefix: string, amount = '250.00') => paymentOrder(prefix, amount, '2030-01-15');
 
 let e: TestEngine;
 let gw: GatewayExtension;

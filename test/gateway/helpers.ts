@@ -4,7 +4,7 @@
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { gatewayExtension, type GatewayExtension } from '../../engine/gateway/index.ts';
 import type { Idp } from '../../sandbox/idp/index.ts';
-import type { PlatformBackend } from '../../sandbox/platform-backend/index.ts';
+import { ibansOfUser, type PlatformBackend } from '../../sandbox/platform-backend/index.ts';
 
 export const ROUTES = ['routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange'];
 export const KEY = 'sandbox-demo-subscription-key';
@@ -61,4 +61,26 @@ export async function startGateway(
 
 export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
+}
+
+/**
+ * The arguments of initiatePaymentOrder: a SEPA payment of `amount` EUR from alice's first account
+ * to Jane Doe, executed on `date`, its end-to-end reference `<prefix>-<now>` (tests find their own
+ * payments at the hub by the prefix).
+ */
+export function paymentOrder(prefix: string, amount: string, date: string) {
+  return {
+    paymentType: 'SEPA',
+    requestedExecutionDate: date,
+    originatorAccount: {
+      name: 'alice account holder',
+      identification: { identification: ibansOfUser('alice')[0], schemeName: 'IBAN' },
+    },
+    transferTransactionInformation: {
+      endToEndIdentification: `${prefix}-${Date.now()}`,
+      instructedAmount: { amount, currencyCode: 'EUR' },
+      counterparty: { name: 'Jane Doe' },
+      counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
+    },
+  };
 }

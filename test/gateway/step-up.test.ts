@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
-import { startGateway, type GatewayTestEngine } from './helpers.ts';
+import { paymentOrder, startGateway, type GatewayTestEngine } from './helpers.ts';
 
 const run = promisify(execFile);
 let e: GatewayTestEngine;
@@ -58,20 +57,7 @@ afterAll(async () => {
   await e?.close();
 });
 
-const order = (ref: string) => ({
-  paymentType: 'SEPA',
-  requestedExecutionDate: '2030-01-15',
-  originatorAccount: {
-    name: 'alice account holder',
-    identification: { identification: ibansOfUser('alice')[0], schemeName: 'IBAN' },
-  },
-  transferTransactionInformation: {
-    endToEndIdentification: `${ref}-${Date.now()}`,
-    instructedAmount: { amount: '12.00', currencyCode: 'EUR' },
-    counterparty: { name: 'Jane Doe' },
-    counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-  },
-});
+const order = (ref: string) => paymentOrder(ref, '12.00', '2030-01-15');
 /** the hub's payment requests of this test (not the sandbox's demo payments, DEMO-...) */
 const hubPayments = () =>
   e.sandbox.hubvendor.server

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
+import { paymentOrder } from './helpers.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
 import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
 import type { AuditEntry } from '../../engine/gateway/audit-hook.ts';
@@ -16,22 +17,7 @@ import { gatewayExtension } from '../../engine/gateway/index.ts';
 const KEY = 'sandbox-demo-subscription-key';
 const TTL_SECONDS = 2;
 
-function order(prefix: string, amount = '125.50') {
-  return {
-    paymentType: 'SEPA',
-    requestedExecutionDate: '2030-02-01',
-    originatorAccount: {
-      name: 'alice account holder',
-      identification: { identification: ibansOfUser('alice')[0], schemeName: 'IBAN' },
-    },
-    transferTransactionInformation: {
-      endToEndIdentification: `${prefix}-${Date.now()}`,
-      instructedAmount: { amount, currencyCode: 'EUR' },
-      counterparty: { name: 'Jane Doe' },
-      counterpartyAccount: { identification: { identification: 'FR1420041010050500013M02606', schemeName: 'IBAN' } },
-    },
-  };
-}
+const order = (prefix: string, amount = '125.50') => paymentOrder(prefix, amount, '2030-02-01');
 
 let e: TestEngine;
 let alice: string;
