@@ -558,6 +558,11 @@ export class McpGateway {
   }
 
   /** Method and tool of a refusal during authentication: known from the headers in 2026-07-28 only. */
+  /** What a refusal of a call to this tool names (its reason and detail added by the caller). */
+  private refusedCall(c: Call, tool: Tool) {
+    return { req: c.req, sub: c.view.sub, user: c.userId, method: c.method, tool: tool.name };
+  }
+
   private namedOf(c: Call): { method?: string; tool?: string } {
     return c.modern ? { method: c.method, tool: c.name } : {};
   }
@@ -911,15 +916,7 @@ export class McpGateway {
     audit(checked.outcome);
     if (checked.protocol)
       return this.refusals.refuse(
-        {
-          req: c.req,
-          sub: c.view.sub,
-          user: c.userId,
-          method: c.method,
-          tool: tool.name,
-          reason: 'confirmation',
-          detail: checked.outcome,
-        },
+        { ...this.refusedCall(c, tool), reason: 'confirmation', detail: checked.outcome },
         withRateHeaders(rpcError(c.id, INVALID_PARAMS, checked.message), c.limit!),
       );
     return this.refuseConfirmation(c, tool, checked.outcome, checked.message);
@@ -951,15 +948,7 @@ export class McpGateway {
     const description = `tool '${tool.name}' is confirmed by a sign-in at most ${maxAge} s old; ${why}`;
     audit('refused', `step-up: ${detail}`);
     return this.refusals.refuse(
-      {
-        req: c.req,
-        sub: c.view.sub,
-        user: c.userId,
-        method: c.method,
-        tool: tool.name,
-        reason: 'insufficient_user_authentication',
-        detail,
-      },
+      { ...this.refusedCall(c, tool), reason: 'insufficient_user_authentication', detail },
       problem(
         401,
         'insufficient_user_authentication',
@@ -1077,15 +1066,7 @@ export class McpGateway {
     const structured = !WITHOUT_STRUCTURED_CONTENT.has(c.version) && (c.modern || !tool.hasOutputSchema);
     const result = `"content":[{"type":"text","text":${JSON.stringify(p)}}]${structured ? `,"structuredContent":${p}` : ''},"isError":true`;
     return this.refusals.refuse(
-      {
-        req: c.req,
-        sub: c.view.sub,
-        user: c.userId,
-        method: c.method,
-        tool: tool.name,
-        reason: 'confirmation',
-        detail,
-      },
+      { ...this.refusedCall(c, tool), reason: 'confirmation', detail },
       rpcResult(
         c.id,
         c.modern ? `{"resultType":"complete",${result}${this.modernTail}` : `{${result}}`,
