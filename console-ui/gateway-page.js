@@ -1,7 +1,9 @@
 // Gateway: the subscriptions and the tools each may use, every tool's schemas and approval
 // state, and a try-it form that calls a tool through /mcp (offering the keys an extension
 // publishes, the sandbox's demo keys) and shows the result first, linked to the exchange of the
-// route it ran, then the JSON-RPC exchange.
+// route it ran, then the JSON-RPC exchange. A tool that asks the user to confirm (confirm:
+// required) shows what is to be confirmed with Confirm and Refuse, as an MCP client shows its user
+// the gateway's input request; the answer is the same call again (the engine's try-it API).
 import { useEffect, useState } from 'preact/hooks';
 import { html, pretty } from './html.js';
 import { api } from './api.js';
@@ -56,6 +58,7 @@ export function GatewayPage({ selected, tokens }) {
               <b>${t.name}</b>
               <span class=${`badge ${t.approval}`}>${t.approval}</span>
               ${t.security === 'bearer' ? html`<span class="badge">bearer token</span>` : ''}
+              ${t.confirm ? html`<span class="badge warn">user confirms</span>` : ''}
               <span class="muted"> → route <a href=${`#/routes/${encodeURIComponent(t.route)}`}>${t.route}</a></span>
             </summary>
             <p>${t.description}</p>
@@ -118,18 +121,31 @@ function TryIt({ tools, initial, tokens, keys }) {
       return;
     }
     setBusy(true);
+    const sent = { key: form.key, token: form.token || undefined, tool: form.tool, arguments: args };
     try {
-      setOut(
-        await api('gateway/try', {
-          method: 'POST',
-          body: { key: form.key, token: form.token || undefined, tool: form.tool, arguments: args },
-        }),
-      );
+      // what was sent is kept: a confirmation answers exactly these arguments
+      setOut({ ...(await api('gateway/try', { method: 'POST', body: sent })), sent });
     } catch (err) {
       setOut({ error: /** @type {Error} */ (err).message });
     }
     setBusy(false);
   };
+  /** The person's answer to the confirmation asked: the same call with it, shown after the first. */
+  const decide = async (decision, requestState) => {
+    setBusy(true);
+    try {
+      const more = await api('gateway/try', {
+        method: 'POST',
+        body: { ...out.sent, confirmation: { requestState, decision } },
+      });
+      setOut({ steps: [...out.steps, ...more.steps], sent: out.sent });
+    } catch (err) {
+      setOut({ ...out, error: /** @type {Error} */ (err).message });
+    }
+    setBusy(false);
+  };
+  const lastStep = out?.steps?.[out.steps.length - 1];
+  const asked = lastStep?.requestState ? lastStep.response.body?.result : undefined;
   return html`<form class="try-it" onSubmit=${submit}>
       <label
         >subscription key
@@ -169,7 +185,13 @@ function TryIt({ tools, initial, tokens, keys }) {
       <button type="submit" disabled=${busy}>Call through /mcp</button>
     </form>
     ${out?.error ? html`<p class="error">${out.error}</p>` : ''}
-    ${out?.steps ? html`<${TryResult} steps=${out.steps} />` : ''}
+    ${
+      asked?.resultType === 'input_required'
+        ? html`<${TryConfirm} result=${asked} requestState=${lastStep.requestState} busy=${busy} onDecide=${decide} />`
+        : out?.steps
+          ? html`<${TryResult} steps=${out.steps} />`
+          : ''
+    }
     ${
       out?.steps
         ? html`<ol class="rpc">
@@ -215,6 +237,36 @@ function TryResult({ steps }) {
       ${correlationId ? html`<a class="exchange-link" href=${`#/exchanges/${encodeURIComponent(correlationId)}`}>its exchange →</a>` : ''}
     </h4>
     <pre>${pretty(shown)}</pre>
+  </section>`;
+}
+
+/**
+ * The confirmation the gateway asked for (2026-07-28 input_required, a form elicitation): its
+ * message (what is confirmed: amount, masked accounts, date), then Confirm or Refuse.
+ */
+function TryConfirm({ result, requestState, busy, onDecide }) {
+  const ask = result.inputRequests?.confirm?.params ?? {};
+  const [title, ...lines] = String(ask.message ?? '').split('\n');
+  return html`<section class="try-confirm">
+    <h4>${title || 'Confirm'} <span class="badge warn">confirmation asked</span></h4>
+    <p class="muted">Nothing was done yet: the gateway asks the signed-in user to confirm these exact arguments.</p>
+    <ul class="confirm-lines">
+      ${lines.map((l) => html`<li>${l}</li>`)}
+    </ul>
+    <div class="actions">
+      <button type="button" data-decision="confirm" disabled=${busy} onClick=${() => onDecide('confirm', requestState)}>
+        Confirm
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        data-decision="refuse"
+        disabled=${busy}
+        onClick=${() => onDecide('refuse', requestState)}
+      >
+        Refuse
+      </button>
+    </div>
   </section>`;
 }
 

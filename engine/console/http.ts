@@ -12,7 +12,7 @@ import { PlatformError } from '../core/errors.ts';
 import { consoleAssets } from './assets.ts';
 import type { ExchangeRecorder, ExchangeSummary } from './recorder.ts';
 import { RouteMetricsSampler } from './route-metrics.ts';
-import { gatewayView, LintView, routeViews, sourceFiles } from './views.ts';
+import { gatewayView, LintView, routeViews, servedTool, sourceFiles } from './views.ts';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compileSecrets, maskText, valuesSecrets } from '../observability/mask.ts';
@@ -273,7 +273,10 @@ export function mountConsole(host: ConsoleHost): MountedConsole {
       if (typeof input === 'string') throw bad(input);
       if (!e.http.serves('POST', '/mcp'))
         throw notFound('this engine serves no gateway (POST /mcp): none of its route folders has a tools file');
-      return { status: 200, body: { steps: await tryTool(e.url, input) } };
+      const tool = servedTool(host.extensions(), input.tool);
+      if (input.confirmation && !tool?.confirm)
+        throw bad(`'confirmation' answers a confirmation the gateway asked for; tool '${input.tool}' asks for none`);
+      return { status: 200, body: { steps: await tryTool(e.url, input, tool) } };
     }
     const p = /^panels\/([a-z0-9-]+)(?:\/(.+))?$/.exec(path);
     if (p) {

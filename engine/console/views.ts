@@ -12,7 +12,7 @@ import { lintProject } from '../engine.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Diagnostic } from '../core/diagnostics.ts';
 import type { GatewayExtension } from '../gateway/index.ts';
-import { approvalState, readApprovals } from '../gateway/tools.ts';
+import { approvalState, readApprovals, type Tool } from '../gateway/tools.ts';
 import { routeGraph, type GraphStep, type RouteGraph } from './route-graph.ts';
 import { routeInheritance, type RouteInheritance } from '../dsl/route-inheritance.ts';
 
@@ -39,6 +39,11 @@ const gatewayOf = (extensions: EngineExtension[]) => {
   const g = extensions.find((x) => x.name === 'gateway') as Partial<GatewayExtension> | undefined;
   return Array.isArray(g?.tools) ? (g as GatewayExtension) : undefined;
 };
+
+/** A tool the running gateway serves, by name (what the try-it form calls). */
+export function servedTool(extensions: EngineExtension[], name: string): Tool | undefined {
+  return gatewayOf(extensions)?.running?.served.find((t) => t.name === name);
+}
 
 export function routeViews(engine: RunningEngine, extensions: EngineExtension[]): RouteView[] {
   const tools = gatewayOf(extensions)?.tools ?? [];
@@ -157,6 +162,8 @@ export interface GatewayView {
     name: string;
     route: string;
     security: string;
+    /** declared `confirm: required`: the user confirms each call */
+    confirm: boolean;
     title?: string;
     description?: string;
     inputSchema?: unknown;
@@ -188,6 +195,7 @@ export function gatewayView(engine: RunningEngine, extensions: EngineExtension[]
         name: t.name,
         route: t.route,
         security: t.security,
+        confirm: t.confirm,
         title: d.title,
         description: d.description,
         inputSchema: d.inputSchema,

@@ -58,6 +58,13 @@ export interface ConfirmationSettings {
   secret: string;
 }
 
+export interface TaskSettings {
+  /** how long a task's state is kept from its creation, seconds (its `ttlMs`) */
+  ttlSeconds: number;
+  /** tasks running at once in one engine; a call beyond that waits for its result */
+  maxRunning: number;
+}
+
 export interface GatewaySettings {
   env: string;
   serverName: string;
@@ -78,6 +85,8 @@ export interface GatewaySettings {
   oauth: OAuthSettings;
   /** human confirmation of `confirm: required` tools (confirmation.ts) */
   confirmation: ConfirmationSettings;
+  /** tool calls run as tasks (tasks.ts) */
+  tasks: TaskSettings;
   /** the audit trail of every decision (audit.ts); false: none in this environment */
   auditEnabled: boolean;
   redis?: { url: string; prefix: string; onError: 'allow' | 'deny' };
@@ -363,6 +372,10 @@ export function readSettings(values: ValuesSet): GatewaySettings {
     confirmation: {
       ttlSeconds: num(g('confirmation.ttlSeconds') ?? 300, 'confirmation.ttlSeconds', problems, 1),
       secret: str('confirmation.secret') ?? '',
+    },
+    tasks: {
+      ttlSeconds: num(g('tasks.ttlSeconds') ?? 3600, 'tasks.ttlSeconds', problems, 1),
+      maxRunning: num(g('tasks.maxRunning') ?? 100, 'tasks.maxRunning', problems, 0, true),
     },
     // default on: only an explicit false turns the trail off
     auditEnabled: g('audit.enabled') === undefined ? true : bool(g('audit.enabled'), 'audit.enabled', problems),

@@ -21,11 +21,7 @@ import { CONFIRMATIONS_PATH, McpGateway, type GatewayRequest, type GatewayRespon
 import { UrlConfirmations } from './url-confirmation.ts';
 import { ConfirmPage } from './confirm-page.ts';
 import { ClientIp } from './client-ip.ts';
-import { GatewayTasks } from './tasks.ts';
-
-/** Tasks: kept an hour from their creation, at most 100 running in one engine (tasks.ts). */
-const TASK_TTL_MS = 3_600_000;
-const TASKS_RUNNING = 100;
+import { GatewayTasks, taskMetrics } from './tasks.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { mcpTelemetry } from './mcp-telemetry.ts';
 import { registerGatewayCommands } from './commands.ts';
@@ -160,15 +156,17 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         ttlMs,
       );
       // task state in the same store (any replica answers tasks/get); the work runs in this engine
+      const taskTtlMs = settings.tasks.ttlSeconds * 1000;
       const tasks = new GatewayTasks(
         storeFor(engine.services, TASKS_USER).records({
           namespace: 'gateway-tasks',
-          ttlMs: TASK_TTL_MS,
+          ttlMs: taskTtlMs,
           maxKeys: 10_000,
         }),
-        TASK_TTL_MS,
-        TASKS_RUNNING,
+        taskTtlMs,
+        settings.tasks.maxRunning,
       );
+      taskMetrics(engine.services.metrics.registry, () => running?.tasks);
       if (typeof opts.audit === 'object') audit = opts.audit;
       // gateway.audit.enabled: false turns the trail off in this environment (decided at start)
       else if (opts.audit !== false && settings.auditEnabled) {
@@ -292,9 +290,10 @@ export function gatewayExtension(opts: GatewayOptions = {}): GatewayExtension {
         JSON.stringify(settings.jwt) !== JSON.stringify(prev.settings.jwt) ||
         JSON.stringify(settings.redis) !== JSON.stringify(prev.settings.redis) ||
         JSON.stringify(settings.confirmation) !== JSON.stringify(prev.settings.confirmation) ||
+        JSON.stringify(settings.tasks) !== JSON.stringify(prev.settings.tasks) ||
         settings.auditEnabled !== prev.settings.auditEnabled
       ) {
-        log.warn('gateway: jwt, redis, confirmation and audit settings apply at the next restart');
+        log.warn('gateway: jwt, redis, confirmation, tasks and audit settings apply at the next restart');
       }
       const gateway = new McpGateway({
         settings,

@@ -121,7 +121,7 @@ export interface GatewayDeps {
   confirmations?: Confirmations;
   /** confirmations of 2025-11-25 clients through the gateway's page (default: in memory) */
   urlConfirmations?: UrlConfirmations;
-  /** tool calls run as tasks (default: in memory, one hour, 100 at once) */
+  /** tool calls run as tasks (default: in memory, gateway.tasks' time and limit) */
   tasks?: GatewayTasks;
 }
 
@@ -188,12 +188,13 @@ export class McpGateway {
         new MemoryStore().records({ namespace: 'gateway-url-confirmations', ttlMs: 2 * ttlMs, maxKeys: 100_000 }),
         ttlMs,
       );
+    const taskTtlMs = s.tasks.ttlSeconds * 1000;
     this.tasks =
       d.tasks ??
       new GatewayTasks(
-        new MemoryStore().records({ namespace: 'gateway-tasks', ttlMs: 3_600_000, maxKeys: 10_000 }),
-        3_600_000,
-        100,
+        new MemoryStore().records({ namespace: 'gateway-tasks', ttlMs: taskTtlMs, maxKeys: 10_000 }),
+        taskTtlMs,
+        s.tasks.maxRunning,
       );
     this.keys = new KeyRing(s.subscriptions);
     this.toolDeps = { call: d.call, log: d.log };

@@ -5,12 +5,13 @@
 // message, then `completed` with the CallToolResult inlined (a tool error is `completed` too, with
 // isError), or `failed` with a JSON-RPC error. The task's state lives in the engine's store
 // (memory, or Redis with engine.store.redis, so any replica answers tasks/get); the work itself runs
-// in the engine that accepted the call. Bounded: at most `maxRunning` tasks run in one engine (a
-// call beyond that waits for its result, as without the extension), and every task is kept
-// `ttlMs` from its creation, then forgotten. A task belongs to the subscription and user that
-// started it; to anyone else it does not exist.
+// in the engine that accepted the call. Bounded: at most `maxRunning` tasks run in one engine
+// (gateway.tasks.maxRunning; a call beyond that waits for its result, as without the extension),
+// and every task is kept `ttlMs` from its creation (gateway.tasks.ttlSeconds), then forgotten. A
+// task belongs to the subscription and user that started it; to anyone else it does not exist.
 
 import { randomBytes } from 'node:crypto';
+import { Gauge, type Registry } from 'prom-client';
 import type { RecordSet } from '../store/store.ts';
 
 /** The extension's identifier in capabilities. */
@@ -36,7 +37,8 @@ export function declaresTasks(capabilities: unknown): boolean {
 }
 
 export class GatewayTasks {
-  private running = 0;
+  /** tasks whose work has not ended yet, in this engine */
+  running = 0;
 
   constructor(
     private records: RecordSet,
@@ -129,4 +131,20 @@ export class GatewayTasks {
   private members(rec: TaskRecord): string {
     return `"taskId":${JSON.stringify(rec.taskId)},"status":"${rec.status}"${rec.statusMessage ? `,"statusMessage":${JSON.stringify(rec.statusMessage)}` : ''},"createdAt":"${rec.createdAt}","lastUpdatedAt":"${rec.lastUpdatedAt}","ttlMs":${this.ttlMs},"pollIntervalMs":${this.pollMs}`;
   }
+}
+
+/**
+ * `gateway_tasks_running`: the tasks running in this engine now, read at each scrape from the
+ * gateway's current tasks (one gauge per registry: a reload or a second start keeps it).
+ */
+export function taskMetrics(registry: Registry, of: () => GatewayTasks | undefined): void {
+  if (registry.getSingleMetric('gateway_tasks_running')) return;
+  new Gauge({
+    name: 'gateway_tasks_running',
+    help: 'Tool calls running as tasks in this engine (at most gateway.tasks.maxRunning)',
+    registers: [registry],
+    collect() {
+      this.set(of()?.running ?? 0);
+    },
+  });
 }

@@ -69,6 +69,10 @@ describe.each(ENVIRONMENTS)('the specification in the shipped values (%s)', (env
     });
   });
 
+  it('gateway tasks: kept an hour from their creation, at most 100 running in one engine', () => {
+    expect(readSettings(values).tasks).toEqual({ ttlSeconds: 3600, maxRunning: 100 });
+  });
+
   it.each(BATCH)('batch connector defaults (%s)', (file) => {
     expect(
       props(values, file, [

@@ -9,7 +9,10 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
 import { createLogger } from '../../engine/observability/logger.ts';
 import { sandboxExtension } from '../../sandbox/extension.ts';
-import { gatewayExtension } from '../../engine/gateway/index.ts';
+import { gatewayExtension, type GatewayExtension } from '../../engine/gateway/index.ts';
+import { tryTool } from '../../engine/console/try-tool.ts';
+import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
+import { paymentOrder } from '../gateway/helpers.ts';
 import { consoleExtension, type ConsoleExtension } from '../../engine/console/index.ts';
 import type { ExchangeRecord } from '../../engine/console/recorder.ts';
 
@@ -18,6 +21,7 @@ const FX = { buyCurrency: 'EUR', sellCurrency: 'USD', rateType: 'SPOT' };
 describe('console API on a sandbox engine', () => {
   let engine: RunningEngine;
   let con: ConsoleExtension;
+  let gateway: GatewayExtension;
   const exporter = new InMemorySpanExporter();
 
   const get = async (path: string) => {
@@ -43,7 +47,8 @@ describe('console API on a sandbox engine', () => {
   beforeAll(async () => {
     const list: EngineExtension[] = [];
     con = consoleExtension(() => list);
-    list.push(sandboxExtension(), gatewayExtension({ audit: false }), con);
+    gateway = gatewayExtension({ audit: false });
+    list.push(sandboxExtension(), gateway, con);
     engine = await startEngine({
       routes: ['routes'],
       env: 'sandbox',
@@ -403,5 +408,134 @@ describe('console API on a sandbox engine', () => {
     expect((await get('/console/api/panels/sandbox/requests?sim=nosuch')).status).toBe(400);
     const events = (await get('/console/api/panels/sandbox/events?type=no.such.type')).body.events;
     expect(events).toEqual([]);
+  });
+
+  describe("the try-it form's confirmation of a confirm: required tool", () => {
+    const KEY = 'sandbox-demo-subscription-key';
+    let token: string;
+    beforeAll(async () => {
+      token = (await send('POST', '/console/api/panels/sandbox/token', { sub: 'alice' })).body.token;
+    });
+    /** the hub's POSTs carrying this end-to-end reference (the demo payments carry DEMO-...) */
+    const atHub = async (e2e: string) =>
+      (await get('/console/api/panels/sandbox/requests?sim=hubvendor')).body.requests.filter(
+        (r: any) => r.method === 'POST' && JSON.stringify(r.body ?? '').includes(e2e),
+      ).length;
+    const tryIt = (args: unknown, confirmation?: unknown) =>
+      send('POST', '/console/api/gateway/try', {
+        key: KEY,
+        token,
+        tool: 'initiatePaymentOrder',
+        arguments: args,
+        ...(confirmation ? { confirmation } : {}),
+      });
+    /** the first call: the confirmation asked, in 2026-07-28, nothing at the hub */
+    const ask = async (args: ReturnType<typeof paymentOrder>) => {
+      const first = await tryIt(args);
+      expect(first.status).toBe(200);
+      expect(first.body.steps.map((x: any) => x.method)).toEqual(['tools/call']);
+      const step = first.body.steps[0];
+      expect(step.request.headers).toMatchObject({
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'initiatePaymentOrder',
+      });
+      expect(step.request.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
+        elicitation: { form: {} },
+      });
+      expect(step.response.body.result.resultType).toBe('input_required');
+      // shown masked (it looks like a JWT), given whole beside it for the answer to echo
+      expect(step.response.body.result.requestState).toMatch(/^\S{0,4}\*{4}$/);
+      expect(step.requestState).toMatch(/^[\w-]+\.[\w-]+$/);
+      expect(await atHub(args.transferTransactionInformation.endToEndIdentification)).toBe(0);
+      return { ...step.response.body.result, requestState: step.requestState as string };
+    };
+
+    it('asks first (amount, masked accounts, date); Confirm makes the payment once; the same answer again is refused', async () => {
+      const args = paymentOrder('TRY-CONFIRM', '10.00', '2030-01-15');
+      const e2e = args.transferTransactionInformation.endToEndIdentification;
+      const asked = await ask(args);
+      const message: string = asked.inputRequests.confirm.params.message;
+      const debtor = ibansOfUser('alice')[0]!;
+      expect(message.split('\n')).toEqual([
+        'Confirm: Initiate a payment',
+        'Amount: 10.00 EUR',
+        `From account: ${debtor.slice(0, 4)}****${debtor.slice(-4)}`,
+        'To: Jane Doe, FR14****2606',
+        'Execution date: 2030-01-15',
+      ]);
+
+      const confirmed = await tryIt(args, { requestState: asked.requestState, decision: 'confirm' });
+      expect(confirmed.status).toBe(200);
+      const step = confirmed.body.steps[0];
+      expect(step.request.body.params).toMatchObject({
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+        requestState: asked.requestState,
+      });
+      expect(step.response.body.result).toMatchObject({ resultType: 'complete', isError: false });
+      expect(step.response.body.result.structuredContent.bankReferenceId).toMatch(/^PO/);
+      expect(await atHub(e2e)).toBe(1);
+
+      // a confirmation is used once: the same answer again does nothing
+      const again = await tryIt(args, { requestState: asked.requestState, decision: 'confirm' });
+      expect(again.body.steps[0].response.body.result.isError).toBe(true);
+      expect(again.body.steps[0].response.body.result.structuredContent.detail).toContain('used already');
+      expect(await atHub(e2e)).toBe(1);
+    });
+
+    it('Refuse answers the refusal; nothing reaches the hub', async () => {
+      const args = paymentOrder('TRY-REFUSE', '11.00', '2030-01-16');
+      const asked = await ask(args);
+      const refused = await tryIt(args, { requestState: asked.requestState, decision: 'refuse' });
+      const step = refused.body.steps[0];
+      expect(step.request.body.params.inputResponses).toEqual({ confirm: { action: 'decline' } });
+      expect(step.response.body.result.isError).toBe(true);
+      expect(step.response.body.result.structuredContent).toMatchObject({
+        title: 'Confirmation refused',
+        status: 403,
+        detail: expect.stringContaining('The user did not confirm (decline)'),
+      });
+      expect(await atHub(args.transferTransactionInformation.endToEndIdentification)).toBe(0);
+    });
+
+    it('refuses a confirmation for a tool that asks none, and a decision that is neither confirm nor refuse', async () => {
+      const fxTry = await send('POST', '/console/api/gateway/try', {
+        key: KEY,
+        tool: 'getExchangeRate',
+        arguments: FX,
+        confirmation: { requestState: 'x.y', decision: 'confirm' },
+      });
+      expect([fxTry.status, fxTry.body.detail]).toEqual([
+        400,
+        "'confirmation' answers a confirmation the gateway asked for; tool 'getExchangeRate' asks for none",
+      ]);
+      const maybe = await tryIt({}, { requestState: 'x.y', decision: 'maybe' });
+      expect([maybe.status, maybe.body.detail]).toEqual([400, "'confirmation.decision' must be confirm or refuse"]);
+      // the gateway's page lists which tools ask
+      const tools = (await get('/console/api/gateway')).body.tools;
+      expect(tools.filter((t: any) => t.confirm).map((t: any) => t.name)).toEqual([
+        'initiatePaymentOrder',
+        'modifyPaymentOrder',
+        'cancelPayment',
+        'submitAchCreditBatch',
+      ]);
+    });
+
+    it('mirrors x-mcp-header arguments as the gateway checks them in 2026-07-28 (Base64 where not plain ASCII)', async () => {
+      const fx = gateway.tools.find((t) => t.name === 'getExchangeRate')!;
+      expect(fx.paramHeaders.length).toBe(2);
+      const as26 = { confirm: true, paramHeaders: fx.paramHeaders };
+      const [ok] = await tryTool(engine.url, { key: KEY, tool: 'getExchangeRate', arguments: FX }, as26);
+      expect(ok!.request.headers).toMatchObject({ 'mcp-param-buycurrency': 'EUR', 'mcp-param-sellcurrency': 'USD' });
+      expect(ok!.response.body).toMatchObject({ result: { resultType: 'complete', isError: false } });
+      // not a currency, but the header agrees with the body: the route refuses it, not the gateway (-32020)
+      const odd = { ...FX, sellCurrency: 'ÜSD ' };
+      const [bad] = await tryTool(engine.url, { key: KEY, tool: 'getExchangeRate', arguments: odd }, as26);
+      expect(bad!.request.headers['mcp-param-sellcurrency']).toBe(
+        `=?base64?${Buffer.from('ÜSD ').toString('base64')}?=`,
+      );
+      expect(bad!.response.status).toBe(200);
+      expect((bad!.response.body as any).result).toMatchObject({ isError: true, structuredContent: { code: 'GC025' } });
+    });
   });
 });

@@ -1,10 +1,13 @@
 // The console in a real browser against `engine run --env sandbox`: routes and the FX diagram,
 // a curl-like FX call showing up live with its vendor call, a fault injected from the page
-// making the next exchange retry and map to GC027, and a tool called through /mcp.
+// making the next exchange retry and map to GC027, a tool called through /mcp, and a payment
+// confirmed (once) and refused through the try-it form.
 
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { consoleSession, hasChromium, requireChromium } from './browser.ts';
+import { paymentOrder } from '../gateway/helpers.ts';
+import { ibansOfUser } from '../../sandbox/platform-backend/index.ts';
 
 requireChromium();
 
@@ -329,5 +332,60 @@ describe.skipIf(!hasChromium)('console in Chromium', () => {
     await result.locator('a.exchange-link').click();
     await s.page.locator('.exchange-detail h2', { hasText: 'get-exchange-rate' }).waitFor();
     expect(await s.page.locator('li[data-role="call"] .name').first().textContent()).toContain('GET hubvendor-forex');
+  }, 60_000);
+
+  it('the try-it form shows the confirmation of a payment: Confirm makes it once, Refuse makes none', async () => {
+    /** the payment orders the hub simulator received with this end-to-end reference */
+    const atHub = async (e2e: string) => {
+      const r = await fetch(`${s.engine.url}/console/api/panels/sandbox/requests?sim=hubvendor`);
+      const { requests } = (await r.json()) as { requests: { method: string; body?: unknown }[] };
+      return requests.filter((q) => q.method === 'POST' && JSON.stringify(q.body ?? '').includes(e2e)).length;
+    };
+    await s.page.goto(`${s.engine.url}/console/#/gateway/initiatePaymentOrder`);
+    const form = s.page.locator('form.try-it');
+    await form.waitFor();
+    await form.locator('select[name=tool]').selectOption('initiatePaymentOrder');
+    await form.locator('button', { hasText: 'Sandbox token for alice' }).click();
+    await expect.poll(() => form.locator('input[name=token]').inputValue()).toMatch(/^eyJ/);
+
+    const pay = paymentOrder('BROWSER-CONFIRM', '12.50', '2030-02-01');
+    const e2e = pay.transferTransactionInformation.endToEndIdentification;
+    await form.locator('textarea[name=arguments]').fill(JSON.stringify(pay));
+    await form.locator('button[type=submit]').click();
+    const ask = s.page.locator('section.try-confirm');
+    await ask.waitFor();
+    // what the user confirms, accounts masked; nothing done yet
+    const debtor = ibansOfUser('alice')[0]!;
+    expect(await ask.locator('h4').textContent()).toContain('Confirm: Initiate a payment');
+    expect(await ask.locator('ul.confirm-lines li').allTextContents()).toEqual([
+      'Amount: 12.50 EUR',
+      `From account: ${debtor.slice(0, 4)}****${debtor.slice(-4)}`,
+      'To: Jane Doe, FR14****2606',
+      'Execution date: 2030-02-01',
+    ]);
+    expect(await atHub(e2e)).toBe(0);
+    await s.shot('gateway-confirm');
+
+    await ask.locator('button[data-decision=confirm]').click();
+    const result = s.page.locator('section.try-result[data-outcome="ok"]');
+    await result.waitFor();
+    expect(await result.locator('pre').textContent()).toMatch(/"bankReferenceId": "PO/);
+    expect(await ask.count()).toBe(0);
+    expect(
+      await s.page.locator('li.rpc-step').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-method'))),
+    ).toEqual(['tools/call', 'tools/call']);
+    expect(await atHub(e2e)).toBe(1);
+
+    // another payment, refused: the gateway's refusal is shown, the hub sees nothing
+    const refused = paymentOrder('BROWSER-REFUSE', '13.50', '2030-02-02');
+    await form.locator('textarea[name=arguments]').fill(JSON.stringify(refused));
+    await form.locator('button[type=submit]').click();
+    await ask.waitFor();
+    await ask.locator('button[data-decision=refuse]').click();
+    const refusal = s.page.locator('section.try-result[data-outcome="error"]');
+    await refusal.waitFor();
+    expect(await refusal.locator('pre').textContent()).toContain('The user did not confirm (decline)');
+    expect(await atHub(refused.transferTransactionInformation.endToEndIdentification)).toBe(0);
+    expect(await atHub(e2e)).toBe(1);
   }, 60_000);
 });

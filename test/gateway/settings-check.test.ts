@@ -122,6 +122,24 @@ describe('lint', () => {
     );
   });
 
+  it('says a task limit that is no whole number and a task lifetime under a second at their values', async () => {
+    let text = original;
+    for (const [from, to] of [
+      ['    ttlSeconds: 3600\n', '    ttlSeconds: 0\n'],
+      ['    maxRunning: 100\n', '    maxRunning: many\n'],
+    ]) {
+      expect(text).toContain(from);
+      text = text.replace(from, to);
+    }
+    writeFileSync(join(root, VALUES), text);
+    expect((await lint()).sort()).toEqual(
+      [
+        `${at(text, '0', text.indexOf('ttlSeconds: 0'))} gateway: 'tasks.ttlSeconds' must be a number >= 1, got 0`,
+        `${at(text, 'many', text.indexOf('maxRunning: many'))} gateway: 'tasks.maxRunning' must be a whole number >= 0, got "many"`,
+      ].sort(),
+    );
+  });
+
   it('says a wrong engine.server.trustProxy of the environment at its item', async () => {
     writeFileSync(join(root, VALUES), original);
     const envFile = join(root, 'values/environments/sandbox.yaml');

@@ -2,12 +2,14 @@
 // 2026-07-28): a client declaring the extension confirms the batch (input_required), gets a task
 // handle at once and polls tasks/get to the vendor's answer; without the extension the confirmed
 // call waits for it. Only the task's own user finds it; tasks/get needs the extension and the
-// Mcp-Name header naming the task.
+// Mcp-Name header naming the task. gateway.tasks (kept 30 min and at most 2 at once here) bounds
+// them, and gateway_tasks_running counts the running ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
 import { signSandboxToken } from '../../sandbox/idp/index.ts';
 import { gatewayExtension } from '../../engine/gateway/index.ts';
 import type { AuditEntry } from '../../engine/gateway/audit-hook.ts';
+import type { Achvendor } from '../../sandbox/achvendor/index.ts';
 
 const V = '2026-07-28';
 const KEY = { 'ocp-gateway-subscription-key': 'sandbox-demo-subscription-key' };
@@ -96,8 +98,20 @@ async function confirmedCall(args: Record<string, unknown>, caps: object = TASKS
   );
 }
 
+/** `gateway_tasks_running` as /metrics shows it now. */
+async function tasksRunning(): Promise<number> {
+  const text = (await e.request('GET', '/metrics')).body as string;
+  const line = text.split('\n').find((l) => l.startsWith('gateway_tasks_running '));
+  expect(line, 'gateway_tasks_running on /metrics').toBeDefined();
+  return Number(line!.split(' ')[1]);
+}
+
 beforeAll(async () => {
-  e = await startTestEngine({ extensions: [gatewayExtension({ audit: { record: (x) => audited.push(x) } })] });
+  e = await startTestEngine({
+    extensions: [gatewayExtension({ audit: { record: (x) => audited.push(x) } })],
+    // the shipped 3600 s and 100 are pinned by test/config/spec-numbers.test.ts
+    set: { 'gateway.tasks.ttlSeconds': '1800', 'gateway.tasks.maxRunning': '2' },
+  });
   alice = await signSandboxToken({ sub: 'alice' });
   bob = await signSandboxToken({ sub: 'bob' });
 });
@@ -115,7 +129,7 @@ describe('the ACH credit batch tool as a task', () => {
     const r = await confirmedCall(batch(`TASK-${Date.now()}`));
     expect(r.status).toBe(200);
     const task = r.body.result;
-    expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000 });
+    expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 1_800_000 });
     expect(task.statusMessage).toContain('submitAchCreditBatch');
     expect(typeof task.taskId).toBe('string');
 
@@ -158,5 +172,38 @@ describe('the ACH credit batch tool as a task', () => {
     expect(r.body.result.resultType).toBe('complete');
     expect(r.body.result.isError).toBe(false);
     expect(r.body.result.structuredContent).toMatchObject({ direction: 'credit', entry_count: 2 });
+  });
+
+  it('gateway.tasks.maxRunning: two tasks run, the gauge says 2; the third call waits for its result; 0 once they end', async () => {
+    expect(await tasksRunning()).toBe(0);
+    // the vendor answers the first two batches late: their tasks stay running meanwhile
+    const ach = (e.sandbox.services.achvendor as Achvendor).server;
+    ach.addFault({ method: 'POST', path: 'submitcreditbatch', delayMs: 2500, times: 2 });
+    try {
+      const [a, b] = await Promise.all([
+        confirmedCall(batch(`LIMIT-A-${Date.now()}`)),
+        confirmedCall(batch(`LIMIT-B-${Date.now()}`)),
+      ]);
+      expect([a.body.result.resultType, b.body.result.resultType]).toEqual(['task', 'task']);
+      expect(await tasksRunning()).toBe(2);
+      // the limit reached: the third call is no task, it answers the vendor's result itself
+      const c = await confirmedCall(batch(`LIMIT-C-${Date.now()}`));
+      expect(c.body.result.resultType).toBe('complete');
+      expect(c.body.result.structuredContent).toMatchObject({ direction: 'credit', entry_count: 2 });
+      // answered while the two tasks still run (the vendor holds their batches 2.5 s)
+      expect(await tasksRunning()).toBe(2);
+      for (const t of [a, b]) {
+        let got: any;
+        for (let i = 0; i < 60; i++) {
+          got = (await m26('tasks/get', t.body.result.taskId, { taskId: t.body.result.taskId })).body;
+          if (got.result.status !== 'working') break;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+        expect(got.result.status).toBe('completed');
+      }
+      expect(await tasksRunning()).toBe(0);
+    } finally {
+      ach.clearFaults();
+    }
   });
 });
