@@ -61,6 +61,11 @@ export interface ConsoleSettings {
   exchanges: number;
   /** longest masked body text kept per step, call or event, characters */
   bodyLimit: number;
+  /**
+   * most exchanges recorded per second while only the console reads the spans (no exporter): under
+   * heavier load the rest run untraced, so recording costs the hot path little (rate-sampler.ts)
+   */
+  recordPerSecond: number;
   /** host names it answers to besides loopback and the listen address (`name` or `name:port`) */
   allowedHosts: string[];
 }
@@ -99,7 +104,7 @@ export const ENGINE_DEFAULTS: EngineSettings = {
     maxConnections: 1024,
   },
   expressions: { timeout: 1000, maxDepth: 500, maxRange: 100_000 },
-  console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
+  console: { exchanges: 200, bodyLimit: 4000, recordPerSecond: 100, allowedHosts: [] },
 };
 
 const int = (minimum: number, description: string) => ({ type: 'integer', minimum, description });
@@ -162,6 +167,13 @@ export const engineSettingsSchema = {
         exchanges: { ...int(1, 'exchanges the console keeps, newest first (default 200)'), maximum: 100_000 },
         bodyLimit: {
           ...int(100, 'longest masked body text kept per step, vendor call or event, characters (default 4000)'),
+          maximum: 1_000_000,
+        },
+        recordPerSecond: {
+          ...int(
+            1,
+            'most exchanges the console records per second when no trace exporter runs; under heavier load the rest are not traced (default 100)',
+          ),
           maximum: 1_000_000,
         },
         allowedHosts: {

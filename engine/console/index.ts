@@ -44,9 +44,11 @@ export function consoleExtension(extensions: () => EngineExtension[]): ConsoleEx
       const { tracing } = services;
       tracing.consumers.add(r);
       tracing.detail = { bodyLimit: services.settings.console.bodyLimit, secrets: NO_SECRETS };
+      tracing.recordPerSecond = services.settings.console.recordPerSecond;
       services.onClose(() => {
         tracing.consumers.delete(r);
         tracing.detail = undefined;
+        tracing.recordPerSecond = undefined;
       });
     },
 

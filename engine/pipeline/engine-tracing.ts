@@ -30,6 +30,11 @@ export class EngineTracing {
   detail: SpanDetail | undefined;
   /** in-process span consumers (the console's recorder), added before the engine starts tracing */
   readonly consumers = new Set<SpanProcessor>();
+  /**
+   * most exchanges a second the consumers record when they alone read the spans (no exporter):
+   * the rest are not traced (rate-sampler.ts); undefined: every one
+   */
+  recordPerSecond: number | undefined;
 
   /** Installs (or, with undefined, removes) the tracer and the W3C propagator. */
   install(t: Tracer | undefined, p?: TextMapPropagator): void {

@@ -13,14 +13,27 @@ import { isSecretHeader, maskSecret, maskText } from '../observability/mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
 import type { EngineTracing, SpanDetail } from './engine-tracing.ts';
 
+/**
+ * Every name isSecretKey or isSecretHeader calls a credential contains one of these. JSON text
+ * without any of them has no field to mask by name, so it is serialised natively, without the
+ * replacer (a call back into JavaScript for every member, the most of what recording cost).
+ */
+const SECRET_NAME_PART =
+  /password|secret|token|client-key|client_key|api-key|apikey|credential|private|authorization|cookie|subscription-key/i;
+
 /** A value as masked JSON text, at most `bodyLimit` characters. */
 function maskedJson(v: unknown, d: SpanDetail): string {
   if (v === undefined) return '';
   let s: string;
   try {
-    // one pass: fields named like a credential masked by the replacer, then credentials by shape
-    // and configured secrets by value in the text (bounded before the regular expressions run)
-    s = typeof v === 'string' ? v : (JSON.stringify(v, maskField) ?? '');
+    // fields named like a credential masked by the replacer (only when a name could be one), then
+    // credentials by shape and configured secrets by value in the text (bounded before the
+    // regular expressions run)
+    if (typeof v === 'string') s = v;
+    else {
+      s = JSON.stringify(v) ?? '';
+      if (SECRET_NAME_PART.test(s)) s = JSON.stringify(v, maskField) ?? '';
+    }
   } catch {
     return '[not serialisable]';
   }

@@ -6,6 +6,7 @@ export {
   BasicTracerProvider,
   BatchSpanProcessor,
   ConsoleSpanExporter,
+  ParentBasedSampler,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 export { W3CTraceContextPropagator } from '@opentelemetry/core';

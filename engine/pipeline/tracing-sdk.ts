@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { EngineTracing } from './tracing.ts';
 import { compileSecrets, maskText } from '../observability/mask.ts';
 import { SettingError } from '../core/diagnostics.ts';
+import { RateSampler } from './rate-sampler.ts';
 
 const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
@@ -118,7 +119,16 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
     .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
     .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
-  const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: processors });
+  // the console alone: a sampler bounding what it records per second (an exporter's sampling is the
+  // OTEL_TRACES_SAMPLER's, and the console then sees what the exporter gets)
+  const perSecond = opts.tracing.recordPerSecond;
+  const alone = !opts.exporter && exporters.length === 0 && perSecond !== undefined;
+  const sampler = alone ? new sdk.ParentBasedSampler({ root: new RateSampler(perSecond) }) : undefined;
+  const provider = new sdk.BasicTracerProvider({
+    resource,
+    spanProcessors: processors,
+    ...(sampler ? { sampler } : {}),
+  });
   const log = opts.logger.child({ component: 'tracing' });
   // export failures are the SDK's diagnostics: to the log, with the exporter's credentials masked
   const secrets = compileSecrets(headerValues(env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS));
@@ -142,6 +152,7 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
     {
       exporters: opts.exporter ? ['custom'] : exporters,
       consumers: consumers.size,
+      ...(alone ? { recordPerSecond: perSecond } : {}),
       ...(exporters.includes('otlp') && endpoint ? { collector: collectorHost(endpoint) } : {}),
     },
     'tracing on',

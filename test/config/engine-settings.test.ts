@@ -72,7 +72,7 @@ describe('engine settings', () => {
     expect(env).toEqual({
       server: { ...ENGINE_DEFAULTS.server, port: 9090, trustProxy: ['10.0.0.0/8'] },
       expressions: ENGINE_DEFAULTS.expressions,
-      console: { exchanges: 200, bodyLimit: 4000, allowedHosts: [] },
+      console: { exchanges: 200, bodyLimit: 4000, recordPerSecond: 100, allowedHosts: [] },
     });
     expect(env.server).toMatchObject({
       host: '127.0.0.1',

@@ -1,0 +1,34 @@
+// The sampler of the console's own tracing (no exporter configured): every exchange is recorded
+// while they come at most `perSecond` a second; above that, only that many a second are, and the
+// rest run with a non-recording span (no span objects kept, no bodies serialised or masked). A
+// token bucket holding one second's budget, so a burst after a quiet spell is still recorded whole.
+// Children follow their exchange (ParentBased), so an exchange is recorded whole or not at all.
+
+import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+
+const RECORD = 2; // SamplingDecision.RECORD_AND_SAMPLED
+const DROP = 0; // SamplingDecision.NOT_RECORD
+
+export class RateSampler implements Sampler {
+  private tokens: number;
+  private last = performance.now();
+  private readonly perMs: number;
+
+  constructor(private readonly perSecond: number) {
+    this.tokens = perSecond;
+    this.perMs = perSecond / 1000;
+  }
+
+  shouldSample(): SamplingResult {
+    const now = performance.now();
+    this.tokens = Math.min(this.perSecond, this.tokens + (now - this.last) * this.perMs);
+    this.last = now;
+    if (this.tokens < 1) return { decision: DROP };
+    this.tokens -= 1;
+    return { decision: RECORD };
+  }
+
+  toString(): string {
+    return `RateSampler{${this.perSecond}/s}`;
+  }
+}
