@@ -4,7 +4,7 @@
 // transaction: replicas writing at once queue there and extend one chain, with no gap in `seq`.
 
 import { canonical as canonicalArgs } from './tools.ts';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SqlClient } from '../store/durable.ts';
 import type { AuditEntry, AuditKind } from './audit-hook.ts';
 
@@ -52,18 +52,19 @@ const MAX_FIELD = 512;
 export function pending(e: AuditEntry | (Omit<AuditEntry, 'kind'> & { kind: RecordKind })): PendingRecord {
   const at = e.at ? new Date(e.at) : new Date();
   const rec: PendingRecord = { kind: e.kind, at: (Number.isNaN(at.getTime()) ? new Date() : at).toISOString() };
-  for (const [f] of FIELDS) {
+  for (let i = 0; i < FIELDS.length; i++) {
+    const f = FIELDS[i][0];
     const v = e[f];
-    if (v !== undefined && v !== null && v !== '') rec[f] = String(v).slice(0, MAX_FIELD);
+    if (v === undefined || v === null || v === '') continue;
+    const s = typeof v === 'string' ? v : String(v);
+    rec[f] = s.length > MAX_FIELD ? s.slice(0, MAX_FIELD) : s;
   }
   return rec;
 }
 
 /** `sha256:<hex>` of the arguments' canonical JSON: what was asked, without what was asked. */
 export function argsDigest(args: unknown): string {
-  return `sha256:${createHash('sha256')
-    .update(canonicalArgs(args) ?? 'null')
-    .digest('hex')}`;
+  return `sha256:${hash('sha256', canonicalArgs(args) ?? 'null')}`;
 }
 
 /** The canonical text a record's hash is taken over: fixed member order, absent fields null. */
@@ -75,9 +76,7 @@ function canonical(seq: number, r: PendingRecord, prevHash: string): string {
 }
 
 export function recordHash(seq: number, r: PendingRecord, prevHash: string): string {
-  return createHash('sha256')
-    .update(canonical(seq, r, prevHash))
-    .digest('hex');
+  return hash('sha256', canonical(seq, r, prevHash));
 }
 
 /**
