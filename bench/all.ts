@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark in sequence, each by its npm script name, each load bounded
+// `npm run bench:all`: every benchmark in sequence, each by its npm script name, each load bounded
 // (15 s at most). The start-up benchmark measures the build, so the build runs first. A script
 // that does not exist (yet) is named and skipped; a benchmark that fails is named and the rest
 // still run; the exit code says whether all of them ran.

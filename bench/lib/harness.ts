@@ -11,9 +11,15 @@ export interface Proc {
 }
 
 /** Spawns `node <args>` and resolves with the first URL it prints (plain or in a JSON log line). */
-export function spawnUrl(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<Proc> {
+export function spawnUrl(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 30_000,
+  launch: (args: string[]) => [command: string, args: string[]] = (a) => [process.execPath, a],
+): Promise<Proc> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const [command, argv] = launch(args);
+    const child = spawn(command, argv, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
