@@ -21,14 +21,14 @@ const boundaries = new Map<string, [number, string][]>();
 
 /** The source module of a line of the build (npm run build bundles): profiles read per module, as before the bundle. */
 function sourceOf(url: string, line: number): string {
-  if (!/^file:\/\/.*\/dist\/.*\.js$/.test(url)) return url;
+  if (!/^file:\/\/.*\/dist\/.*\.c?js$/.test(url)) return url;
   let marks = boundaries.get(url);
   if (!marks) {
     marks = [];
     readFileSync(fileURLToPath(url), 'utf8')
       .split('\n')
       .forEach((l, i) => {
-        const m = /^\/\/ ((?:node_modules|engine|sandbox)\/\S+)$/.exec(l);
+        const m = /^\/\/ ((?:node_modules|engine|sandbox|packages)\/\S+)$/.exec(l);
         if (m) marks!.push([i, m[1].startsWith('node_modules/') ? `/${m[1]}` : m[1]]);
       });
     boundaries.set(url, marks);
@@ -71,7 +71,7 @@ export function summarize(file: string, requests: number, window?: { from: numbe
     const where =
       sourceOf(cf.url, cf.lineNumber)
         .replace(/^.*\/node_modules\//, '')
-        .replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox)\//, '$2/') || '(native)';
+        .replace(/^file:\/\/.*\/(dist\/|)(engine|sandbox|packages)\//, '$2/') || '(native)';
     const k = `${cf.functionName || '(anon)'} ${where}:${cf.lineNumber + 1}`;
     fns.set(k, (fns.get(k) ?? 0) + t);
     const f = where.startsWith('node:')

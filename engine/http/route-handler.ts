@@ -7,9 +7,10 @@ import { PlatformError, toPlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { createExchange, type Exchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
+import { turnStarted } from '../pipeline/slices.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { correlationIdFrom, writeProblem } from './answers.ts';
-import { jsonDeeperThan } from './json-depth.ts';
+import { deepestShort, jsonDeeperThan, valueDeeperThan } from './json-depth.ts';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
@@ -114,21 +115,30 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
     started: number,
   ) => {
     let status = 500;
+    // the turn of the event loop this work runs in starts now: the steps count the parsing in it
+    turnStarted();
     try {
       let body: unknown;
       if (raw && raw.length) {
         const type = req.headers['content-type'] ?? '';
         if (JSON_TYPE.test(type)) {
-          if (jsonDeeperThan(raw, host.jsonDepthLimit)) {
-            throw new PlatformError({
-              kind: 'validation',
-              code: CODE.validation,
-              detail: `the body nests arrays and objects deeper than the limit of ${host.jsonDepthLimit} levels`,
-            });
-          }
+          // parsed first, then its depth checked on the value (a tenth of a pass over a large text);
+          // a text both too deep and malformed is refused for its depth, as when the text was checked first
+          const limit = host.jsonDepthLimit;
+          let parsed = true;
           try {
             body = JSON.parse(raw.toString('utf8'));
           } catch {
+            parsed = false;
+          }
+          if (parsed ? raw.length >= deepestShort(limit) && valueDeeperThan(body, limit) : jsonDeeperThan(raw, limit)) {
+            throw new PlatformError({
+              kind: 'validation',
+              code: CODE.validation,
+              detail: `the body nests arrays and objects deeper than the limit of ${limit} levels`,
+            });
+          }
+          if (!parsed) {
             throw new PlatformError({
               kind: 'validation',
               code: CODE.validation,

@@ -5,7 +5,7 @@
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../expressions/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
-import { clock, yieldAfter } from '../pipeline/slices.ts';
+import { turnStarted, yieldAfter } from '../pipeline/slices.ts';
 
 interface TransformConfig {
   expression?: string;
@@ -42,7 +42,7 @@ export default defineStep<TransformConfig>({
         : ctx.expr(cfg.expression, ['expression']);
     const set = compileTarget(cfg.into);
     return (ex) => {
-      const started = clock();
+      const started = turnStarted();
       const v = expr.evaluate(ex);
       if (isPromise(v)) return v.then((r) => set(ex, r));
       set(ex, v);

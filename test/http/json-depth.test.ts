@@ -1,8 +1,9 @@
 // JSON bodies nested deeper than engine.server.jsonDepthLimit (default 64) are refused before any
-// route runs: a 400 problem (GC025) for engine routes, a JSON-RPC invalid request for /mcp.
+// route runs: a 400 problem (GC025) for engine routes, a JSON-RPC invalid request for /mcp. Engine
+// routes check the parsed value (valueDeeperThan), /mcp the text (jsonDeeperThan): both must agree.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestEngine, type TestEngine } from '../helpers/engine.ts';
-import { jsonDeeperThan } from '../../engine/http/json-depth.ts';
+import { jsonDeeperThan, valueDeeperThan } from '../../engine/http/json-depth.ts';
 import { ENGINE_DEFAULTS } from '../../engine/config/engine-settings.ts';
 
 const LIMIT = ENGINE_DEFAULTS.server.jsonDepthLimit;
@@ -65,6 +66,15 @@ describe('JSON depth limit on engine routes', () => {
     expect(at.body.detail).not.toContain('levels');
     expect(JSON.stringify(at.body.errors)).toContain('buyCurrency');
   });
+
+  it('a body both malformed and too deep is refused for its depth; a malformed one within it as not JSON', async () => {
+    const deep = await e.request('POST', '/customer-screening', nested(10_000).slice(0, -1));
+    expect(deep.status).toBe(400);
+    expect(deep.body.detail).toBe(`the body nests arrays and objects deeper than the limit of ${LIMIT} levels`);
+    const shallow = await e.request('POST', '/customer-screening', `{"customerReference":${nested(LIMIT - 1)}`);
+    expect(shallow.status).toBe(400);
+    expect(shallow.body.detail).toBe('the body is not valid JSON');
+  });
 });
 
 describe('JSON depth limit on /mcp', () => {
@@ -84,7 +94,39 @@ describe('JSON depth limit on /mcp', () => {
   });
 });
 
-describe('jsonDeeperThan', () => {
+describe('jsonDeeperThan and valueDeeperThan', () => {
+  it('the parsed value has the depth of its text', () => {
+    const texts = [
+      nested(3),
+      nested(4),
+      `{"a":{"b":{"c":"[[[[[[[[[[\\"[[[[[["}}}`,
+      `{"a":"\\\\","b":[[[1]]]}`,
+      `[{"a":1},{"b":[2]},[3],[[4]]]`,
+      `{"a":[],"b":{},"c":[{}],"d":[[[]]]}`,
+      `[[[[]]],{"x":{"y":{"z":{}}}}]`,
+      `{"__proto__":{"a":[[[1]]]}}`,
+      '1',
+      '"[[[["',
+      'null',
+    ];
+    // seeded: arrays and objects nested to random depths, up to 8 levels
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const gen = (d: number): string =>
+      d === 0 || rnd() < 0.2
+        ? JSON.stringify(rnd() < 0.5 ? 'x[{' : 1)
+        : rnd() < 0.5
+          ? `[${Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => gen(d - 1)).join(',')}]`
+          : `{${Array.from({ length: 1 + Math.floor(rnd() * 3) }, (_, i) => `"k${i}":${gen(d - 1)}`).join(',')}}`;
+    for (let i = 0; i < 200; i++) texts.push(gen(1 + (i % 8)));
+    for (const text of texts) {
+      for (const limit of [1, 2, 3, 4, 5, 6]) {
+        expect(valueDeeperThan(JSON.parse(text), limit), `${text} at ${limit}`).toBe(jsonDeeperThan(text, limit));
+      }
+    }
+    expect(valueDeeperThan(JSON.parse(nested(100_000)), LIMIT)).toBe(true);
+  });
+
   it('counts arrays and objects, not brackets inside strings', () => {
     expect(jsonDeeperThan(nested(3), 3)).toBe(false);
     expect(jsonDeeperThan(nested(4), 3)).toBe(true);

@@ -58,6 +58,14 @@ describe('hasUnsafeText', () => {
     expect(hasUnsafeText({ a: [s, 1, null, true, { b: s }] })).toBe(false);
   });
 
+  it('finds an unsafe key among keys seen safe before, however many', () => {
+    // the safe keys are remembered (a bounded set): more of them than it holds, then a bad one
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`field${i}`, 'ok']));
+    expect(hasUnsafeText([many, many])).toBe(false);
+    expect(hasUnsafeText([many, { ...many, ['field7\u202e']: 'ok' }])).toBe(true);
+    expect(hasUnsafeText({ entries: [{ a: 1 }, { a: 1, ['b\u0000']: 1 }] })).toBe(true);
+  });
+
   it('walks values deeper than the call stack without overflowing', () => {
     let deep: unknown = 'x\u0000';
     for (let i = 0; i < 200_000; i++) deep = [deep];

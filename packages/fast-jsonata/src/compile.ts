@@ -90,6 +90,8 @@ class Ctx {
 
   constructor(
     private readonly functions: CustomFunctions,
+    /** every variable a `#$name` of the expression binds: the names a tuple may carry besides '@' */
+    readonly tupleVars: ReadonlySet<string>,
     /**
      * Variables some `$f := function(...) {...}` binds: they may only be called (`$f(x)`) or passed
      * to $map/$filter, outside lambda bodies, so a lambda value never reaches a result and no
@@ -181,7 +183,8 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   if (!preds && !keepArray) {
     return (input, frame) => {
       const result = inner(input, frame);
-      return result && result.sequence === true && Array.isArray(result) && !(result as Seq).tupleStream
+      // the array test first: a flag read off a string or number goes through its prototype
+      return Array.isArray(result) && (result as Seq).sequence === true && !(result as Seq).tupleStream
         ? collapse(result)
         : result;
     };
@@ -288,6 +291,8 @@ interface Step {
   index: string | undefined;
   /** a plain field name with nothing else on the step: evaluated by evaluateNameStep */
   name: string | undefined;
+  /** the step reads a variable a tuple may carry (TupleStep.tupleFrame) */
+  tupleFrame: boolean;
 }
 
 function compileStages(stages: unknown, c: Ctx): Filter[] {
@@ -316,6 +321,7 @@ function compilePath(node: any, c: Ctx): Ev {
       tuple: step.tuple === true,
       index: step.index === undefined ? undefined : c.checkBindable(step.index),
       name: isPlainName(step) && step.stages === undefined ? step.value : undefined,
+      tupleFrame: readsAny(step, c.tupleVars),
     };
   });
   const firstIsVariable = node.steps[0].type === 'variable';
@@ -378,7 +384,7 @@ function evaluateNameStep(name: string, input: any, lastStep: boolean): any {
   for (let i = 0; i < input.length; i++) {
     charge();
     let res = lookup(input[i], name);
-    if (res && res.sequence === true && Array.isArray(res) && !(res as Seq).tupleStream) res = collapse(res);
+    if (Array.isArray(res) && (res as Seq).sequence === true && !(res as Seq).tupleStream) res = collapse(res);
     if (typeof res === 'undefined') continue;
     if (++count === 1) only = res;
     if (!Array.isArray(res) || (res as Seq).cons) resultSequence.push(res);
@@ -466,6 +472,23 @@ function simpleNamePath(node: any): string[] | undefined {
  */
 function simplePathEvaluator(names: string[], general: Ev): Ev {
   const last = names.length - 1;
+  if (last === 0) {
+    // one name (a field of the context item, the commonest path of all): walkNames' steps for it
+    const name = names[0];
+    return (input, frame) => {
+      if (Array.isArray(input)) return general(input, frame);
+      if (
+        input === null ||
+        typeof input !== 'object' ||
+        input._jsonata_function === true ||
+        input._jsonata_lambda === true ||
+        !Object.prototype.hasOwnProperty.call(input, name)
+      )
+        return undefined;
+      const v = input[name];
+      return Array.isArray(v) && isSequence(v) ? general(input, frame) : v;
+    };
+  }
   return (input, frame) =>
     Array.isArray(input) ? general(input, frame) : walkNames(input, names, last, input, frame, general);
 }
@@ -505,6 +528,8 @@ function compileFilter(predNode: any, c: Ctx): Filter {
     };
   }
   const predicate = compileNode(predNode, c);
+  // a predicate that reads no variable a tuple may carry sees the same values in the enclosing frame
+  const tupleFrame = readsAny(predNode, c.tupleVars);
   return (input, frame) => {
     const results = seq();
     // a tuple stream: the predicate sees each tuple's item as context and its variables in scope
@@ -514,7 +539,15 @@ function compileFilter(predNode: any, c: Ctx): Filter {
     for (let index = 0; index < input.length; index++) {
       charge();
       const item = input[index];
-      let res = tuples ? predicate(item['@'], new Frame(frame, frame.run, item)) : predicate(item, frame);
+      let res = tuples
+        ? predicate(item['@'], tupleFrame ? new Frame(frame, frame.run, item) : frame)
+        : predicate(item, frame);
+      // a boolean (most predicates: comparisons, `and`, `$not`) keeps or drops the item, as below
+      if (res === true) {
+        results.push(item);
+        continue;
+      }
+      if (res === false) continue;
       if (isNumeric(res)) res = [res];
       if (isArrayOfNumbers(res)) {
         res.forEach((ires: number) => {
@@ -581,14 +614,58 @@ function compileBinary(node: any, c: Ctx): Ev {
   }
   const apply = BINARY_OPS[op];
   if (!apply) throw new Unsupported(`operator ${op}`);
+  const locate = (err: unknown): unknown => {
+    if (err instanceof FastJsonataError) err.locate(node.position, op, true);
+    return err;
+  };
+  // the commonest operators of predicates each in code of its own, so that the call of the
+  // operation is not one call site shared by every operator of every expression
+  switch (op) {
+    case '=':
+      return (input, frame) => {
+        const l = lhs(input, frame);
+        const r = rhs(input, frame);
+        if (typeof l === 'undefined' || typeof r === 'undefined') return false;
+        if (l === r) return true;
+        try {
+          return isDeepEqual(l, r);
+        } catch (err) {
+          throw locate(err);
+        }
+      };
+    case '!=':
+      return (input, frame) => {
+        const l = lhs(input, frame);
+        const r = rhs(input, frame);
+        if (typeof l === 'undefined' || typeof r === 'undefined') return false;
+        if (l === r) return false;
+        try {
+          return !isDeepEqual(l, r);
+        } catch (err) {
+          throw locate(err);
+        }
+      };
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return (input, frame) => {
+        const l = lhs(input, frame);
+        const r = rhs(input, frame);
+        try {
+          return comparison(l, r, op);
+        } catch (err) {
+          throw locate(err);
+        }
+      };
+  }
   return (input, frame) => {
     const l = lhs(input, frame);
     const r = rhs(input, frame);
     try {
       return apply(l, r, op);
     } catch (err) {
-      if (err instanceof FastJsonataError) err.locate(node.position, op, true);
-      throw err;
+      throw locate(err);
     }
   };
 }
@@ -950,6 +1027,30 @@ function shadowableNames(ast: unknown, isFunctionName: (name: string) => boolean
   return new Set([...bound].filter((name) => isFunctionName(name) && !called.has(name)));
 }
 
+/** Every variable a `#$name` binds, on a step or after a predicate (compile-time, before any reference is compiled). */
+function indexVariables(node: any, into = new Set<string>()): Set<string> {
+  if (node === null || typeof node !== 'object') return into;
+  if (Array.isArray(node)) {
+    for (const item of node) indexVariables(item, into);
+    return into;
+  }
+  if (typeof node.index === 'string') into.add(node.index);
+  if (node.type === 'index' && typeof node.value === 'string') into.add(node.value);
+  for (const key of Object.keys(node))
+    if (key !== 'value' || typeof node[key] === 'object') indexVariables(node[key], into);
+  return into;
+}
+
+/** Whether the subtree names one of `names` as a variable anywhere (lambda bodies included). */
+function readsAny(node: any, names: ReadonlySet<string>): boolean {
+  if (names.size === 0 || node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((item) => readsAny(item, names));
+  if (node.type === 'variable' && typeof node.value === 'string' && names.has(node.value)) return true;
+  for (const key of Object.keys(node))
+    if ((key !== 'value' || typeof node[key] === 'object') && readsAny(node[key], names)) return true;
+  return false;
+}
+
 /** Every variable some `$f := function...` binds (compile-time, before any reference is compiled). */
 function lambdaVariables(node: any, into = new Set<string>()): Set<string> {
   if (node === null || typeof node !== 'object') return into;
@@ -1151,7 +1252,7 @@ export function compileProgram(
 ): Program {
   const isFunctionName = (name: string) =>
     JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
-  const c = new Ctx(functions, lambdaVariables(ast), shadowableNames(ast, isFunctionName));
+  const c = new Ctx(functions, indexVariables(ast), lambdaVariables(ast), shadowableNames(ast, isFunctionName));
   const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout, rangeLimit);
   return {

@@ -25,7 +25,10 @@ export class Frame {
   ) {}
 
   bind(name: string, value: unknown): void {
-    (this.vars ??= Object.create(null) as Record<string, unknown>)[name] = value;
+    // a plain object, read by own keys only (lookup), as tuples are: Object.create(null) starts in
+    // V8's slow dictionary mode and cost a block of a few bindings more than the rest of its work;
+    // `$__proto__` is never bound (checkBindable)
+    (this.vars ??= {})[name] = value;
   }
 
   /** The variable's value; `missing` (undefined unless given) when no frame and no binding has it. */

@@ -31,7 +31,6 @@ const ARRAY_TYPE_NAMES: Record<string, string> = {
 
 /** The one-letter type JSONata matches against the signature regex ('m' for missing). */
 function symbolOf(value: unknown): string {
-  if (isFunction(value)) return 'f';
   switch (typeof value) {
     case 'string':
       return 's';
@@ -41,10 +40,45 @@ function symbolOf(value: unknown): string {
       return 'b';
     case 'object':
       if (value === null) return 'l';
+      if (isFunction(value)) return 'f';
       return Array.isArray(value) ? 'a' : 'o';
+    case 'function':
+      return 'f';
     default:
       return 'm';
   }
+}
+
+/** The symbols as bits, for the per-parameter masks of the full-arity check. */
+const SYMBOL_BITS: Record<string, number> = { s: 1, n: 2, b: 4, l: 8, a: 16, o: 32, f: 64, m: 128 };
+
+/** The bit of a value's symbol (symbolOf's as a number: no string per argument). */
+function symbolBit(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return 1;
+    case 'number':
+      return 2;
+    case 'boolean':
+      return 4;
+    case 'object':
+      if (value === null) return 8;
+      if (isFunction(value)) return 64;
+      return Array.isArray(value) ? 16 : 32;
+    case 'function':
+      return 64;
+    default:
+      return 128;
+  }
+}
+
+/** The symbols a parameter's regex class (`[sm]`, `[asnblfom]`, `f`) admits, as bits. */
+function maskOf(param: Param): number {
+  const re = param.regex.replace(/[?+]$/, '');
+  const cls = /^\[([a-z]+)\]$/.exec(re)?.[1] ?? (/^[a-z]$/.test(re) ? re : '');
+  let mask = 0;
+  for (const ch of cls) mask |= SYMBOL_BITS[ch] ?? 0;
+  return mask;
 }
 
 function findClosingBracket(str: string, start: number, open: string, close: string): number {
@@ -193,8 +227,44 @@ export function parseSignature(signature: string): Signature {
     return ops.length === argCount && ops.every((op, i) => op.kind === 'as-is' && op.argIndex === i) ? 'as-is' : ops;
   };
 
+  /**
+   * Each argument to the parameter in its place, none of them repeated (`+`), and any parameters
+   * after the last argument optional (`?`) without a context default (`-`): the regex, greedy,
+   * matches each argument to its own parameter (and nothing to the rest) exactly when each
+   * argument's symbol is one its parameter admits, and validate() passes the arguments unchanged,
+   * the missing ones undefined, unless an array parameter gets a non-array or has an item type to
+   * check. That case is settled here with a bit test per argument, without the string of symbols
+   * and the cache look-ups; anything else takes the general way below.
+   */
+  const masks = params.map(maskOf);
+  const noRepeats = params.every((p) => !p.regex.endsWith('+'));
+  /** the fewest arguments the shortcut takes: the parameters after them are optional, without a context default */
+  let fewest = params.length;
+  while (fewest > 0 && params[fewest - 1].regex.endsWith('?') && !params[fewest - 1].context) fewest--;
+  const plainArray = params.map((p) => p.type === 'a' && p.subtype === undefined);
+  const arrayParam = params.map((p) => p.type === 'a');
+  const passesAsIs = (args: unknown[]): boolean => {
+    if (!noRepeats || args.length > params.length || args.length < fewest) return false;
+    for (let i = 0; i < args.length; i++) {
+      const bit = symbolBit(args[i]);
+      if ((masks[i] & bit) === 0) return false;
+      // an array parameter: an array (or nothing) passes as it is when it has no item type
+      if (arrayParam[i] && !(plainArray[i] && (bit === 16 || bit === 128))) return false;
+    }
+    return true;
+  };
+
   return {
     validate(args, context) {
+      if (passesAsIs(args)) {
+        // the optional parameters not given, as the general way passes them
+        if (args.length < params.length) {
+          const all = args.slice();
+          while (all.length < params.length) all.push(undefined);
+          return all;
+        }
+        return args;
+      }
       let suppliedSig = '';
       for (let i = 0; i < args.length; i++) suppliedSig += symbolOf(args[i]);
       // the match depends only on the argument types: remembered per type string (few per call site)

@@ -18,6 +18,12 @@ export interface TupleStep {
   stages: Filter[] | undefined;
   /** the variable `#$name` binds to the position of each result of this step */
   index: string | undefined;
+  /**
+   * The step reads a variable a tuple may carry (a `#$name` of the expression): it runs in a frame
+   * made from each tuple. Otherwise that frame would only add names the step never looks up, and
+   * it runs in the enclosing one (one allocation less per item).
+   */
+  tupleFrame: boolean;
 }
 
 /** Keys an object may not have (JSONata refuses to make them: D1013). */
@@ -39,15 +45,18 @@ export function indexStage(name: string): Filter {
 export function evaluateTupleStep(step: TupleStep, input: any[], tupleBindings: Seq | undefined, frame: Frame): Seq {
   let result = seq();
   result.tupleStream = true;
-  if (tupleBindings === undefined) {
-    charge(input.length);
-    tupleBindings = input.map((item) => ({ '@': item }));
-  }
+  // the first tuple step: each input item is a tuple {'@': item} (JSONata makes them first); they
+  // are not made here, as the tuples this step makes carry nothing of them but what replaces '@'
+  const first = tupleBindings === undefined;
+  const bindings: any[] = first ? input : tupleBindings!;
+  if (first) charge(input.length);
   const index = step.index;
-  for (let ee = 0; ee < tupleBindings.length; ee++) {
+  for (let ee = 0; ee < bindings.length; ee++) {
     charge();
-    const binding = tupleBindings[ee];
-    let res = step.ev(binding['@'], new Frame(frame, frame.run, binding));
+    const binding = first ? undefined : bindings[ee];
+    const context = first ? bindings[ee] : binding['@'];
+    // a first tuple holds only '@', which no variable names: the enclosing frame serves
+    let res = step.ev(context, binding !== undefined && step.tupleFrame ? new Frame(frame, frame.run, binding) : frame);
     if (typeof res === 'undefined') continue;
     if (!Array.isArray(res)) res = [res];
     charge(res.length);
@@ -55,7 +64,8 @@ export function evaluateTupleStep(step: TupleStep, input: any[], tupleBindings: 
       // JSONata's tuples have no prototype; ours are plain objects (faster to make and read):
       // they are only read by own keys, and `$__proto__` is never bound (checkBindable)
       const tuple: any = {};
-      for (const key in binding) tuple[key] = binding[key];
+      if (binding === undefined) tuple['@'] = context;
+      else for (const key in binding) tuple[key] = binding[key];
       if ((res as Seq).tupleStream) Object.assign(tuple, res[bb]);
       else {
         tuple['@'] = res[bb];
@@ -75,7 +85,9 @@ export function evaluateTupleStep(step: TupleStep, input: any[], tupleBindings: 
  */
 export function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, frame: Frame): Record<string, unknown> {
   const result: Record<string, unknown> = nullObject();
-  const groups: Record<string, { data: unknown; exprIndex: number }> = Object.create(null);
+  // a Map rather than JSONata's object: a group-by over thousands of items made a dictionary whose
+  // Object.keys cost more than the grouping; the keys are taken in an object's order (ownKeysOrder)
+  const groups = new Map<string, { data: unknown; exprIndex: number }>();
   const reduce = !!(input && input.tupleStream);
   if (!Array.isArray(input)) input = seq1(input);
   // an empty input still produces the object (JSONata pushes into the array it was given)
@@ -91,18 +103,19 @@ export function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, f
         throw new FastJsonataError('T1003', { value: key }).locate(position, undefined);
       if (key === undefined) continue;
       if (RESERVED_KEYS.has(key)) throw new FastJsonataError('D1013', { value: key }).locate(position, undefined);
-      if (Object.prototype.hasOwnProperty.call(groups, key)) {
-        if (groups[key].exprIndex !== pairIndex)
+      const group = groups.get(key);
+      if (group !== undefined) {
+        if (group.exprIndex !== pairIndex)
           throw new FastJsonataError('D1009', { value: key }).locate(position, undefined);
-        groups[key].data = append(groups[key].data, item);
+        group.data = append(group.data, item);
       } else {
-        groups[key] = { data: item, exprIndex: pairIndex };
+        groups.set(key, { data: item, exprIndex: pairIndex });
       }
     }
   }
-  for (const key of keysOf(groups)) {
+  for (const key of ownKeysOrder(groups)) {
     charge();
-    const entry = groups[key];
+    const entry = groups.get(key)!;
     let context = entry.data;
     let env = frame;
     if (reduce) {
@@ -115,6 +128,28 @@ export function evaluateGroup(pairs: [Ev, Ev][], position: number, input: any, f
     if (typeof value !== 'undefined') result[key] = value;
   }
   return result;
+}
+
+/**
+ * The keys of a Map in the order Object.keys would list them had they been an object's, set in
+ * the same order: array indices ('0', '17', canonical and below 2^32 - 1) first, ascending, then
+ * the others as inserted.
+ */
+function ownKeysOrder(map: Map<string, unknown>): Iterable<string> {
+  let indices: string[] | undefined;
+  for (const key of map.keys()) if (isArrayIndex(key)) (indices ??= []).push(key);
+  if (indices === undefined) return map.keys();
+  indices.sort((a, b) => Number(a) - Number(b));
+  const rest: string[] = [];
+  for (const key of map.keys()) if (!isArrayIndex(key)) rest.push(key);
+  return [...indices, ...rest];
+}
+
+function isArrayIndex(key: string): boolean {
+  const c = key.charCodeAt(0);
+  // most keys settle on their first character
+  if (!(c >= 0x30 && c <= 0x39)) return false;
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
 }
 
 /** reduceTupleStream: one tuple whose every variable appends the values of all of them. */

@@ -39,7 +39,7 @@ export function seq1(x: unknown): Seq {
 }
 
 export function isSequence(value: any): boolean {
-  return value.sequence === true && Array.isArray(value);
+  return Array.isArray(value) && (value as Seq).sequence === true;
 }
 
 /** Throws D1001 for infinities, exactly like JSONata, wherever it tests for numbers. */
@@ -59,7 +59,11 @@ export function isArrayOfNumbers(arg: unknown): boolean {
 }
 
 export function isFunction(arg: any): boolean {
-  return (arg && (arg._jsonata_function === true || arg._jsonata_lambda === true)) || typeof arg === 'function';
+  // the type first: a string, number or boolean is never one (reading a marker off a primitive
+  // goes through its prototype, which made this check a visible share of every call's cost)
+  const type = typeof arg;
+  if (type === 'function') return true;
+  return type === 'object' && arg !== null && (arg._jsonata_function === true || arg._jsonata_lambda === true);
 }
 
 function isLambda(arg: any): boolean {
@@ -109,6 +113,8 @@ export function isDeepEqual(lhs: any, rhs: any): boolean {
 
 /** fn.boolean: JSONata's effective boolean value; undefined stays undefined. */
 export function toBoolean(arg: any): boolean | undefined {
+  // a boolean (what comparisons, `and`, `or` and most predicates give) is its own value
+  if (typeof arg === 'boolean') return arg;
   if (typeof arg === 'undefined') return undefined;
   let result = false;
   if (Array.isArray(arg)) {

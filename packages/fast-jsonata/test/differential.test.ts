@@ -327,6 +327,12 @@ const CASES: string[] = [
   "$split(body.x, 'l', 1)",
   "$split(body.x, '')",
   "$split(body.x, 'l', -1)",
+  // optional parameters left out: the full-arity check and the general way agree
+  '$string(body.n)',
+  '$round(body.amount)',
+  '$pad(body.x, 8)',
+  "$join(body.items.name, '-')",
+  '$substring(body.x)',
   "$join(body.items.name, ',')",
   '$join(body.items.name)',
   '$join(body.x)',
@@ -603,6 +609,22 @@ const CASES: string[] = [
   'body.items#$i{"all": $i}',
   'body.items#$i.tags{$: $i}',
   '($c := body.items{name: qty}; body.items[$lookup($c, name) > 1].name)',
+  // group keys that are array indices come first, ascending, as an object lists them
+  'body.items{$string(qty): name}',
+  'body.items{$string(price): name}',
+  'body.items{(qty = 1 ? "b" : $string(qty)): name, "4294967295": 1, "01": 2}',
+  '$keys(body.items{$string(qty * 2): price})',
+  // ... and their values are evaluated in that order: the first error is the one of key "1"
+  'body.items{$string(qty): (qty = 1 ? $number("x") : $string(1 / 0))}',
+  // a step or predicate of a tuple stream reading no tuple variable runs in the enclosing frame
+  'body.items#$i[price > $rate].name',
+  '($i := 10; body.items#$j[$i > price].name)',
+  '($i := 10; body.items#$i[$i < 2].name)',
+  '($k := 0; body.items#$i.tags#$j[$j = $k].$)',
+  'body.items#$i.($x := $i; $x * 2)',
+  'body.items#$i.(tags#$j.($i & "-" & $j))',
+  'body.items#$i.tags[$ = "x"]#$j.{"i": $i, "j": $j}',
+  '($name := "n"; body.items#$i[name != $name].{"i": $i})',
   // regex literals where the built-in takes one
   '$contains(body.x, /l+/)',
   '$contains(body.x, /^H/i)',
