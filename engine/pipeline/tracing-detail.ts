@@ -12,28 +12,21 @@ import type { PlatformError } from '../core/errors.ts';
 import { isSecretHeader, maskSecret, maskText } from '../observability/mask.ts';
 import { isSecretKey } from '../config/env-keys.ts';
 import type { EngineTracing, SpanDetail } from './engine-tracing.ts';
+import { boundedJson } from './bounded-json.ts';
+
+/** Characters past `bodyLimit` still written, so that a token cut at the limit is still recognised. */
+const MARGIN = 2048;
 
 /**
- * Every name isSecretKey or isSecretHeader calls a credential contains one of these. JSON text
- * without any of them has no field to mask by name, so it is serialised natively, without the
- * replacer (a call back into JavaScript for every member, the most of what recording cost).
+ * A value as masked JSON text, at most `bodyLimit` characters: written only as far as it is kept
+ * (bounded-json.ts: a 1.3 MB batch costs its first few KB), fields named like a credential masked
+ * by the replacer as it goes, then credentials by shape and configured secrets by value in the text.
  */
-const SECRET_NAME_PART =
-  /password|secret|token|client-key|client_key|api-key|apikey|credential|private|authorization|cookie|subscription-key/i;
-
-/** A value as masked JSON text, at most `bodyLimit` characters. */
 function maskedJson(v: unknown, d: SpanDetail): string {
   if (v === undefined) return '';
   let s: string;
   try {
-    // fields named like a credential masked by the replacer (only when a name could be one), then
-    // credentials by shape and configured secrets by value in the text (bounded before the
-    // regular expressions run)
-    if (typeof v === 'string') s = v;
-    else {
-      s = JSON.stringify(v) ?? '';
-      if (SECRET_NAME_PART.test(s)) s = JSON.stringify(v, maskField) ?? '';
-    }
+    s = typeof v === 'string' ? v : (boundedJson(v, d.bodyLimit + MARGIN, maskField) ?? '');
   } catch {
     return '[not serialisable]';
   }
