@@ -366,6 +366,7 @@ function directCaller(
       signal: init.signal,
     });
     if (init.trace) ex.trace = init.trace;
+    ex.sliceStart = init.sliceStart;
     const started = performance.now();
     // the outcome mapped inside runRoute's own promise (no async function of our own around it)
     return runRoute(route, ex, services.metrics, (out) => {

@@ -7,7 +7,7 @@ import { PlatformError, toPlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { createExchange, type Exchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
-import { turnStarted } from '../pipeline/slices.ts';
+import { clock } from '../pipeline/slices.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { correlationIdFrom, writeProblem } from './answers.ts';
 import { deepestShort, jsonDeeperThan, valueDeeperThan } from './json-depth.ts';
@@ -115,8 +115,8 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
     started: number,
   ) => {
     let status = 500;
-    // the turn of the event loop this work runs in starts now: the steps count the parsing in it
-    turnStarted();
+    // the exchange's first stretch of work starts with parsing its body: the steps count it (slices.ts)
+    const parsing = clock();
     try {
       let body: unknown;
       if (raw && raw.length) {
@@ -160,6 +160,7 @@ export function routeHandler(route: CompiledRoute, cfg: RouteHandlerConfig, host
         logger: host.logger,
       });
       ex.status = okStatus;
+      ex.sliceStart = parsing;
       const out = await runRoute(route, ex, host.metrics);
       if (out.error) {
         status = out.error.status;

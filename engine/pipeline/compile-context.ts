@@ -57,6 +57,8 @@ export interface DirectCall {
   signal?: AbortSignal;
   /** the trace context the exchange continues (the caller's span), instead of a traceparent header */
   trace?: Context;
+  /** the caller's stretch of synchronous work (Exchange.sliceStart): the called route's steps go on timing it */
+  sliceStart?: number;
 }
 
 export interface DirectResult {

@@ -58,6 +58,8 @@ export interface Exchange {
   dedupeKey?: string;
   /** when the route must have answered (pipeline/deadline.ts); vendor calls end with it */
   deadline?: ExchangeDeadline;
+  /** when the exchange's current stretch of synchronous work started (pipeline/slices.ts); undefined once it waited */
+  sliceStart?: number;
 }
 
 /** When an exchange must have answered (pipeline/deadline.ts sets it from the route's `deadline:`). */
@@ -117,6 +119,7 @@ class ExchangeRecord implements Exchange {
   #replayOf: string | undefined;
   #dedupeKey: string | undefined;
   #deadline: ExchangeDeadline | undefined;
+  #sliceStart: number | undefined;
 
   constructor(init: NewExchange) {
     this.routeId = init.routeId;
@@ -171,6 +174,13 @@ class ExchangeRecord implements Exchange {
     this.#deadline = d;
   }
 
+  get sliceStart(): number | undefined {
+    return this.#sliceStart;
+  }
+  set sliceStart(t: number | undefined) {
+    this.#sliceStart = t;
+  }
+
   /** A copy of `ex` with `patch` applied (a split item), sharing its logger. */
   static derive(ex: Exchange, patch: Partial<Exchange>): Exchange {
     if (!(ex instanceof ExchangeRecord)) return Object.assign({ ...ex, log: ex.log }, patch);
@@ -199,6 +209,7 @@ class ExchangeRecord implements Exchange {
     sub.#vendorAnswer = ex.#vendorAnswer;
     sub.#dedupeKey = ex.#dedupeKey;
     sub.#deadline = ex.#deadline;
+    sub.#sliceStart = ex.#sliceStart;
     return Object.assign(sub, patch);
   }
 }

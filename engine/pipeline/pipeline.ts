@@ -27,7 +27,11 @@ function run(steps: Step[], from: number, ex: Exchange): void | Promise<void> {
     if (ex.stopped) return;
     const r = steps[i](ex);
     if (r && typeof (r as Promise<void>).then === 'function') {
-      return (r as Promise<void>).then(() => run(steps, i + 1, ex));
+      return (r as Promise<void>).then(() => {
+        // the exchange waited: what it does next is a new stretch of work (slices.ts)
+        ex.sliceStart = undefined;
+        return run(steps, i + 1, ex);
+      });
     }
   }
 }
@@ -50,6 +54,7 @@ function runTraced(t: EngineTracing, steps: Step[], from: number, ex: Exchange, 
     if (r && typeof (r as Promise<void>).then === 'function') {
       return (r as Promise<void>).then(
         () => {
+          ex.sliceStart = undefined;
           ex.trace = parent;
           stepBody(t, span, 'produced', ex);
           endSpan(t, span);

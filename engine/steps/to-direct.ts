@@ -45,6 +45,8 @@ export default defineStep<ToDirectConfig>({
         signal: ex.signal,
         // the called route's exchange is a child of this step's span: one trace, one exchange in the console
         trace: ex.trace,
+        // its steps go on timing this exchange's stretch of work (pipeline/slices.ts)
+        sliceStart: ex.sliceStart,
       });
       set(ex, r.body);
     };

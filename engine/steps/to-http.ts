@@ -40,7 +40,7 @@ import {
   type RetryConfig,
   type TimeoutsConfig,
 } from './shared-schemas.ts';
-import { turnStarted, yieldAfter } from '../pipeline/slices.ts';
+import { clock, sliceStart, yieldAfter } from '../pipeline/slices.ts';
 import { describeStep, startHttpCallSpan, withTraceHeaders, endSpan } from '../pipeline/tracing.ts';
 import { callAnswer, callRequest } from '../pipeline/tracing-detail.ts';
 import { VendorAnswer } from '../pipeline/vendor-answer.ts';
@@ -562,7 +562,7 @@ export default defineStep<ToHttpConfig>({
         let body: string | undefined;
         // a big body (a 5,000-entry batch: about 1.3 MB to build, serialise and hash for its key)
         // lets other exchanges through between its pieces of work (pipeline/slices.ts)
-        let started = sendsBody || idemExpr ? turnStarted() : 0;
+        let started = sendsBody || idemExpr ? sliceStart(ex) : 0;
         if (sendsBody) {
           let b = bodyExpr ? bodyExpr.evaluate(ex) : ex.body;
           if (isPromise(b)) b = await b;
@@ -575,7 +575,7 @@ export default defineStep<ToHttpConfig>({
           const turn = yieldAfter(started);
           if (turn) {
             await turn;
-            started = turnStarted();
+            started = clock();
           }
           let k = idemExpr.evaluate(ex);
           if (isPromise(k)) k = await k;

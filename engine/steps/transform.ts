@@ -5,7 +5,7 @@
 import { defineStep } from './step-kind.ts';
 import { isPromise } from '../expressions/expressions.ts';
 import { compileTarget, TARGET_PATTERN } from '../pipeline/targets.ts';
-import { turnStarted, yieldAfter } from '../pipeline/slices.ts';
+import { endOfStep, sliceStart } from '../pipeline/slices.ts';
 
 interface TransformConfig {
   expression?: string;
@@ -42,12 +42,12 @@ export default defineStep<TransformConfig>({
         : ctx.expr(cfg.expression, ['expression']);
     const set = compileTarget(cfg.into);
     return (ex) => {
-      const started = turnStarted();
+      const started = sliceStart(ex);
       const v = expr.evaluate(ex);
       if (isPromise(v)) return v.then((r) => set(ex, r));
       set(ex, v);
       // a mapping over a big collection lets other exchanges run before the next step
-      return yieldAfter(started);
+      return endOfStep(ex, started);
     };
   },
   graph: (c, g) => {

@@ -7,7 +7,7 @@ import { PlatformError, type FieldError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
 import { isPromise, type Expression } from '../expressions/expressions.ts';
 import type { Exchange } from '../pipeline/exchange.ts';
-import { clock, nextSlice, SLICE_MS, turnStarted, yieldAfter } from '../pipeline/slices.ts';
+import { clock, endOfStep, nextSlice, SLICE_MS, sliceStart as stretchStart } from '../pipeline/slices.ts';
 import { fieldErrors } from '../schemas/field-errors.ts';
 
 interface Rule {
@@ -151,7 +151,7 @@ export default defineStep<ValidateConfig>({
     };
 
     /**
-     * The rules in order; past SLICE_MS since `sliceStart` (the turn's start) the event loop runs before the next one.
+     * The rules in order; past SLICE_MS of the exchange's stretch (from `sliceStart`) the loop turns before the next.
      * Errors are reported in the order of the rules, whichever evaluator (synchronous or not) ran each.
      * The usual case (every rule synchronous, all in one slice) runs here without any closure;
      * a slice boundary or the first asynchronous result goes on in rulesFrom().
@@ -161,14 +161,14 @@ export default defineStep<ValidateConfig>({
       for (let i = 0; i < rules.length; i++) {
         if (i > 0 && clock() - sliceStart > SLICE_MS) {
           const held = errors;
-          return nextSlice().then(() => rulesFrom(ex, turnStarted(), i, held));
+          return nextSlice().then(() => rulesFrom(ex, clock(), i, held));
         }
         const v = (rules[i].assert ?? rules[i].errors)!.evaluate(ex);
         if (isPromise(v)) return rulesFrom(ex, sliceStart, i, errors, v);
         errors = collectRule(rules[i], v, errors);
       }
       if (errors) fail(errors);
-      return yieldAfter(sliceStart);
+      return endOfStep(ex, sliceStart);
     };
 
     /** runRules from rule `first` on, with the errors so far and, when evaluated already, its pending value. */
@@ -189,7 +189,7 @@ export default defineStep<ValidateConfig>({
         for (let i = start; i < rules.length; i++) {
           if (i > start && clock() - sliceStart > SLICE_MS) {
             return nextSlice().then(() => {
-              sliceStart = turnStarted();
+              sliceStart = clock();
               return from(i);
             });
           }
@@ -216,7 +216,7 @@ export default defineStep<ValidateConfig>({
           });
         }
         if (errors) fail(errors);
-        return yieldAfter(sliceStart);
+        return endOfStep(ex, sliceStart);
       };
       return from(first);
     };
@@ -227,7 +227,7 @@ export default defineStep<ValidateConfig>({
     const textRule = compiled !== undefined && target !== 'headers';
 
     return (ex) => {
-      const started = turnStarted();
+      const started = stretchStart(ex);
       if (compiled) {
         const data = (ex as any)[target];
         if (target === 'body' && data === undefined) fail([{ field: '/', message: 'a JSON body is required' }]);
@@ -236,7 +236,7 @@ export default defineStep<ValidateConfig>({
         if (!valid || text) fail(withTextErrors(valid ? [] : fieldErrors(compiled.validate.errors, prefix), text));
       }
       if (rules.length) return runRules(ex, started);
-      return yieldAfter(started);
+      return endOfStep(ex, started);
     };
   },
   inputSchema(cfg, ctx) {

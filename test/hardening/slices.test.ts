@@ -1,8 +1,8 @@
 // Long steps let other requests through: a validate step whose rules, or transform steps whose
 // mappings, each run for tens of milliseconds yield to the event loop between them, so a
 // /health/live probe sent meanwhile waits for about one rule, not for the whole route. So do many
-// short steps (each shorter than a slice, but not together): a step counts the work of the event
-// loop's whole turn, not only its own. The engine runs in a child process, so the probe sees its
+// short steps (each shorter than a slice, but not together): a step counts the exchange's whole
+// stretch of work, not only its own. The engine runs in a child process, so the probe sees its
 // event loop from outside. The bound is relative (the probe's worst wait against the whole
 // request), so a slow machine does not make it flaky.
 
@@ -16,7 +16,7 @@ import { whileProbing } from '../helpers/probe.ts';
 // engine.expressions.maxRange, 100,000 items: one of 300,000 is refused)
 const HEAVY = '$count([1..100000][$ % 7 = 0]) + $count([1..100000][$ % 7 = 0]) + $count([1..100000][$ % 7 = 0])';
 const RULES = 6;
-// about 1-2 ms each: below SLICE_MS, so only the turn's time, not a step's own, makes them yield
+// about 1-2 ms each: below SLICE_MS, so only the stretch's time, not a step's own, makes them yield
 const LIGHT = '$count([1..20000][$ % 7 = 0])';
 const SHORT_STEPS = 40;
 
