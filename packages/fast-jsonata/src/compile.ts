@@ -172,7 +172,7 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
   const group = node.group !== undefined && node.type !== 'path' ? compileGroup(node.group, c) : undefined;
   const literal = node.type === 'string' || node.type === 'number' || node.type === 'value';
   if (literal && !preds && !keepArray && !group) return inner; // a primitive is never a sequence
-  if (settled(node) && !preds && !keepArray && !group) return inner;
+  if ((settled(node) || COLLAPSING.has(inner)) && !preds && !keepArray && !group) return inner;
   if (group) {
     return (input, frame) => {
       let result = inner(input, frame);
@@ -199,6 +199,9 @@ function finish(node: any, inner: Ev, c: Ctx): Ev {
     return result;
   };
 }
+
+/** Evaluators that collapse their own result as evaluate() would (compileBuiltinValue). */
+const COLLAPSING = new WeakSet<Ev>();
 
 /**
  * Nodes whose value never needs evaluate()'s collapse: operators give numbers, strings and
@@ -260,6 +263,8 @@ function compileInner(node: any, c: Ctx, place: Place): Ev {
     case 'bind':
       return compileBind(node, c, place);
     case 'function': {
+      const direct = compileBuiltinValue(node, c);
+      if (direct) return direct;
       const call = compileCall(node, c, false, false);
       return (input, frame) => call(input, frame, undefined, input);
     }
@@ -1148,6 +1153,79 @@ function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore
     }
     return result;
   };
+}
+
+/**
+ * A call of a built-in as a value (`$exists(x)`, not piped, nothing after it): what compileCall's
+ * closure, the function node's and evaluate()'s collapse do, in one closure, the arguments in an
+ * array literal. Built-ins are most of a rule's calls, and each layer was a call of its own per
+ * item. Undefined where compileCall's general way is needed (lambdas, regex literals, predicates).
+ */
+function compileBuiltinValue(node: any, c: Ctx): Ev | undefined {
+  if (node.predicate !== undefined || node.keepArray || node.group !== undefined) return undefined;
+  checkKeys(node);
+  const proc = node.procedure;
+  checkKeys(proc);
+  if (proc.type !== 'variable' || Object.keys(proc).some((k) => k !== 'type' && k !== 'value' && k !== 'position'))
+    return undefined;
+  if (c.lambdaVars.has(proc.value) || !Array.isArray(node.arguments)) return undefined;
+  const plainArgs = node.arguments.every(
+    (arg: any) =>
+      !(arg !== null && typeof arg === 'object' && (arg.type === 'lambda' || arg.type === 'regex')) &&
+      !(arg !== null && typeof arg === 'object' && arg.type === 'variable' && c.lambdaVars.has(arg.value)),
+  );
+  if (!plainArgs) return undefined;
+  const target = c.resolve(proc.value);
+  if (target.kind !== 'builtin') return undefined;
+  if (target.builtin.noArgsOnly && node.arguments.length > 0) throw new Unsupported(`$${target.name} with arguments`);
+  const args: Ev[] = node.arguments.map((arg: any) => compileNode(arg, c));
+  const { signature, impl } = target.builtin;
+  const { name } = target;
+  const position = node.position;
+  const call = (evaluated: unknown[], input: unknown, frame: Frame): unknown => {
+    let result: any;
+    try {
+      result = impl(signature.validate(evaluated, input), frame.run);
+    } catch (err) {
+      if (err instanceof FastJsonataError) err.relocate(position, name);
+      throw err;
+    }
+    if (typeof result === 'object' && result !== null) {
+      if (isIterable(result)) result = result.next().value;
+      if (isPromise(result) || looksLikeThunk(result)) throw BAIL;
+      if (Array.isArray(result) && (result as Seq).sequence === true && !(result as Seq).tupleStream)
+        return collapse(result);
+    }
+    return result;
+  };
+  let ev: Ev;
+  if (args.length === 1) {
+    const [a0] = args;
+    ev = (input, frame) => call([builtinArgument(a0(input, frame))], input, frame);
+  } else if (args.length === 2) {
+    const [a0, a1] = args;
+    ev = (input, frame) => {
+      const v0 = builtinArgument(a0(input, frame));
+      return call([v0, builtinArgument(a1(input, frame))], input, frame);
+    };
+  } else {
+    ev = (input, frame) => {
+      const evaluated: unknown[] = [];
+      for (let i = 0; i < args.length; i++) evaluated.push(builtinArgument(args[i](input, frame)));
+      return call(evaluated, input, frame);
+    };
+  }
+  COLLAPSING.add(ev);
+  return ev;
+}
+
+/** An argument of a built-in as compileCall passes it: our lambdas wrapped, other function values left to JSONata. */
+function builtinArgument(value: unknown): unknown {
+  if (isFunction(value)) {
+    if (value instanceof LambdaProc) return wrapLambda(value);
+    if (!isRegexMatcher(value)) throw BAIL;
+  }
+  return value;
 }
 
 function targetInvoker(target: Target): (args: unknown[], context: unknown, run: RunState) => unknown {

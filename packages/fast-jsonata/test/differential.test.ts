@@ -371,6 +371,13 @@ const CASES: string[] = [
   '$keys(body.obj)',
   '$keys(body.items)',
   '$keys(body.x)',
+  // a built-in's sequence collapsed as evaluate() does: one item, none, a predicate after the call
+  '$keys(body.nested)',
+  '$keys(body.emptyObj)',
+  '$keys(body.obj)[1]',
+  '$lookup(body.single, "price")',
+  '[$keys(body.nested)]',
+  '$count($keys(body.nested))',
   '$merge([body.obj, {"c": 3}])',
   '$merge(body.items)',
   '$append(body.items.price, 99)',
