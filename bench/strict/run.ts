@@ -87,6 +87,7 @@ try {
   await sameAnswer([
     ['gateway limit', t.gatewayLimit, t.toolCall],
     ['gateway', t.gateway, t.toolCall],
+    ['gateway, audit trail off', t.gatewayNoAudit, t.toolCall],
     ['gateway, console on', t.gatewayConsole, t.toolCall],
   ]);
   await sameAnswer([['MCP SDK server', t.sdk, t.sdkToolCall]]);
@@ -123,6 +124,15 @@ try {
       kind: 'limit',
       target: 0.9,
       before: '0.76-0.86, CPU 1.25x',
+    },
+    {
+      work: 'gateway tools/call, console off, audit trail off, against a raw JSON-RPC handler',
+      connections: 50,
+      candidate: ['gateway, audit trail off', t.gatewayNoAudit, t.toolCall],
+      reference: ['gateway limit', t.gatewayLimit, t.toolCall],
+      kind: 'limit',
+      target: 0.9,
+      before: '0.76-0.86, CPU 1.25x (before the trail existed)',
     },
     {
       work: 'gateway tools/call against the MCP SDK server',

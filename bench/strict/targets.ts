@@ -16,6 +16,8 @@ export interface Targets {
   fxEngineConsole: Proc;
   gatewayLimit: Proc;
   gateway: Proc;
+  /** the same with its audit trail off: what the trail's writes cost beside the rest */
+  gatewayNoAudit: Proc;
   gatewayConsole: Proc;
   sdk: Proc;
   fx: Request;
@@ -34,12 +36,13 @@ function fxEngine(vendor: string, consoleOn: boolean): Promise<Proc> {
 
 // the gateway as the sandbox runs it, its rate limits raised: they are checked on every request as in
 // production, but the benchmark's client is one user far over 500 calls a minute
-function gateway(vendor: string, consoleOn: boolean, store: Record<string, string>): Promise<Proc> {
+function gateway(vendor: string, consoleOn: boolean, store: Record<string, string>, audit = true): Promise<Proc> {
   const routes = ['routes/gateway', 'routes/platform-backend', 'routes/hubvendor-foreign-exchange'];
   const set = [
     `hubvendor-base-url=${vendor}`,
     'gateway.rateLimits.user=1000000000',
     'gateway.rateLimits.subscriptionPublic=1000000000',
+    ...(audit ? [] : ['gateway.audit.enabled=false']),
   ].flatMap((s) => ['--set', s]);
   return spawnUrl(
     ['bin/engine.js', 'run', ...routes, '--env', 'sandbox', '--port', '0', ...set],
@@ -76,6 +79,7 @@ export async function startTargets(vendor: string, store: Record<string, string>
       fxEngineConsole: await keep(fxEngine(vendor, true)),
       gatewayLimit: await keep(script('bench/gateway/limit.ts')),
       gateway: await keep(gateway(vendor, false, store)),
+      gatewayNoAudit: await keep(gateway(vendor, false, store, false)),
       gatewayConsole: await keep(gateway(vendor, true, store)),
       sdk: await keep(script('bench/gateway/sdk-server.ts')),
       fx: {
