@@ -67,8 +67,8 @@ function wrk(url: string, r: Request, connections: number, seconds: number): Pro
       resolve({
         rps: Math.round(num(/Requests\/sec:\s+([\d.]+)/)),
         requests: num(/(\d+) requests in/),
-        p50Ms: ms(/50%\s+(\S+)/.exec(out)?.[1] ?? ''),
-        p99Ms: ms(/99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+        p50Ms: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+        p99Ms: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
         failures:
           num(/Non-2xx or 3xx responses: (\d+)/) +
           (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
