@@ -4,10 +4,8 @@
 // token bucket holding one second's budget, so a burst after a quiet spell is still recorded whole.
 // Children follow their exchange (ParentBased), so an exchange is recorded whole or not at all.
 
-import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
-
-const RECORD = 2; // SamplingDecision.RECORD_AND_SAMPLED
-const DROP = 0; // SamplingDecision.NOT_RECORD
+// Loaded with the SDK (tracing-sdk-parts.ts), only when tracing is on.
+import { SamplingDecision, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace-base';
 
 export class RateSampler implements Sampler {
   private tokens: number;
@@ -23,9 +21,9 @@ export class RateSampler implements Sampler {
     const now = performance.now();
     this.tokens = Math.min(this.perSecond, this.tokens + (now - this.last) * this.perMs);
     this.last = now;
-    if (this.tokens < 1) return { decision: DROP };
+    if (this.tokens < 1) return { decision: SamplingDecision.NOT_RECORD };
     this.tokens -= 1;
-    return { decision: RECORD };
+    return { decision: SamplingDecision.RECORD_AND_SAMPLED };
   }
 
   toString(): string {

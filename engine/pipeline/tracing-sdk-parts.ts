@@ -10,4 +10,5 @@ export {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 export { W3CTraceContextPropagator } from '@opentelemetry/core';
+export { RateSampler } from './rate-sampler.ts';
 export { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';

@@ -13,7 +13,6 @@ import type { Logger } from 'pino';
 import type { EngineTracing } from './tracing.ts';
 import { compileSecrets, maskText } from '../observability/mask.ts';
 import { SettingError } from '../core/diagnostics.ts';
-import { RateSampler } from './rate-sampler.ts';
 
 const DEFAULT_SERVICE_NAME = 'bank-integration-engine';
 const EXPORTERS = ['otlp', 'console', 'none'];
@@ -123,7 +122,7 @@ export async function startTracing(opts: TracingOptions): Promise<TracingHandle 
   // OTEL_TRACES_SAMPLER's, and the console then sees what the exporter gets)
   const perSecond = opts.tracing.recordPerSecond;
   const alone = !opts.exporter && exporters.length === 0 && perSecond !== undefined;
-  const sampler = alone ? new sdk.ParentBasedSampler({ root: new RateSampler(perSecond) }) : undefined;
+  const sampler = alone ? new sdk.ParentBasedSampler({ root: new sdk.RateSampler(perSecond) }) : undefined;
   const provider = new sdk.BasicTracerProvider({
     resource,
     spanProcessors: processors,

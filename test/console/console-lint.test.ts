@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/observability/logger.ts';
-import { consoleExtension } from '../../engine/console/index.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
+import { startConsoleProject } from '../helpers/project-engine.ts';
 
 const ROUTE = `id: hello
 from:
@@ -26,17 +25,7 @@ describe('console lint view', () => {
       'routes/demo/hello.yaml': ROUTE,
       'values/environments/dev.yaml': 'engine:\n  console:\n    enabled: true\n',
     });
-    const list: EngineExtension[] = [];
-    list.push(consoleExtension(() => list));
-    engine = await startEngine({
-      routes: ['routes'],
-      root,
-      env: 'dev',
-      port: 0,
-      logger: createLogger('silent'),
-      extensions: list,
-      processEnv: {},
-    });
+    engine = await startConsoleProject(root);
   }, 60_000);
   afterAll(async () => {
     await engine?.close();

@@ -9,11 +9,9 @@ import { EngineTracing } from '../../engine/pipeline/engine-tracing.ts';
 import { stepBody } from '../../engine/pipeline/tracing-detail.ts';
 import { compileSecrets } from '../../engine/observability/mask.ts';
 import type { Exchange } from '../../engine/pipeline/exchange.ts';
-import { startEngine, type EngineExtension, type RunningEngine } from '../../engine/engine.ts';
-import { createLogger } from '../../engine/observability/logger.ts';
-import { consoleExtension } from '../../engine/console/index.ts';
+import type { RunningEngine } from '../../engine/engine.ts';
 import { ENGINE_DEFAULTS } from '../../engine/config/engine-settings.ts';
-import { tmpProject } from '../helpers/tmp-project.ts';
+import { startConsoleProject } from '../helpers/project-engine.ts';
 
 describe('a body on the span', () => {
   const exporter = new InMemorySpanExporter();
@@ -64,20 +62,9 @@ describe('recording under load', () => {
   let engine: RunningEngine;
   const perSecond = 5;
   beforeAll(async () => {
-    const root = tmpProject({
+    engine = await startConsoleProject({
       'values/environments/dev.yaml': `engine:\n  console:\n    enabled: true\n    recordPerSecond: ${perSecond}\n`,
       'routes/r.yaml': 'id: r\nfrom:\n  http: { method: GET, path: /r }\nsteps:\n  - set: { values: { body: "1" } }\n',
-    });
-    const list: EngineExtension[] = [];
-    list.push(consoleExtension(() => list));
-    engine = await startEngine({
-      routes: ['routes'],
-      root,
-      env: 'dev',
-      port: 0,
-      logger: createLogger('silent'),
-      processEnv: {},
-      extensions: list,
     });
   }, 60_000);
   afterAll(async () => {
