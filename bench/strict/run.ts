@@ -76,6 +76,8 @@ interface Pair {
   kind: 'limit' | 'share' | 'times';
   target: number;
   cpuTarget?: number;
+  /** reported beside the rows with a target (the issue sets the gateway's at 50 connections only) */
+  report?: boolean;
   before: string;
 }
 
@@ -131,15 +133,16 @@ try {
       target: 0.95,
       before: '-',
     },
-    {
+    ...levels.map((c): Pair => ({
       work: 'gateway tools/call, console off, against a raw JSON-RPC handler',
-      connections: 50,
+      connections: c,
       candidate: gateway,
       reference: ['gateway limit', t.gatewayLimit, t.toolCall],
       kind: 'limit',
       target: 0.9,
-      before: '0.76-0.86, CPU 1.25x',
-    },
+      report: c !== 50,
+      before: c === 50 ? '0.76-0.86, CPU 1.25x' : '-',
+    })),
     {
       work: 'gateway tools/call, console off, audit trail off, against a raw JSON-RPC handler',
       connections: 50,
@@ -199,14 +202,16 @@ try {
     const cpuRatio = median(cpuRatios);
     const [c, f] = [medianBy(cand), medianBy(ref)];
     const ok = ratio >= pair.target && (pair.cpuTarget === undefined || cpuRatio <= pair.cpuTarget);
-    if (ok) met++;
+    if (pair.report) {
+      /* reported, not counted */
+    } else if (ok) met++;
     else missed++;
     const perRound = ratios.map((x) => x.toFixed(2)).join(', ');
     const target = `>= ${pair.target}${pair.kind === 'times' ? 'x' : ''}${pair.cpuTarget ? `, CPU <= ${pair.cpuTarget}x` : ''}`;
     const generatorBound =
       Math.max(...[...cand, ...ref].map((m) => m.loadCore)) >= 0.95 ? ' (load core saturated)' : '';
     rows.push(
-      `| ${pair.work} | ${pair.connections} | **${ratio.toFixed(2)}${pair.kind === 'times' ? 'x' : ''}** (${perRound}) | ${cpuRatio.toFixed(2)}x (${c.cpuUs.toFixed(0)} vs ${f.cpuUs.toFixed(0)} µs) | ${c.p99Ms.toFixed(1)} vs ${f.p99Ms.toFixed(1)} | ${c.rps} vs ${f.rps}${generatorBound} | ${target} | ${ok ? 'met' : 'MISSED'} | ${pair.before} |`,
+      `| ${pair.work} | ${pair.connections} | **${ratio.toFixed(2)}${pair.kind === 'times' ? 'x' : ''}** (${perRound}) | ${cpuRatio.toFixed(2)}x (${c.cpuUs.toFixed(0)} vs ${f.cpuUs.toFixed(0)} µs) | ${c.p99Ms.toFixed(1)} vs ${f.p99Ms.toFixed(1)} | ${c.rps} vs ${f.rps}${generatorBound} | ${pair.report ? `(${target} at 50)` : target} | ${pair.report ? 'reported' : ok ? 'met' : 'MISSED'} | ${pair.before} |`,
     );
   }
 } finally {
