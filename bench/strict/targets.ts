@@ -14,7 +14,10 @@ export interface Targets {
   fxPlain: Proc;
   fxEngine: Proc;
   fxEngineConsole: Proc;
+  /** the raw JSON-RPC handler: the gateway's checks, limits and vendor call, no audit trail */
   gatewayLimit: Proc;
+  /** the same writing the gateway's audit record of every decision to the same store (its own schema) */
+  gatewayLimitAudit: Proc;
   gateway: Proc;
   /** the same with its audit trail off: what the trail's writes cost beside the rest */
   gatewayNoAudit: Proc;
@@ -63,7 +66,8 @@ export async function startTargets(vendor: string, store: Record<string, string>
     await Promise.all(started.map(stop));
   };
   try {
-    const script = (file: string) => spawnUrl([...tsx, file, vendor], {}, 60_000, onTargetCore);
+    const script = (file: string, env: Record<string, string> = {}) =>
+      spawnUrl([...tsx, file, vendor], env, 60_000, onTargetCore);
     const token = await signSandboxToken({ sub: 'bench-user', ttl: 3600 });
     const call = JSON.stringify({
       jsonrpc: '2.0',
@@ -78,6 +82,8 @@ export async function startTargets(vendor: string, store: Record<string, string>
       fxEngine: await keep(fxEngine(vendor, false)),
       fxEngineConsole: await keep(fxEngine(vendor, true)),
       gatewayLimit: await keep(script('bench/gateway/limit.ts')),
+      // the trail to PostgreSQL as the gateway's (on the embedded store the limit writes none)
+      gatewayLimitAudit: await keep(script('bench/gateway/limit.ts', store)),
       gateway: await keep(gateway(vendor, false, store)),
       gatewayNoAudit: await keep(gateway(vendor, false, store, false)),
       gatewayConsole: await keep(gateway(vendor, true, store)),

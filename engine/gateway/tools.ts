@@ -178,11 +178,14 @@ export function toolsJsonSchema(): Record<string, unknown> {
 export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as any)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
-      .join(',')}}`;
+    // a loop rather than filter/map/join: every tool call's arguments are digested (audit-chain.ts)
+    const keys = Object.keys(v).sort();
+    let out = '';
+    for (let i = 0; i < keys.length; i++) {
+      const m = (v as Record<string, unknown>)[keys[i]];
+      if (m !== undefined) out += `${out ? ',' : ''}${JSON.stringify(keys[i])}:${canonical(m)}`;
+    }
+    return `{${out}}`;
   }
   return JSON.stringify(v);
 }
