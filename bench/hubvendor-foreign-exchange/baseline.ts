@@ -1,6 +1,8 @@
 // The hand-written limit of the FX route: its work with node:http, a compiled ajv, an undici pool
 // called through `dispatch` and plain JavaScript, and nothing else — validate the body (schema and
-// the amount's minor units), call the vendor, map the answer, reply with a content-length.
+// the amount's minor units), call the vendor, map the answer, check it against the route's output
+// schema (the engine checks every successful answer: issue 31 asks for exactly the route's work),
+// reply with a content-length.
 // Prints its URL.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -11,6 +13,9 @@ import { call, readText, reply, vendorPool } from '../lib/limit.ts';
 const pool = vendorPool(process.argv[2]);
 const validate = createAjv().compile(
   JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')),
+);
+const output = createAjv().compile(
+  JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-response.schema.json', 'utf8')),
 );
 const HEADERS = { accept: 'application/json' };
 const BAD_GATEWAY = JSON.stringify({ status: 502, code: 'GC027' });
@@ -53,22 +58,23 @@ const server = createServer((req, res) =>
         return;
       }
       const v = JSON.parse(r.text).body;
-      reply(
-        res,
-        200,
-        JSON.stringify({
-          buyCurrency: v.buyCurrencyId,
-          sellCurrency: v.sellCurrencyId,
-          currencyMarket: String(v.currencyMarketId),
-          buyRate: v.buyRate,
-          sellRate: v.sellRate,
-          middleRate: v.middleRate,
-          quotationCode: v.quotationCode,
-          rateDate: v.rateDate,
-          transactionAmount: String(v.transactionAmount),
-          transactionAmountType: v.transactionAmountType,
-        }),
-      );
+      const answer = {
+        buyCurrency: v.buyCurrencyId,
+        sellCurrency: v.sellCurrencyId,
+        currencyMarket: String(v.currencyMarketId),
+        buyRate: v.buyRate,
+        sellRate: v.sellRate,
+        middleRate: v.middleRate,
+        quotationCode: v.quotationCode,
+        rateDate: v.rateDate,
+        transactionAmount: String(v.transactionAmount),
+        transactionAmountType: v.transactionAmountType,
+      };
+      if (!output(answer)) {
+        reply(res, 502, BAD_GATEWAY, 'application/problem+json');
+        return;
+      }
+      reply(res, 200, JSON.stringify(answer));
     } catch {
       reply(res, 502, BAD_GATEWAY, 'application/problem+json');
     }

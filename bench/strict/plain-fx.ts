@@ -1,8 +1,9 @@
 // The FX route's work written plainly, without the project's helpers: node:http, undici's
 // `Pool.request` with `body.text()`, a default Ajv 2020 with the two formats the schema names, plain
-// mapping, JSON.stringify with a content-length. The strict benchmark checks that the hand-written
-// limit (bench/hubvendor-foreign-exchange/baseline.ts) is not slower than this: a limit must be the
-// best program for the work, not a convenient one. Prints its URL.
+// mapping checked against the route's output schema, JSON.stringify with a content-length. The
+// strict benchmark checks that the hand-written limit (bench/hubvendor-foreign-exchange/baseline.ts)
+// is not slower than this: a limit must be the best program for the work, not a convenient one.
+// Prints its URL.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
@@ -15,6 +16,10 @@ ajv.addFormat('iso4217', (s: string) => CURRENCIES.has(s));
 ajv.addFormat('decimal-amount', /^\d{1,15}(\.\d+)?$/);
 const validate = ajv.compile(
   JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-request.schema.json', 'utf8')),
+);
+
+const output = ajv.compile(
+  JSON.parse(readFileSync('routes/hubvendor-foreign-exchange/schemas/exchange-rate-response.schema.json', 'utf8')),
 );
 
 function send(res: import('node:http').ServerResponse, status: number, body: unknown, type = 'application/json') {
@@ -40,7 +45,7 @@ const server = createServer((req, res) => {
       const answer = await r.body.text();
       if (r.statusCode !== 200) return send(res, 502, { status: 502, code: 'GC027' }, 'application/problem+json');
       const v = JSON.parse(answer).body;
-      send(res, 200, {
+      const out = {
         buyCurrency: v.buyCurrencyId,
         sellCurrency: v.sellCurrencyId,
         currencyMarket: String(v.currencyMarketId),
@@ -51,7 +56,9 @@ const server = createServer((req, res) => {
         rateDate: v.rateDate,
         transactionAmount: String(v.transactionAmount),
         transactionAmountType: v.transactionAmountType,
-      });
+      };
+      if (!output(out)) return send(res, 502, { status: 502, code: 'GC027' }, 'application/problem+json');
+      send(res, 200, out);
     } catch {
       send(res, 502, { status: 502, code: 'GC027' }, 'application/problem+json');
     }

@@ -103,6 +103,7 @@ try {
   ]);
   await sameAnswer([
     ['gateway limit', t.gatewayLimit, t.toolCall],
+    ['gateway limit, audit trail', t.gatewayLimitAudit, t.toolCall],
     ['gateway', t.gateway, t.toolCall],
     ['gateway, audit trail off', t.gatewayNoAudit, t.toolCall],
     ['gateway, console on', t.gatewayConsole, t.toolCall],
@@ -134,17 +135,17 @@ try {
       before: '-',
     },
     ...levels.map((c): Pair => ({
-      work: 'gateway tools/call, console off, against a raw JSON-RPC handler',
+      work: 'gateway tools/call, console off, against a raw JSON-RPC handler (both writing the audit trail)',
       connections: c,
       candidate: gateway,
-      reference: ['gateway limit', t.gatewayLimit, t.toolCall],
+      reference: ['gateway limit, audit trail', t.gatewayLimitAudit, t.toolCall],
       kind: 'limit',
       target: 0.9,
       report: c !== 50,
-      before: c === 50 ? '0.76-0.86, CPU 1.25x' : '-',
+      before: c === 50 ? '0.76-0.86, CPU 1.25x before the trail; 0.69 against a limit without it (session 13)' : '-',
     })),
     {
-      work: 'gateway tools/call, console off, audit trail off, against a raw JSON-RPC handler',
+      work: 'gateway tools/call, console off, audit trail off, against a raw JSON-RPC handler without it',
       connections: 50,
       candidate: ['gateway, audit trail off', t.gatewayNoAudit, t.toolCall],
       reference: ['gateway limit', t.gatewayLimit, t.toolCall],
