@@ -19,8 +19,10 @@ export interface Run {
   requests: number;
   p50Ms: number;
   p99Ms: number;
-  /** socket errors, timeouts and answers that are not 2xx */
+  /** socket errors and answers that are not 2xx */
   failures: number;
+  /** requests the generator gave up on (wrk: after 2 s): a saturated target's queue, not a wrong answer */
+  timeouts: number;
 }
 
 export const hasWrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
@@ -71,7 +73,8 @@ function wrk(url: string, r: Request, connections: number, seconds: number): Pro
         p99Ms: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
         failures:
           num(/Non-2xx or 3xx responses: (\d+)/) +
-          (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+          (socketErrors ? socketErrors.slice(1, 4).reduce((a, b) => a + Number(b), 0) : 0),
+        timeouts: socketErrors ? Number(socketErrors[4]) : 0,
       });
     });
   });
@@ -92,7 +95,8 @@ async function cannon(url: string, r: Request, connections: number, seconds: num
     requests: res.requests.total,
     p50Ms: res.latency.p50,
     p99Ms: res.latency.p99,
-    failures: res.errors + res.timeouts + res.non2xx,
+    failures: res.errors + res.non2xx,
+    timeouts: res.timeouts,
   };
 }
 
