@@ -13,6 +13,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -28,6 +29,12 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
   const cacheFile = flags ? `${file}.${crc32(flags).toString(16)}.cache` : `${file}.cache`;
   let cachedData;
+  // V8 drops the bytecode of functions that have not run for a few full collections, and the
+  // sandbox the build starts collects several times before it exits: the build's cache lacked the
+  // start's own functions (the bundle's top level, every module's init), which each start then
+  // compiled again. Kept while the build writes its cache; the flag is back to its default before
+  // the cache is made (V8 takes a cache only under the flags it was made with).
+  if (writeCache) v8.setFlagsFromString('--no-flush-bytecode');
   if (mode !== 'off') {
     try {
       const c = readFileSync(cacheFile);
@@ -52,6 +59,7 @@ export function loadBuild(path, { writeCache = false, mode = process.env.ENGINE_
     // at exit: the cache then holds every function compiled by then, the start's and the requests'
     process.once('exit', () => {
       try {
+        if (writeCache) v8.setFlagsFromString('--flush-bytecode');
         const data = script.createCachedData();
         const header = Buffer.alloc(8);
         header.writeUInt32LE(sum, 0);
