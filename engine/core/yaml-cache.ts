@@ -31,9 +31,14 @@ import yamlPackage from 'yaml/package.json' with { type: 'json' };
 /** What a cached value was parsed by: a new parser version or option reads as another cache. */
 const PARSER = `yaml ${yamlPackage.version} uniqueKeys maxAliasCount=100 format 1`;
 const FILE = 'yaml-values.json';
-/** entries kept when the file is written: the texts this process read first, then the most recently used */
+/**
+ * Entries kept when the file is written: the texts this process read first, then the most recently
+ * used, none unused for two weeks, within bounds (every start reads the whole file: this project's
+ * YAML is some 130 KB of it).
+ */
 const MAX_ENTRIES = 2000;
-const MAX_BYTES = 8 << 20;
+const MAX_BYTES = 1 << 20;
+const MAX_AGE_MINUTES = 14 * 24 * 60;
 
 interface Entry {
   /** minutes since the epoch it was last used (when the file was last written) */
@@ -171,6 +176,7 @@ function write(folder: string): void {
     let bytes = 0;
     let n = 0;
     for (const [k, e] of [...all].sort((a, b) => b[1].t - a[1].t)) {
+      if (e.t < now - MAX_AGE_MINUTES) break;
       bytes += e.j.length + k.length;
       if (++n > MAX_ENTRIES || bytes > MAX_BYTES) break;
       kept[k] = e;

@@ -170,6 +170,25 @@ describe('the YAML parse cache', () => {
     expect(served(good)).toBe(true);
   });
 
+  it('drops a text no process read for two weeks when it writes', () => {
+    const dir = project({ 'old.yaml': 'a: 1\n', 'new.yaml': 'b: 2\n' });
+    const cache = join(dir, 'cache');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+      setYamlCache(cache);
+      parse(join(dir, 'old.yaml'));
+      nextProcess(cache);
+      vi.setSystemTime(new Date('2026-01-16T00:00:00Z'));
+      parse(join(dir, 'new.yaml'));
+      nextProcess(cache);
+      expect(parse(join(dir, 'new.yaml')).composed).toBe(false);
+      expect(parse(join(dir, 'old.yaml')).composed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('parses as before where the cache cannot be written or read', () => {
     const dir = project({ 'route.yaml': ROUTE, 'a-file': '' });
     // a folder below a file can never be made
