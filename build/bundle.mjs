@@ -5,7 +5,7 @@
 // start reads bytecode instead of compiling: see docs/benchmarks.md, Start-up. One file rather than
 // lazily loaded chunks: what a start does not use is never run, and with the cache costs little.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -108,7 +108,12 @@ export async function bundleEngine() {
     logLevel: 'warning',
     plugins: [lazyPackages, validators, storeMigrations()],
     define: { 'import.meta.url': '__engineModuleUrl' },
-    banner: { js: "const __engineModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // inside the CommonJS wrapper bin/load-build.js compiles (WRAPPER there): V8 then compiles the
+    // file's text as read, not a wrapped copy of it; on the first line, so line numbers stay the file's
+    banner: {
+      js: "(function (exports, require, module, __filename, __dirname) {const __engineModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+    },
+    footer: { js: '})' },
   });
   // a package both bundled and left external would run as two copies with two states
   const bundled = new Set(
@@ -193,6 +198,10 @@ export async function writeCodeCache({ timeoutMs = 60_000 } = {}) {
     (r) => r.arrayBuffer(),
     () => undefined,
   );
+  // a cache names the bundle by its status too (spares a start the CRC-32 of the bundle) only
+  // once the bundle's last change lies 2 s back (bin/load-build.js, unchangedSince)
+  const age = Date.now() - statSync(join(out, 'engine.cjs')).ctimeMs;
+  if (age < 2_500) await new Promise((r) => setTimeout(r, 2_500 - age));
   child.removeAllListeners('exit');
   const code = await new Promise((done) => {
     child.once('exit', done);

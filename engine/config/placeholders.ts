@@ -4,7 +4,7 @@
 
 import type { ValuesFile } from './values.ts';
 import { isSecretKey } from './env-keys.ts';
-import { diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { lazyDiagAt, locate, placeOf, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { DiagnosticError, isValueProblem, suggestion, textPosition, type Diagnostic } from '../core/diagnostics.ts';
 
 /** a `{{key}}` anywhere (global: for replace and matchAll), and a string that is exactly one */
@@ -44,17 +44,21 @@ export function resolvePlaceholders(
     values?.placeholderKeys.add(key);
     if (!values) {
       diags.push(
-        diagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to ${valuesGoTo}`),
+        lazyDiagAt(src, path, `placeholder '{{${key}}}' needs a values file: add 'values: <name>' to ${valuesGoTo}`),
       );
       return FAILED;
     }
     if (!values.has(key)) {
       diags.push(
-        diagAt(src, path, `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`),
+        lazyDiagAt(
+          src,
+          path,
+          `unknown property '${key}' in values '${values.name}'${suggestion(key, values.keysList())}`,
+        ),
       );
       return FAILED;
     }
-    const at = { file: src.file, ...locate(src, path) };
+    const at = placeOf(src, path);
     try {
       return values.get(key, at);
     } catch (e) {

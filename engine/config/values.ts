@@ -4,7 +4,7 @@
 
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parseYamlFile, diagAt, locate, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { parseYamlFile, diagAt, locate, placeOf, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { DiagnosticError, suggestion, type Diagnostic } from '../core/diagnostics.ts';
 import { EnvKeys, isSecretKey, SIMULATOR_PREFIX, UnknownSimulator } from './env-keys.ts';
 import { readEngineSettings, type EngineSettings } from './engine-settings.ts';
@@ -22,6 +22,9 @@ export interface PropEntry {
   /** its YAML path in the values file (origin 'values'): the items of a list are found through it */
   path?: YamlPath;
 }
+
+/** thrown by ValuesFile.resolve instead of a diagnostic, for getIfResolved */
+const UNRESOLVED = Symbol('unresolved');
 
 const ENV_REF = /\$\{([A-Za-z0-9_.-]+)\}/g;
 
@@ -79,10 +82,36 @@ export class ValuesFile {
    * naming the key, where it is used and where it is defined.
    */
   get(key: string, usedAt?: UsedAt): unknown {
+    return this.resolve(key, usedAt, false);
+  }
+
+  /**
+   * As `get`, but where `get` would throw a diagnostic this returns undefined, without working out
+   * the diagnostic's places: for a caller that only skips what does not resolve (the secrets to mask).
+   */
+  getIfResolved(key: string): unknown {
+    try {
+      return this.resolve(key, undefined, true);
+    } catch (e) {
+      if (e === UNRESOLVED) return undefined;
+      throw e;
+    }
+  }
+
+  private resolve(key: string, usedAt: UsedAt | undefined, quiet: boolean): unknown {
     const p = this.props.get(key);
     if (!p) return undefined;
     if (typeof p.value !== 'string') return p.value;
-    const at = { file: p.file, line: p.line, col: p.col };
+    // read only for a diagnostic: the place may be worked out then (placeOf)
+    const at: UsedAt = {
+      file: p.file,
+      get line() {
+        return p.line;
+      },
+      get col() {
+        return p.col;
+      },
+    };
     /** `envKey` undefined: the property's own value is the problem (a simulator reference) */
     const miss = (envKey: string | undefined, problem?: string): string => {
       if (this.lenient) return `<unresolved:${envKey ?? key}>`;
@@ -90,6 +119,7 @@ export class ValuesFile {
         this.missing.record(envKey ?? key, key, at, usedAt, problem, envKey !== undefined);
         return `<unresolved:${envKey ?? key}>`;
       }
+      if (quiet) throw UNRESOLVED;
       const where = usedAt ?? at;
       throw new DiagnosticError([
         {
@@ -127,8 +157,9 @@ export class ValuesFile {
     return p.value.replace(ENV_REF, (_, k: string) => resolveOne(k));
   }
 
+  /** `entry` becomes the property's (not copied: its place may be worked out only when asked, placeOf) */
   set(key: string, value: unknown, entry: Omit<PropEntry, 'value'>): void {
-    this.props.set(key, { value, ...entry });
+    this.props.set(key, Object.assign(entry, { value }));
   }
 }
 
@@ -399,10 +430,9 @@ export function loadValues(opts: LoadValuesOptions): ValuesSet {
       src,
       set.missing,
     );
-    for (const [k, v, path] of flatten(src.value)) {
-      const { line, col } = locate(src, path);
-      vf.set(k, v, { file: vf.file, line, col, origin: 'values', path });
-    }
+    // where each property stands is worked out when a diagnostic asks (placeOf)
+    for (const [k, v, path] of flatten(src.value))
+      vf.set(k, v, Object.assign(placeOf(src, path, vf.file), { origin: 'values' as const, path }));
     const base = name.split('/').pop()!;
     for (const scope of ['*', base, name]) {
       const over = environment.properties[scope];

@@ -248,8 +248,10 @@ export class ClientRegistry {
     // which profiles are broken is told where their problems stand here, before a value's goes to its values file
     const here = placeDiagnostics(resolved.diagnostics, checks, uses, src, undefined);
     const diags = placeDiagnostics(resolved.diagnostics, checks, uses, src, values);
-    const ranges = profileRanges(src);
-    const broken = (name: string) => !NAME.test(name) || here.some((d) => ranges.get(name)?.(d));
+    // where each profile stands, worked out only when a problem must be placed
+    let ranges: ReturnType<typeof profileRanges> | undefined;
+    const broken = (name: string) =>
+      !NAME.test(name) || here.some((d) => (ranges ??= profileRanges(src)).get(name)?.(d));
     if (handlers !== undefined) {
       // resolved on their own, so that their problems are known apart from the profiles'
       const h = resolvePlaceholders({ 'on-exception': handlers }, values, src, [], 'this document');
@@ -271,8 +273,9 @@ export class ClientRegistry {
       ...badNames(src, raw.clients),
       ...checkConfig(raw, CLIENT_TEMPLATES_SCHEMA, src, [], 'clients file'),
     ];
-    const ranges = profileRanges(src);
-    const broken = (name: string) => !NAME.test(name) || diags.some((d) => ranges.get(name)?.(d));
+    let ranges: ReturnType<typeof profileRanges> | undefined;
+    const broken = (name: string) =>
+      !NAME.test(name) || diags.some((d) => (ranges ??= profileRanges(src)).get(name)?.(d));
     diags.push(...this.register(src, raw.clients, broken, [], undefined, true));
     return diags;
   }

@@ -11,7 +11,7 @@
 // A parameter may build a property's name: "{{acme.api_path.submit_{{direction}}_batch}}"
 // reads acme.api_path.submit_credit_batch for the credit instance.
 
-import { diagAt, type YamlSource } from '../core/yaml-source.ts';
+import { diagAt, withValue, type YamlSource } from '../core/yaml-source.ts';
 import type { Diagnostic } from '../core/diagnostics.ts';
 import { PLACEHOLDER as ANY, WHOLE } from '../config/placeholders.ts';
 
@@ -113,7 +113,7 @@ export function routeInstances(src: YamlSource): { sources: RouteDocument[]; dia
   }
   if (diags.length) return { sources: [], diagnostics: diags };
   return {
-    sources: (list as Params[]).map((params) => ({ src: { ...src, value: applyParams(template, params) }, params })),
+    sources: (list as Params[]).map((params) => ({ src: withValue(src, applyParams(template, params)), params })),
     diagnostics: [],
   };
 }

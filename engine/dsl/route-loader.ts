@@ -10,7 +10,7 @@
 
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
-import { parseYamlFile, diagAt, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
+import { parseYamlFile, diagAt, formatPath, placeOf, type YamlSource, type YamlPath } from '../core/yaml-source.ts';
 import { ConfigError, DiagnosticError, didYouMean, type Diagnostic } from '../core/diagnostics.ts';
 import { RoutePaths, type ReservedPath } from '../http/route-paths.ts';
 import { checkConfig } from '../schemas/config-check.ts';
@@ -259,7 +259,9 @@ export function loadRoutes(
 function claimPath(taken: RoutePaths, route: CompiledRoute, src: YamlSource): Diagnostic | undefined {
   if (route.source.kind !== 'http') return undefined;
   const cfg = route.source.compiled as { method: string; path: string };
-  const at = diagAt(src, ['from', 'http', 'path'], '');
+  // placed only should the claim fail (placeOf)
+  const path: YamlPath = ['from', 'http', 'path'];
+  const at = Object.assign(placeOf(src, path), { message: '', path: formatPath(path) });
   return taken.claim({ route: route.id, method: cfg.method, path: cfg.path, at });
 }
 

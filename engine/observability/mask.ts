@@ -177,9 +177,10 @@ export function configuredSecrets(values: ValuesFile | undefined): string[] {
     if (!refs.some(isSecretKey)) continue;
     let v: unknown;
     try {
-      v = values.get(key);
+      // unset: undefined, reported where a route uses it
+      v = values.getIfResolved(key);
     } catch {
-      continue; /* unset: reported where a route uses it */
+      continue;
     }
     if (typeof v === 'string' && v.length >= MIN_SECRET && !v.includes('<unresolved:')) out.add(v);
   }
