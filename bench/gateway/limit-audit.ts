@@ -8,38 +8,13 @@
 import { hash } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../../engine/store/migrate.ts';
+// the engine's small pure helpers, as the FX limit uses its ajv set-up: the same cost on both sides
+import type { AuditEntry } from '../../engine/gateway/audit-hook.ts';
+import { isoAt } from '../../engine/gateway/iso-now.ts';
+import { canonical } from '../../engine/gateway/tools.ts';
 
-/** The record fields after seq, at and kind, in the order they are hashed (audit-chain.ts). */
-export interface Decision {
-  kind: 'call' | 'refusal';
-  tool?: string;
-  subscription?: string;
-  keyId?: string;
-  user?: string;
-  issuer?: string;
-  jti?: string;
-  argsDigest?: string;
-  outcome?: string;
-  code?: string;
-  check?: string;
-  detail?: string;
-  correlationId?: string;
-  clientIp?: string;
-}
-
-/** The canonical JSON of the arguments: keys sorted at every level, undefined members left out. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    let out = '';
-    for (const k of Object.keys(v).sort()) {
-      const m = (v as Record<string, unknown>)[k];
-      if (m !== undefined) out += `${out ? ',' : ''}${JSON.stringify(k)}:${canonical(m)}`;
-    }
-    return `{${out}}`;
-  }
-  return JSON.stringify(v);
-}
+/** A decision of the limit: the gateway's record fields, of its two kinds (audit-hook.ts). */
+export type Decision = Omit<AuditEntry, 'at' | 'kind'> & { kind: 'call' | 'refusal' };
 
 export const argsDigest = (args: unknown) => `sha256:${hash('sha256', canonical(args) ?? 'null')}`;
 
@@ -69,20 +44,6 @@ const NAMES =
 const TYPES =
   'seq bigint, at timestamptz, kind text, tool text, subscription text, "keyId" text, "user" text, issuer text, jti text, "argsDigest" text, outcome text, code text, "check" text, detail text, "correlationId" text, "clientIp" text, "prevHash" text, hash text';
 
-// the time as toISOString writes it, the text up to the second made once per second
-let second = NaN;
-let prefix = '';
-function isoNow(): string {
-  const now = Date.now();
-  const s = Math.floor(now / 1000);
-  if (s !== second) {
-    prefix = new Date(s * 1000).toISOString().slice(0, 20);
-    second = s;
-  }
-  const ms = now - s * 1000;
-  return `${prefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
-}
-
 export class LimitAudit {
   private queue: Pending[] = [];
   private timer?: NodeJS.Timeout;
@@ -104,7 +65,7 @@ export class LimitAudit {
 
   record(d: Decision): void {
     this.queue.push({
-      at: isoNow(),
+      at: isoAt(Date.now()),
       kind: d.kind,
       tool: d.tool ?? null,
       subscription: d.subscription ?? null,
