@@ -20,7 +20,7 @@ import { registerNewCommand } from './new-command.ts';
 import { registerDryRunCommand } from './dry-run-command.ts';
 import { registerDeployFilesCommand } from './deploy-files-command.ts';
 import { collectSet, listenFailure, parsePort, reportFailure } from './startup-errors.ts';
-import { setYamlCache, yamlCacheFolder } from '../core/yaml-cache.ts';
+import { cacheFolderFor, setCacheFolder } from '../core/disk-cache.ts';
 
 /** The version of the nearest package.json above this file (the sources, or dist/ after a build). */
 interface CommonOpts {
@@ -56,8 +56,8 @@ function common(cmd: Command): Command {
 
 /** `plugins`: extensions the program composes in (bin/engine.js registers its simulators), first. */
 export async function main(argv: string[], plugins: CliExtension[] = []): Promise<void> {
-  // the project's YAML parses, kept between commands (engine/core/yaml-cache.ts)
-  setYamlCache(yamlCacheFolder(process.env, process.cwd()));
+  // what a start works out from the project's files, kept between commands (engine/core/disk-cache.ts)
+  setCacheFolder(cacheFolderFor(process.env, process.cwd()));
   const program = new Command('engine')
     .description('Declarative YAML route engine for bank integrations')
     .version(packageVersion(), '-V, --version', 'print the engine version');

@@ -20,7 +20,8 @@ vi.mock('yaml', async (original) => {
   };
 });
 
-const { setYamlCache, writeYamlCache } = await import('../../engine/core/yaml-cache.ts');
+const { writeYamlCache } = await import('../../engine/core/yaml-cache.ts');
+const { setCacheFolder: setYamlCache } = await import('../../engine/core/disk-cache.ts');
 const { parseYamlFile, diagAt, withValue } = await import('../../engine/core/yaml-source.ts');
 
 const dirs: string[] = [];
