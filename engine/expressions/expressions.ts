@@ -12,9 +12,10 @@
 import jsonata from 'jsonata';
 import { FUNCTIONS } from '../core/functions.ts';
 import { ConfigError } from '../core/diagnostics.ts';
-import { compileFast } from '@bank-integration-engine/fast-jsonata';
+import { compileFast, type FastFn } from '@bank-integration-engine/fast-jsonata';
 import { guardJsonata } from '@bank-integration-engine/fast-jsonata/jsonata-guards';
 import { ENGINE_DEFAULTS, type ExpressionSettings } from '../config/engine-settings.ts';
+import { cachedAst, rememberAst } from './ast-cache.ts';
 
 export interface Expression {
   readonly source: string;
@@ -88,13 +89,14 @@ export function compileExpression(
   return {
     source,
     fast: false,
-    evaluate: (input, bindings) => expr.evaluate(input, bindings).then(undefined, rethrow),
+    evaluate: (input, bindings) => expr!.evaluate(input, bindings).then(undefined, rethrow),
   };
 }
 
+/** An expression the fast path takes (`fast`), or the jsonata object that evaluates it (`expr`). */
 interface Parsed {
-  expr: jsonata.Expression;
-  fast: ReturnType<typeof compileFast>;
+  expr?: jsonata.Expression;
+  fast: FastFn | undefined;
 }
 
 /**
@@ -112,6 +114,31 @@ function parsed(source: string, limits: ExpressionSettings, path: (string | numb
   const key = `${timeout}\0${maxDepth}\0${maxRange}\0${source}`;
   const known = PARSED.get(key);
   if (known) return known;
+  const p = fromCache(source, limits) ?? fromSource(source, limits, path);
+  if (PARSED.size >= PARSED_MAX) PARSED.delete(PARSED.keys().next().value!);
+  PARSED.set(key, p);
+  return p;
+}
+
+/**
+ * The fast form compiled from the tree a previous start stored (ast-cache.ts): jsonata is not
+ * called, as nothing but the fast form needs its object. Undefined when there is no tree, or the
+ * fast path does not take it (stored by an engine whose fast path took more): parsed then.
+ */
+function fromCache(source: string, limits: ExpressionSettings): Parsed | undefined {
+  const ast = cachedAst(source);
+  if (ast === undefined) return undefined;
+  try {
+    const fast = compileFast(ast, FUNCTIONS, limits);
+    return fast && { fast };
+  } catch {
+    // not a tree the parser makes: the source says what it means
+    return undefined;
+  }
+}
+
+function fromSource(source: string, limits: ExpressionSettings, path: (string | number)[]): Parsed {
+  const { timeout, maxDepth, maxRange } = limits;
   let expr: jsonata.Expression;
   try {
     expr = jsonata(source, { timeout, stack: maxDepth });
@@ -120,14 +147,18 @@ function parsed(source: string, limits: ExpressionSettings, path: (string | numb
     // the expression text is not quoted: placeholders may have put a resolved value in it
     throw new ConfigError(`JSONata: ${e?.message ?? e}${pos}`, path);
   }
+  const ast = expr.ast();
+  const fast = compileFast(ast, FUNCTIONS, limits);
+  if (fast) {
+    // the next start compiles the fast form from this tree, unparsed
+    rememberAst(source, ast);
+    return { fast };
+  }
+  // JSONata evaluates it: the engine's functions, its callbacks and ranges bounded too (the fast
+  // path has its own fallback)
   for (const [name, f] of Object.entries(FUNCTIONS)) expr.registerFunction(name, f.fn, f.signature);
-  const fast = compileFast(expr.ast() as any, FUNCTIONS, limits);
-  // JSONata evaluates it: its callbacks and ranges bounded too (the fast path has its own fallback)
-  if (!fast) guardJsonata(expr, maxRange);
-  const p: Parsed = { expr, fast };
-  if (PARSED.size >= PARSED_MAX) PARSED.delete(PARSED.keys().next().value!);
-  PARSED.set(key, p);
-  return p;
+  guardJsonata(expr, maxRange);
+  return { expr, fast: undefined };
 }
 
 /** Awaits only when the value is a promise, so fast expressions stay synchronous. */

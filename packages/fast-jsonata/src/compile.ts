@@ -1015,35 +1015,39 @@ function isLambdaNode(node: any): boolean {
   return node !== null && typeof node === 'object' && node.type === 'lambda' && !node.thunk;
 }
 
-/** Function names the expression binds with `:=` but never calls. */
-function shadowableNames(ast: unknown, isFunctionName: (name: string) => boolean): Set<string> {
+/**
+ * What the compiler must know of the whole expression before it compiles any part of it, in one
+ * walk of the tree: every variable a `#$name` binds (on a step or after a predicate), every
+ * variable some `$f := function...` binds, and the function names the expression binds with `:=`
+ * but never calls.
+ */
+function survey(
+  ast: unknown,
+  isFunctionName: (name: string) => boolean,
+): { indexVars: Set<string>; lambdaVars: Set<string>; shadowable: Set<string> } {
+  const indexVars = new Set<string>();
+  const lambdaVars = new Set<string>();
   const bound = new Set<string>();
   const called = new Set<string>();
   const walk = (node: any): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(walk);
-    if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string')
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (typeof node.index === 'string') indexVars.add(node.index);
+    if (node.type === 'index' && typeof node.value === 'string') indexVars.add(node.value);
+    if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string') {
       bound.add(node.lhs.value);
+      if (isLambdaNode(node.rhs)) lambdaVars.add(node.lhs.value);
+    }
     if ((node.type === 'function' || node.type === 'partial') && node.procedure?.type === 'variable')
       called.add(node.procedure.value);
     for (const key of Object.keys(node)) if (key !== 'value' || typeof node[key] === 'object') walk(node[key]);
   };
   walk(ast);
-  return new Set([...bound].filter((name) => isFunctionName(name) && !called.has(name)));
-}
-
-/** Every variable a `#$name` binds, on a step or after a predicate (compile-time, before any reference is compiled). */
-function indexVariables(node: any, into = new Set<string>()): Set<string> {
-  if (node === null || typeof node !== 'object') return into;
-  if (Array.isArray(node)) {
-    for (const item of node) indexVariables(item, into);
-    return into;
-  }
-  if (typeof node.index === 'string') into.add(node.index);
-  if (node.type === 'index' && typeof node.value === 'string') into.add(node.value);
-  for (const key of Object.keys(node))
-    if (key !== 'value' || typeof node[key] === 'object') indexVariables(node[key], into);
-  return into;
+  const shadowable = new Set([...bound].filter((name) => isFunctionName(name) && !called.has(name)));
+  return { indexVars, lambdaVars, shadowable };
 }
 
 /** Whether the subtree names one of `names` as a variable anywhere (lambda bodies included). */
@@ -1054,25 +1058,6 @@ function readsAny(node: any, names: ReadonlySet<string>): boolean {
   for (const key of Object.keys(node))
     if ((key !== 'value' || typeof node[key] === 'object') && readsAny(node[key], names)) return true;
   return false;
-}
-
-/** Every variable some `$f := function...` binds (compile-time, before any reference is compiled). */
-function lambdaVariables(node: any, into = new Set<string>()): Set<string> {
-  if (node === null || typeof node !== 'object') return into;
-  if (Array.isArray(node)) {
-    for (const item of node) lambdaVariables(item, into);
-    return into;
-  }
-  if (
-    node.type === 'bind' &&
-    node.lhs?.type === 'variable' &&
-    typeof node.lhs.value === 'string' &&
-    isLambdaNode(node.rhs)
-  )
-    into.add(node.lhs.value);
-  for (const key of Object.keys(node))
-    if (key !== 'value' || typeof node[key] === 'object') lambdaVariables(node[key], into);
-  return into;
 }
 
 function compileCall(node: any, c: Ctx, piped: boolean, tail: boolean): CallCore {
@@ -1330,7 +1315,8 @@ export function compileProgram(
 ): Program {
   const isFunctionName = (name: string) =>
     JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
-  const c = new Ctx(functions, indexVariables(ast), lambdaVariables(ast), shadowableNames(ast, isFunctionName));
+  const { indexVars, lambdaVars, shadowable } = survey(ast, isFunctionName);
+  const c = new Ctx(functions, indexVars, lambdaVars, shadowable);
   const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout, rangeLimit);
   return {
