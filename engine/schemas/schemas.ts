@@ -4,7 +4,7 @@
 // (see unsafeTextErrors): no schema has to repeat it.
 
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { _, Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../core/errors.ts';
 import { DiagnosticError } from '../core/diagnostics.ts';
@@ -16,6 +16,7 @@ import {
   type SchemaProblem,
 } from './schema-check.ts';
 import { metaSchemaValidator } from './precompiled.ts';
+import { compileKept, FORMATS_MODULE, keptValidator } from './validator-cache.ts';
 import { abaValid, bicValid, currencyValid, ibanValid, amountValid, notPast } from '../core/functions.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -137,7 +138,8 @@ export function createAjv(o: { validateSchema?: boolean; standalone?: boolean; s
     // Otherwise no optimizing pass over the generated code: it took 40 % of compiling every shipped
     // route's schema files at start-up (quadratic name counting) and V8 drops the same dead code anyway
     // (validation measured as fast: scratch benchmark of the payment-order schema, 0.37-0.51 µs both ways)
-    code: o.standalone ? { source: true, esm: true } : { optimize: false },
+    // (the formats' name in a validator's standalone code: validator-cache.ts gives them its own)
+    code: o.standalone ? { source: true, esm: true } : { optimize: false, formats: _`require(${FORMATS_MODULE})` },
   });
   addFormats(ajv);
   ajv.addFormat('iso4217', { type: 'string', validate: currencyValid });
@@ -198,13 +200,17 @@ export class SchemaStore {
       if (!('value' in parsed))
         throw new DiagnosticError([jsonSyntaxDiagnostic(shown, text, parsed.offset, parsed.message, context)]);
       const schema = parsed.value as Record<string, unknown>;
-      const problems = schemaProblems(this.ajv, schema);
-      if (problems.length) throw new DiagnosticError(schemaFileDiagnostics(shown, text, problems, context));
-      // $id lets schemas $ref each other; the file path is the fallback id.
-      const validate =
-        schema.$id && this.ajv.getSchema(String(schema.$id))
-          ? this.ajv.getSchema(String(schema.$id))!
-          : this.ajv.compile(schema);
+      // what a former process compiled from this very text, which passed the checks then
+      let validate = keptValidator(this.ajv, schema);
+      if (!validate) {
+        const problems = schemaProblems(this.ajv, schema);
+        if (problems.length) throw new DiagnosticError(schemaFileDiagnostics(shown, text, problems, context));
+        // $id lets schemas $ref each other; the file path is the fallback id.
+        validate =
+          schema.$id && this.ajv.getSchema(String(schema.$id))
+            ? this.ajv.getSchema(String(schema.$id))!
+            : compileKept(this.ajv, schema);
+      }
       c = { validate, schema };
       this.byFile.set(file, c);
     }
@@ -213,9 +219,11 @@ export class SchemaStore {
 
   /** The validator of an inline schema; its problems throw a SchemaProblemsError. */
   compileInline(schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown> } {
+    const kept = keptValidator(this.ajv, schema);
+    if (kept) return { validate: kept, schema };
     const problems = schemaProblems(this.ajv, schema);
     if (problems.length) throw new SchemaProblemsError(problems);
-    return { validate: this.ajv.compile(schema), schema };
+    return { validate: compileKept(this.ajv, schema), schema };
   }
 
   /**

@@ -1,0 +1,13 @@
+const T = (m) => process._rawDebug(`${performance.now().toFixed(1)} ${m}`);
+import Module from 'node:module';
+const ol = Module._load;
+Module._load = function (req, ...r) { const m = ol.call(this, req, ...r); if (req === '@electric-sql/pglite' && !m.__w) { T('pglite required'); const oc = m.PGlite.create; m.PGlite.create = async (...a) => { T('PGlite.create start'); if (process.env.DELAY) await new Promise((r) => setTimeout(r, 400)); const db = await oc.apply(m.PGlite, a); T('PGlite.create done'); return db; }; m.__w = 1; } return m; };
+const { loadBuild } = await import('./load-build.js');
+const { main, sandboxExtension } = loadBuild(new URL('../dist/engine.cjs', import.meta.url).pathname).exports;
+T('bundle run');
+const http = await import('node:http');
+const orig = http.Server.prototype.listen;
+let n = 0;
+http.Server.prototype.listen = function (...a) { if (++n === 7) { T('main listen'); this.prependListener('request', (q, s) => { T('request ' + q.url); s.on('finish', () => T('response finished')); }); } return orig.apply(this, a); };
+await main(process.argv, [sandboxExtension()]);
+T('main returned');
