@@ -65,6 +65,12 @@ COPY routes ./routes
 COPY values ./values
 COPY transforms ./transforms
 COPY schemas ./schemas
+# the start-up caches (.engine/cache: YAML values, JSONata syntax trees, schema validators;
+# docs/operations.md) warmed here, as root, readable by the user below: the file system is read-only
+# when the image runs, and a start would otherwise parse and compile every route each time. The
+# lint reads every route, values and schema file whatever the environment; a route that does not
+# lint fails the image's build.
+RUN node bin/engine.js lint routes/ --env sandbox >/dev/null && chmod -R a+rX .engine
 # the environment (values/environments/<name>.yaml) and the port; production refuses to start
 # until its keys are set, where sandbox would silently answer from simulators
 ENV ENGINE_ENV=production PORT=8080

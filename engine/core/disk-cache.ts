@@ -24,7 +24,7 @@ import {
   writeFileSync,
   type Stats,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** None unused for two weeks is kept when a file is written. */
 const MAX_AGE_MINUTES = 14 * 24 * 60;
@@ -53,7 +53,7 @@ export function setCacheFolder(dir: string | undefined): void {
 export function cacheFolderFor(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   const v = (env.ENGINE_CACHE ?? env.ENGINE_YAML_CACHE)?.trim();
   if (v === 'off') return undefined;
-  return join(cwd, v || join('.engine', 'cache'));
+  return resolve(cwd, v || join('.engine', 'cache'));
 }
 
 /** The key of a text: its SHA-256. */
@@ -65,6 +65,8 @@ export class DiskCache {
   /** keys read or learnt by this process */
   private readonly used = new Set<string>();
   private learnt = false;
+  /** whether this process writes the file as it exits */
+  private writesAtExit = false;
 
   /**
    * `file`: its name in the folder; `version`: what made its entries (another reads as another
@@ -103,12 +105,11 @@ export class DiskCache {
     if (!folder) return;
     (this.entries ??= read(folder, this.file, this.version)).set(key, { t: 0, j: text });
     this.used.add(key);
-    if (!this.learnt) {
-      this.learnt = true;
-      const at = folder;
-      process.once('exit', () => {
-        if (folder === at) this.write();
-      });
+    this.learnt = true;
+    if (!this.writesAtExit) {
+      this.writesAtExit = true;
+      // what a later setCacheFolder() dropped (reset) is not written
+      process.once('exit', () => this.write());
     }
   }
 
@@ -119,10 +120,13 @@ export class DiskCache {
   }
 }
 
-/** Owned by this user and writable by nobody else (where the platform has users). */
+/**
+ * Owned by this user, or by root (an image built with warm caches runs as another user; root may
+ * change the engine itself), and writable by nobody else (where the platform has users).
+ */
 function private_(s: Stats): boolean {
   const uid = process.getuid?.();
-  return uid === undefined || (s.uid === uid && (s.mode & 0o022) === 0);
+  return uid === undefined || ((s.uid === uid || s.uid === 0) && (s.mode & 0o022) === 0);
 }
 
 /** The entries of a cache file, or none when it is missing, damaged, of another version or not safely ours. */

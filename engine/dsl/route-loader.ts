@@ -434,7 +434,8 @@ function compileRoute(
     collect(() => {
       const s = ctx.schema(resolved['output-schema'], ['output-schema']);
       meta.outputSchema = s.schema;
-      if (route.checksOutput) output = compileOutputCheck(s.validate, s.file ?? String(resolved['output-schema']));
+      if (route.checksOutput)
+        output = compileOutputCheck(s.validate, s.file ?? String(resolved['output-schema']), s.schema);
     });
   }
   // a check where a placeholder did not resolve is no problem of its own; a value's is said at the values file

@@ -16,11 +16,11 @@ const SHOWN_ERRORS = 5;
 /** Checks the answer of an exchange that succeeded; the error it gives is the exchange's answer. */
 export type OutputCheck = (ex: Exchange) => PlatformError | undefined;
 
-export function compileOutputCheck(validate: ValidateFunction, schemaFile: string): OutputCheck {
+export function compileOutputCheck(validate: ValidateFunction, schemaFile: string, schema?: unknown): OutputCheck {
   return (ex) => {
     // a success is an answer of the schema, bodiless or not; a 204 (no content) or an error status a step set is not
     if (ex.status < 200 || ex.status > 299 || ex.status === 204 || validate(ex.body)) return undefined;
-    const errors = fieldErrors(validate.errors);
+    const errors = fieldErrors(validate.errors, '', schema);
     const shown =
       errors
         .slice(0, SHOWN_ERRORS)

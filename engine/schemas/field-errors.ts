@@ -18,8 +18,29 @@ const FORMAT_MESSAGES: Record<string, string> = {
   uuid: 'must be a UUID',
 };
 
-/** One FieldError per ajv error, with the field as a JSON pointer and a message for people. */
-export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = ''): FieldError[] {
+/**
+ * The `errorMessage` of the schema holding the keyword an error names (its schema path less the
+ * keyword), looked up in the root schema: ajv gives an error its schema only in verbose mode, which
+ * would also copy the failing value into every error object.
+ */
+function authoredMessage(root: unknown, schemaPath: string): string | undefined {
+  if (!root || typeof root !== 'object' || !schemaPath.startsWith('#/')) return undefined;
+  const parts = schemaPath.slice(2).split('/').slice(0, -1);
+  let at: unknown = root;
+  for (const raw of parts) {
+    if (!at || typeof at !== 'object') return undefined;
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    at = Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
+  }
+  const m = at && typeof at === 'object' ? (at as { errorMessage?: unknown }).errorMessage : undefined;
+  return typeof m === 'string' ? m : undefined;
+}
+
+/**
+ * One FieldError per ajv error, with the field as a JSON pointer and a message for people: the
+ * `errorMessage` of the field's schema in `schema` (the validator's root schema) when it has one.
+ */
+export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = '', schema?: unknown): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   for (const e of errors ?? []) {
@@ -55,14 +76,7 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, prefix = '
       default:
         break;
     }
-    if (
-      e.schema &&
-      typeof e.parentSchema === 'object' &&
-      (e.parentSchema as any)?.errorMessage &&
-      typeof (e.parentSchema as any).errorMessage === 'string'
-    ) {
-      message = (e.parentSchema as any).errorMessage;
-    }
+    message = authoredMessage(schema, e.schemaPath) ?? message;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

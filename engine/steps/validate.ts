@@ -233,7 +233,8 @@ export default defineStep<ValidateConfig>({
         if (target === 'body' && data === undefined) fail([{ field: '/', message: 'a JSON body is required' }]);
         const valid = compiled.validate(data);
         const text = textRule ? schemas.unsafeTextErrors(data, compiled.schema, prefix) : undefined;
-        if (!valid || text) fail(withTextErrors(valid ? [] : fieldErrors(compiled.validate.errors, prefix), text));
+        if (!valid || text)
+          fail(withTextErrors(valid ? [] : fieldErrors(compiled.validate.errors, prefix, compiled.schema), text));
       }
       if (rules.length) return runRules(ex, started);
       return endOfStep(ex, started);

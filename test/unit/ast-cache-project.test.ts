@@ -1,8 +1,9 @@
 // Every JSONata expression of the project (routes, transforms, values, route tests' asserts, as
-// `engine lint` compiles them without an environment and for the sandbox), read back from the AST cache's encoding, is the tree
-// jsonata parsed: the same own properties in the same order (undefined ones too), the same values
-// (regex literals, numbers to the bit), no part shared where the fresh tree has none, and nothing
-// inherited but the parser's own fields; and the fast forms compiled from both give the same results.
+// `engine lint` compiles them without an environment and for the sandbox), read back from the AST
+// cache's encoding, is the tree jsonata parsed: the same own properties in the same order
+// (undefined ones too), the same values (regex literals, numbers to the bit), no part shared where
+// the fresh tree has none, and nothing inherited but the parser's own fields; and the fast forms
+// compiled from both give the same results.
 
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastFn } from '@bank-integration-engine/fast-jsonata';

@@ -3,7 +3,7 @@
 // positions of a cached text are composed when a diagnostic asks, where a parse would put them.
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,6 +169,28 @@ describe('the YAML parse cache', () => {
     expect(served(`${head.replace(/"parser":"yaml [^ ]+/, '"parser":"yaml 0.0.0')}\n${body}`)).toBe(false);
     expect(served('not json')).toBe(false);
     expect(served(good)).toBe(true);
+  });
+
+  // the image warms its caches at build, as root, and runs as another user (Dockerfile): root's
+  // files are as trusted as the engine's own; another user's are not
+  it.runIf(process.getuid?.() === 0)('serves a file root owns to another user, never one a third user owns', () => {
+    const dir = project({ 'route.yaml': ROUTE });
+    const cache = join(dir, 'cache');
+    setYamlCache(cache);
+    parse(join(dir, 'route.yaml'));
+    writeYamlCache();
+    chmodSync(join(cache, 'yaml-values.json'), 0o644);
+    chmodSync(cache, 0o755);
+    const uid = vi.spyOn(process, 'getuid').mockReturnValue(4242);
+    try {
+      setYamlCache(cache);
+      expect(parse(join(dir, 'route.yaml')).composed).toBe(false);
+      chownSync(join(cache, 'yaml-values.json'), 4343, 0);
+      setYamlCache(cache);
+      expect(parse(join(dir, 'route.yaml')).composed).toBe(true);
+    } finally {
+      uid.mockRestore();
+    }
   });
 
   it('drops a text no process read for two weeks when it writes', () => {
