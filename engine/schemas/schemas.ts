@@ -200,17 +200,16 @@ export class SchemaStore {
       if (!('value' in parsed))
         throw new DiagnosticError([jsonSyntaxDiagnostic(shown, text, parsed.offset, parsed.message, context)]);
       const schema = parsed.value as Record<string, unknown>;
-      // what a former process compiled from this very text, which passed the checks then
-      let validate = keptValidator(this.ajv, schema);
-      if (!validate) {
-        const problems = schemaProblems(this.ajv, schema);
-        if (problems.length) throw new DiagnosticError(schemaFileDiagnostics(shown, text, problems, context));
-        // $id lets schemas $ref each other; the file path is the fallback id.
-        validate =
-          schema.$id && this.ajv.getSchema(String(schema.$id))
-            ? this.ajv.getSchema(String(schema.$id))!
-            : compileKept(this.ajv, schema);
-      }
+      // checked every time, kept code or not: a later engine's checks hold for an unchanged schema too
+      const problems = schemaProblems(this.ajv, schema);
+      if (problems.length) throw new DiagnosticError(schemaFileDiagnostics(shown, text, problems, context));
+      // what a former process compiled from this very text, else compiled ($id lets schemas $ref
+      // each other; the file path is the fallback id)
+      const validate =
+        keptValidator(this.ajv, schema) ??
+        (schema.$id && this.ajv.getSchema(String(schema.$id))
+          ? this.ajv.getSchema(String(schema.$id))!
+          : compileKept(this.ajv, schema));
       c = { validate, schema };
       this.byFile.set(file, c);
     }
@@ -219,11 +218,9 @@ export class SchemaStore {
 
   /** The validator of an inline schema; its problems throw a SchemaProblemsError. */
   compileInline(schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown> } {
-    const kept = keptValidator(this.ajv, schema);
-    if (kept) return { validate: kept, schema };
     const problems = schemaProblems(this.ajv, schema);
     if (problems.length) throw new SchemaProblemsError(problems);
-    return { validate: compileKept(this.ajv, schema), schema };
+    return { validate: keptValidator(this.ajv, schema) ?? compileKept(this.ajv, schema), schema };
   }
 
   /**

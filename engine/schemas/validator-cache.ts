@@ -1,8 +1,9 @@
 // The validator cache: ajv's standalone code of each project schema it compiled (schemas.ts,
 // SchemaStore), kept under the SHA-256 of the schema's JSON text and of what else decides that code
 // (ajv's options, formats and keywords), so that a start whose schemas did not change evaluates
-// that code instead of checking and compiling each schema (ajv took some 80 ms of a start serving
-// every route of a project). One of the start-up caches of disk-cache.ts.
+// that code instead of compiling each schema (ajv took some 80 ms of a start serving every route of
+// a project). The engine's checks of a schema (schema-check.ts) still run on every start: a later
+// engine's checks hold for an unchanged schema too. One of the start-up caches of disk-cache.ts.
 //
 // The cache holds code a start runs, as dist/engine.cjs.cache holds bytecode: it is trusted only as
 // disk-cache.ts trusts a file (owned by the user running the engine, writable by nobody else, its
@@ -81,9 +82,9 @@ function keyFor(ajv: Ajv2020, schema: unknown): string | undefined {
 }
 
 /**
- * The kept validator of `schema`, built from its code without compiling, or undefined: then the
- * caller checks and compiles it (compileKept). A schema with `$id` is still added to `ajv`
- * (unchecked and uncompiled, as it passed before) so that later schemas can `$ref` it; one whose
+ * The kept validator of `schema` (which the caller checked), built from its code without compiling,
+ * or undefined: then the caller compiles it (compileKept). A schema with `$id` is still added to
+ * `ajv` (uncompiled) so that later schemas can `$ref` it; one whose
  * `$id` `ajv` knows already is left to the caller (the validator of that id, or ajv's error).
  */
 export function keptValidator(ajv: Ajv2020, schema: Record<string, unknown>): ValidateFunction | undefined {
