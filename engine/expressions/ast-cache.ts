@@ -14,12 +14,12 @@ import { DiskCache, keyOf } from '../core/disk-cache.ts';
 /**
  * What a stored tree was parsed by: another jsonata version, or another encoding below, reads as
  * another cache. The fast evaluator is not named: it compiles every tree read back, and one it no
- * longer takes is parsed again (expressions.ts). Within 2000 entries and 4 MiB (this project's
- * trees take some 330 KB).
+ * longer takes is parsed again (expressions.ts). Within 2000 entries and 1 MiB, as every start
+ * reads the whole file (this project's trees take some 330 KB).
  */
 const cache = new DiskCache('jsonata-asts.json', `jsonata ${jsonataPackage.version} ast format 1`, {
   entries: 2000,
-  bytes: 4 << 20,
+  bytes: 1 << 20,
 });
 
 /** The key of a value JSON has no form for: `{"\u0000": kind, ...}`. */
