@@ -34,7 +34,13 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
  * were freed (idle RSS of one route 79-89 MiB, against 75 with the threshold left as it was).
  */
 function readMapped(fd, size) {
-  const bytes = Buffer.from(new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(size / 65_536)) }).buffer, 0, size);
+  let bytes;
+  try {
+    bytes = Buffer.from(new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(size / 65_536)) }).buffer, 0, size);
+  } catch {
+    // no room to map it (a process limited in address space: V8 reserves guard pages around it)
+    bytes = Buffer.allocUnsafe(size);
+  }
   let read = 0;
   for (let n; read < size && (n = readSync(fd, bytes, read, size - read, read)) > 0;) read += n;
   return bytes.subarray(0, read);
