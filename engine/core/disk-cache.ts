@@ -60,6 +60,32 @@ export function cacheFolderFor(env: NodeJS.ProcessEnv, cwd: string): string | un
 /** The key of a text: its SHA-256. */
 export const keyOf = (text: string): string => createHash('sha256').update(text).digest('base64url');
 
+/**
+ * Whether JSON.parse(JSON.stringify(v)) is `v` again: plain objects and arrays (each met once: an
+ * alias would come back as two copies), strings, booleans, null and finite numbers other than -0;
+ * and `objectOk` holds for each object (what a cache adds of its own).
+ */
+export function exactInJson(
+  v: unknown,
+  objectOk: (o: Record<string, unknown>) => boolean = () => true,
+  seen = new Set<object>(),
+): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v !== 'object' || seen.has(v)) return false;
+  seen.add(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!(i in v) || !exactInJson(v[i], objectOk, seen)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype || Object.hasOwn(v, '__proto__')) return false;
+  if (Object.getOwnPropertySymbols(v).length > 0) return false;
+  const o = v as Record<string, unknown>;
+  if (!objectOk(o)) return false;
+  for (const k of Object.keys(o)) if (!exactInJson(o[k], objectOk, seen)) return false;
+  return true;
+}
+
 /** One cache file: text values under keys, within bounds. */
 export class DiskCache {
   private entries: Map<string, Entry> | undefined;

@@ -5,7 +5,7 @@
 // position is asked for. One of the start-up caches of disk-cache.ts (where and when it is trusted).
 
 import yamlPackage from 'yaml/package.json' with { type: 'json' };
-import { DiskCache, keyOf } from './disk-cache.ts';
+import { DiskCache, exactInJson, keyOf } from './disk-cache.ts';
 
 /**
  * What a cached value was parsed by: a new parser version or option reads as another cache. Within
@@ -30,28 +30,10 @@ export function cachedValue(text: string): { value: unknown } | undefined {
 
 /** Keeps the value `text` parsed to, when JSON gives it back exactly. */
 export function rememberValue(text: string, value: unknown): void {
-  if (cache.on && exactInJson(value, new Set())) cache.set(keyOf(text), JSON.stringify(value));
+  if (cache.on && exactInJson(value)) cache.set(keyOf(text), JSON.stringify(value));
 }
 
 /** Writes what this process learnt (as it exits; tests call it). */
 export function writeYamlCache(): void {
   cache.write();
-}
-
-/**
- * Whether JSON.parse(JSON.stringify(v)) is `v` again: plain objects and arrays (each met once: an
- * alias would come back as two copies), strings, booleans, null and finite numbers other than -0.
- */
-function exactInJson(v: unknown, seen: Set<object>): boolean {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
-  if (typeof v !== 'object' || seen.has(v)) return false;
-  seen.add(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!(i in v) || !exactInJson(v[i], seen)) return false;
-    return true;
-  }
-  if (Object.getPrototypeOf(v) !== Object.prototype || Object.hasOwn(v, '__proto__')) return false;
-  for (const k of Object.keys(v)) if (!exactInJson((v as Record<string, unknown>)[k], seen)) return false;
-  return Object.getOwnPropertySymbols(v).length === 0;
 }

@@ -19,7 +19,7 @@ import * as equal from 'ajv/dist/runtime/equal.js';
 import * as ucs2length from 'ajv/dist/runtime/ucs2length.js';
 import * as uri from 'ajv/dist/runtime/uri.js';
 import * as validationError from 'ajv/dist/runtime/validation_error.js';
-import { DiskCache, keyOf } from '../core/disk-cache.ts';
+import { DiskCache, exactInJson, keyOf } from '../core/disk-cache.ts';
 
 /** What standalone code requires for a format: the ajv's own formats (createAjv's `code.formats`). */
 export const FORMATS_MODULE = 'engine:ajv-formats';
@@ -79,7 +79,7 @@ function keyFor(ajv: Ajv2020, schema: unknown): string | undefined {
     last = {
       ajv,
       schema,
-      key: selfContained(schema, new Set()) ? keyOf(`${producerOf(ajv)}\n${JSON.stringify(schema)}`) : undefined,
+      key: selfContained(schema) ? keyOf(`${producerOf(ajv)}\n${JSON.stringify(schema)}`) : undefined,
     };
   return last.key;
 }
@@ -152,25 +152,15 @@ function evaluate(ajv: Ajv2020, code: string): ValidateFunction {
 }
 
 /**
- * Whether the code of `schema` depends on nothing but its JSON text: it names no other schema
- * (`$ref` other than `#...`, `$dynamicRef`, `$recursiveRef`) and JSON gives it back exactly (an
+ * Whether the code of `schema` depends on nothing but its JSON text: JSON gives it back exactly (an
  * inline schema of a route may hold an infinity or a shared mapping, which standalone code would
- * spell as JSON).
+ * spell as JSON) and it names no other schema (`$ref` other than `#...`, `$dynamicRef`,
+ * `$recursiveRef`).
  */
-function selfContained(v: unknown, seen: Set<object>): boolean {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
-  if (typeof v !== 'object' || seen.has(v)) return false;
-  seen.add(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!(i in v) || !selfContained(v[i], seen)) return false;
-    return true;
-  }
-  if (Object.getPrototypeOf(v) !== Object.prototype || Object.hasOwn(v, '__proto__')) return false;
-  if (Object.getOwnPropertySymbols(v).length > 0) return false;
-  const o = v as Record<string, unknown>;
-  if ('$dynamicRef' in o || '$recursiveRef' in o) return false;
-  if ('$ref' in o && !(typeof o.$ref === 'string' && o.$ref.startsWith('#'))) return false;
-  for (const k of Object.keys(o)) if (!selfContained(o[k], seen)) return false;
-  return true;
-}
+const selfContained = (schema: unknown): boolean =>
+  exactInJson(
+    schema,
+    (o) =>
+      !('$dynamicRef' in o || '$recursiveRef' in o) &&
+      (!('$ref' in o) || (typeof o.$ref === 'string' && o.$ref.startsWith('#'))),
+  );

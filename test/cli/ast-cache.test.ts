@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { engineCli } from '../helpers/cli.ts';
 import { tmpProject } from '../helpers/tmp-project.ts';
 
+const EXPRESSION = "{ 'pair': body.buy & '/' & body.sell, 'de': $contains(body.iban, /^de/i) }";
 const ROUTE = `id: rates
 from:
   http: { method: POST, path: /rates }
 steps:
   - set:
       values:
-        body: "{ 'pair': body.buy & '/' & body.sell, 'de': $contains(body.iban, /^de/i) }"
+        body: "${EXPRESSION}"
 `;
 const BROKEN = `id: broken
 from:
@@ -32,8 +33,7 @@ describe('the JSONata parse cache of the engine command', () => {
 
   it('lint and eval say the same with the cache off, cold and warm', async () => {
     const off = { cwd: root, env: { ENGINE_CACHE: 'off' } };
-    const expression = "{ 'pair': body.buy & '/' & body.sell, 'de': $contains(body.iban, /^de/i) }";
-    const evalArgs = ['eval', '-c', '-e', expression, '--body'];
+    const evalArgs = ['eval', '-c', '-e', EXPRESSION, '--body'];
     const stdin = JSON.stringify({ buy: 'EUR', sell: 'USD', iban: 'DE89 3704' });
     const lintOff = await engineCli(['lint', 'routes/'], off);
     expect(lintOff.code).toBe(1);
