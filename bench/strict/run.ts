@@ -251,6 +251,12 @@ try {
     // on a shared machine; not a target
     const cpu = (a: StartSample, b: StartSample) =>
       `${(a.cpuMs / b.cpuMs).toFixed(2)}x (${a.cpuMs.toFixed(0)} vs ${b.cpuMs.toFixed(0)} ms)`;
+    const hand = [
+      { name: 'the limit', sample: s.limit },
+      { name: 'written plainly', sample: s.plain },
+    ];
+    const fastest = hand.reduce((a, b) => (b.sample.firstAnswerMs < a.sample.firstAnswerMs ? b : a));
+    const smallest = hand.reduce((a, b) => (b.sample.rssMiB < a.sample.rssMiB ? b : a));
     const rowsOf: [string, number, number, number, string, string][] = [
       [
         'start to the first answer, all sandbox routes (`npm start`), against a bare node:http server',
@@ -269,20 +275,22 @@ try {
         cpu(s.oneRoute, s.bare),
       ],
       ['idle RSS, FX route alone, against a bare node:http server', s.oneRoute.rssMiB, s.bare.rssMiB, 1.3, '-', '-'],
+      // the best hand-written program for the same work: of the limit and its plainly written twin,
+      // both bundled as the engine is, the one faster to answer (and the one smaller once idle)
       [
-        'start to the first answer, FX route alone, against its hand-written limit',
+        `start to the first answer, FX route alone, against the faster of the hand-written FX programs, bundled (${fastest.name})`,
         s.oneRoute.firstAnswerMs,
-        s.limit.firstAnswerMs,
+        fastest.sample.firstAnswerMs,
         1.5,
-        '2.37x (unpinned)',
-        cpu(s.oneRoute, s.limit),
+        '2.37x (unpinned, limit not bundled)',
+        cpu(s.oneRoute, fastest.sample),
       ],
       [
-        'idle RSS, FX route alone, against its hand-written limit',
+        `idle RSS, FX route alone, against the smaller of the hand-written FX programs, bundled (${smallest.name})`,
         s.oneRoute.rssMiB,
-        s.limit.rssMiB,
+        smallest.sample.rssMiB,
         1.3,
-        '1.44x (unpinned)',
+        '1.44x (unpinned, limit not bundled)',
         '-',
       ],
     ];
@@ -296,6 +304,12 @@ try {
         `| ${work} | - | **${ratio.toFixed(2)}x** (bare server: ${bareLine}) | ${cpuCell} | - | ${unit} | <= ${max}x | ${ok ? 'met' : 'MISSED'} | ${before} |`,
       );
     }
+    // what the bare-server targets leave for any program doing the FX route's work: the hand-written
+    // programs themselves against the bare server (reported, not counted)
+    rows.push(
+      `| start to the first answer, the faster hand-written FX program (${fastest.name}, bundled), against a bare node:http server | - | **${(fastest.sample.firstAnswerMs / s.bare.firstAnswerMs).toFixed(2)}x** (bare server: ${bareLine}) | ${cpu(fastest.sample, s.bare)} | - | ${fastest.sample.firstAnswerMs.toFixed(0)} vs ${s.bare.firstAnswerMs.toFixed(0)} ms | (1.5x for the engine) | reported | - |`,
+      `| idle RSS, the smaller hand-written FX program (${smallest.name}, bundled), against a bare node:http server | - | **${(smallest.sample.rssMiB / s.bare.rssMiB).toFixed(2)}x** (bare server: ${bareLine}) | - | - | ${smallest.sample.rssMiB} vs ${s.bare.rssMiB} MiB | (1.3x for the engine) | reported | - |`,
+    );
   }
 } finally {
   await stop(vendor);

@@ -1,5 +1,5 @@
-// Start-up, pinned: spawn to the first correct FX answer and idle RSS for the hand-written limit
-// (a node:http server doing the FX route's work, built to JavaScript), the engine serving the FX
+// Start-up, pinned: spawn to the first correct FX answer and idle RSS for the two hand-written FX
+// programs (the limit and the same work written plainly, each bundled into one file), the engine serving the FX
 // route alone, and the engine serving every sandbox route (`npm start`), each on the target core
 // while the simulator answers from the load core. Interleaved runs, medians. Measures the build.
 import { cpuMicros, rssMiB, spawnUrl, stop } from '../lib/harness.ts';
@@ -15,7 +15,10 @@ export interface StartSample {
 export interface StartResult {
   /** a bare node:http server answering a fixed FX body: what node itself costs to start */
   bare: StartSample;
+  /** the FX limit (bench/hubvendor-foreign-exchange/baseline.ts), bundled */
   limit: StartSample;
+  /** the same work written plainly (bench/strict/plain-fx.ts: node:http, undici, a default Ajv), bundled */
+  plain: StartSample;
   oneRoute: StartSample;
   allRoutes: StartSample;
 }
@@ -52,10 +55,12 @@ const medianOf = (s: StartSample[]): StartSample => ({
 
 export async function startupStrict(vendor: string, runs = 3, idleMs = 1500): Promise<StartResult> {
   const limitJs = buildLimit('bench/hubvendor-foreign-exchange/baseline.ts');
+  const plainJs = buildLimit('bench/strict/plain-fx.ts');
   const env = { LOG_LEVEL: 'info', ENGINE_CONSOLE_ENABLED: 'false' };
   const targets: [keyof StartResult, string[], NodeJS.ProcessEnv][] = [
     ['bare', ['-e', BARE], {}],
     ['limit', [limitJs, vendor], {}],
+    ['plain', [plainJs, vendor], {}],
     [
       'oneRoute',
       [
@@ -84,6 +89,7 @@ export async function startupStrict(vendor: string, runs = 3, idleMs = 1500): Pr
   return {
     bare: medianOf(samples.get('bare')!),
     limit: medianOf(samples.get('limit')!),
+    plain: medianOf(samples.get('plain')!),
     oneRoute: medianOf(samples.get('oneRoute')!),
     allRoutes: medianOf(samples.get('allRoutes')!),
   };
