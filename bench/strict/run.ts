@@ -3,7 +3,7 @@
 // run, rounds interleaved. Prints one table: throughput, CPU per request and p99 against the limit
 // at 20, 50 and 100 connections for the FX route; the gateway against a raw JSON-RPC handler and the
 // MCP SDK; the console's cost; each beside its target and the number before this harness.
-// SECONDS=6 WARMUP=2 PREWARM=10 ROUNDS=5 CONNECTIONS=20,50,100 to change; ONLY=fx,gateway,start,ach runs those parts.
+// SECONDS=6 WARMUP=2 PREWARM=6 ROUNDS=5 CONNECTIONS=20,50,100 to change; ONLY=fx,gateway,start,ach runs those parts.
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { coreTicks, LOAD_CORE, pinned, pinningLine, TARGET_CORE } from '../lib/pinning.ts';
@@ -17,12 +17,14 @@ import { achStrict } from './ach.ts';
 const seconds = Number(process.env.SECONDS ?? 6);
 const warmup = Number(process.env.WARMUP ?? 2);
 /**
- * Seconds of load each measured target gets once, before the first round: V8 optimizes a server's
- * request path over its first tens of thousands of requests, and a process fresh from its start
+ * Seconds of load each of a row's two targets gets before the row's first round. V8 optimizes a
+ * server's request path over its first tens of thousands of requests: a process fresh from its start
  * measured its warm-up in the first rounds (the FX route alone, 20 connections, its first 6 s:
- * 104-229 µs CPU per request, then 83-90; the limit 79-94, then 78-82).
+ * 104-229 µs CPU per request, then 83-90; the limit 79-94, then 78-82). And an engine left idle
+ * while other rows ran cools down: after 90 s without requests its first 6 s took 110-182 µs, then
+ * 90 again (the limit, which does nothing while idle, does not), so each row warms its own pair.
  */
-const prewarm = Number(process.env.PREWARM ?? 10);
+const prewarm = Number(process.env.PREWARM ?? 6);
 const rounds = Number(process.env.ROUNDS ?? 5);
 const levels = (process.env.CONNECTIONS ?? '20,50,100').split(',').map(Number);
 const only = process.env.ONLY?.split(',');
@@ -205,16 +207,13 @@ try {
       before: '-',
     },
   ];
-  const chosen = pairs.filter((p) => runs(p.work.startsWith('FX') ? 'fx' : 'gateway'));
-  const warmed = new Set<Proc>();
-  for (const [name, p, r] of chosen.flatMap((x) => [x.candidate, x.reference])) {
-    if (warmed.has(p) || prewarm <= 0) continue;
-    warmed.add(p);
-    process.stderr.write(`  warming ${name}: ${prewarm} s at 50 connections\n`);
-    await load(p.url, r, 50, prewarm);
-  }
-  for (const pair of chosen) {
+  for (const pair of pairs.filter((p) => runs(p.work.startsWith('FX') ? 'fx' : 'gateway'))) {
     process.stderr.write(`${pair.work}, ${pair.connections} connections\n`);
+    if (prewarm > 0)
+      for (const [name, p, r] of [pair.reference, pair.candidate]) {
+        process.stderr.write(`  warming ${name}: ${prewarm} s\n`);
+        await load(p.url, r, pair.connections, prewarm);
+      }
     const cand: Measure[] = [];
     const ref: Measure[] = [];
     for (let r = 0; r < rounds; r++) {
@@ -369,7 +368,7 @@ console.log(
   `\nStrict benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
 );
 console.log(
-  `${pinningLine()}; ${generatorLine()}; ${store.line}; ${prewarm > 0 ? `each target warmed ${prewarm} s at 50 connections before its first round; ` : ''}${seconds} s after ${warmup} s warm-up, ${rounds} interleaved rounds in turns (ABBA; the median of the rounds' ratios, each round's in brackets; CPU and req/s columns: medians); load average ${loadavg()
+  `${pinningLine()}; ${generatorLine()}; ${store.line}; ${prewarm > 0 ? `each row's two targets warmed ${prewarm} s before its first round; ` : ''}${seconds} s after ${warmup} s warm-up, ${rounds} interleaved rounds in turns (ABBA; the median of the rounds' ratios, each round's in brackets; CPU and req/s columns: medians); load average ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}\n`,
 );
