@@ -271,7 +271,8 @@ try {
     ];
     const fastest = hand.reduce((a, b) => (b.sample.firstAnswerMs < a.sample.firstAnswerMs ? b : a));
     const smallest = hand.reduce((a, b) => (b.sample.rssMiB < a.sample.rssMiB ? b : a));
-    const rowsOf: [string, number, number, number, string, string][] = [
+    // work, value, reference, the most the ratio may be, before, CPU cell, and whether it is only reported
+    const rowsOf: [string, number, number, number, string, string, boolean?][] = [
       [
         'start to the first answer, all sandbox routes (`npm start`), against a bare node:http server',
         s.allRoutes.firstAnswerMs,
@@ -307,23 +308,40 @@ try {
         '1.44x (unpinned, limit not bundled)',
         '-',
       ],
+      // what the bare-server targets leave for any program doing the FX route's work: the hand-written
+      // programs themselves against the bare server (reported, not counted)
+      [
+        `start to the first answer, the faster hand-written FX program (${fastest.name}, bundled), against a bare node:http server`,
+        fastest.sample.firstAnswerMs,
+        s.bare.firstAnswerMs,
+        1.5,
+        '-',
+        cpu(fastest.sample, s.bare),
+        true,
+      ],
+      [
+        `idle RSS, the smaller hand-written FX program (${smallest.name}, bundled), against a bare node:http server`,
+        smallest.sample.rssMiB,
+        s.bare.rssMiB,
+        1.3,
+        '-',
+        '-',
+        true,
+      ],
     ];
-    for (const [work, value, ref, max, before, cpuCell] of rowsOf) {
+    for (const [work, value, ref, max, before, cpuCell, report] of rowsOf) {
       const ratio = value / ref;
       const ok = ratio <= max;
-      if (ok) met++;
+      if (report) {
+        /* reported, not counted */
+      } else if (ok) met++;
       else missed++;
       const unit = work.startsWith('idle') ? `${value} vs ${ref} MiB` : `${value.toFixed(0)} vs ${ref.toFixed(0)} ms`;
+      const target = report ? `(${max}x for the engine)` : `<= ${max}x`;
       rows.push(
-        `| ${work} | - | **${ratio.toFixed(2)}x** (bare server: ${bareLine}) | ${cpuCell} | - | ${unit} | <= ${max}x | ${ok ? 'met' : 'MISSED'} | ${before} |`,
+        `| ${work} | - | **${ratio.toFixed(2)}x** (bare server: ${bareLine}) | ${cpuCell} | - | ${unit} | ${target} | ${report ? 'reported' : ok ? 'met' : 'MISSED'} | ${before} |`,
       );
     }
-    // what the bare-server targets leave for any program doing the FX route's work: the hand-written
-    // programs themselves against the bare server (reported, not counted)
-    rows.push(
-      `| start to the first answer, the faster hand-written FX program (${fastest.name}, bundled), against a bare node:http server | - | **${(fastest.sample.firstAnswerMs / s.bare.firstAnswerMs).toFixed(2)}x** (bare server: ${bareLine}) | ${cpu(fastest.sample, s.bare)} | - | ${fastest.sample.firstAnswerMs.toFixed(0)} vs ${s.bare.firstAnswerMs.toFixed(0)} ms | (1.5x for the engine) | reported | - |`,
-      `| idle RSS, the smaller hand-written FX program (${smallest.name}, bundled), against a bare node:http server | - | **${(smallest.sample.rssMiB / s.bare.rssMiB).toFixed(2)}x** (bare server: ${bareLine}) | - | - | ${smallest.sample.rssMiB} vs ${s.bare.rssMiB} MiB | (1.3x for the engine) | reported | - |`,
-    );
   }
 } finally {
   await stop(vendor);
