@@ -1,5 +1,6 @@
-// Start-up, pinned: spawn to the first correct FX answer and idle RSS for the two hand-written FX
-// programs (the limit and the same work written plainly, each bundled into one file), the engine serving the FX
+// Start-up, pinned: spawn to the first correct FX answer and idle RSS for the three hand-written FX
+// programs (the limit, the same work written plainly, and written for start-up, each bundled into one
+// file), the engine serving the FX
 // route alone, and the engine serving every sandbox route (`npm start`), each on the target core
 // while the simulator answers from the load core. Interleaved runs, medians. Measures the build.
 import { cpuMicros, rssMiB, spawnUrl, stop } from '../lib/harness.ts';
@@ -19,6 +20,8 @@ export interface StartResult {
   limit: StartSample;
   /** the same work written plainly (bench/strict/plain-fx.ts: node:http, undici, a default Ajv), bundled */
   plain: StartSample;
+  /** the same work written for start-up (bench/strict/lean-fx.ts: node:http both ways, checks by hand), bundled */
+  lean: StartSample;
   oneRoute: StartSample;
   allRoutes: StartSample;
 }
@@ -56,11 +59,13 @@ const medianOf = (s: StartSample[]): StartSample => ({
 export async function startupStrict(vendor: string, runs = 3, idleMs = 1500): Promise<StartResult> {
   const limitJs = buildLimit('bench/hubvendor-foreign-exchange/baseline.ts');
   const plainJs = buildLimit('bench/strict/plain-fx.ts');
+  const leanJs = buildLimit('bench/strict/lean-fx.ts');
   const env = { LOG_LEVEL: 'info', ENGINE_CONSOLE_ENABLED: 'false' };
   const targets: [keyof StartResult, string[], NodeJS.ProcessEnv][] = [
     ['bare', ['-e', BARE], {}],
     ['limit', [limitJs, vendor], {}],
     ['plain', [plainJs, vendor], {}],
+    ['lean', [leanJs, vendor], {}],
     [
       'oneRoute',
       [
@@ -90,6 +95,7 @@ export async function startupStrict(vendor: string, runs = 3, idleMs = 1500): Pr
     bare: medianOf(samples.get('bare')!),
     limit: medianOf(samples.get('limit')!),
     plain: medianOf(samples.get('plain')!),
+    lean: medianOf(samples.get('lean')!),
     oneRoute: medianOf(samples.get('oneRoute')!),
     allRoutes: medianOf(samples.get('allRoutes')!),
   };

@@ -12,6 +12,8 @@ export interface Targets {
   fxLimit: Proc;
   /** the FX route's work written plainly (plain-fx.ts): the limit must not be slower */
   fxPlain: Proc;
+  /** the same written for start-up (lean-fx.ts): the limit must not be slower than this either */
+  fxLean: Proc;
   fxEngine: Proc;
   fxEngineConsole: Proc;
   /** the raw JSON-RPC handler: the gateway's checks, limits and vendor call, no audit trail */
@@ -79,6 +81,7 @@ export async function startTargets(vendor: string, store: Record<string, string>
     return {
       fxLimit: await keep(script('bench/hubvendor-foreign-exchange/baseline.ts')),
       fxPlain: await keep(script('bench/strict/plain-fx.ts')),
+      fxLean: await keep(script('bench/strict/lean-fx.ts')),
       fxEngine: await keep(fxEngine(vendor, false)),
       fxEngineConsole: await keep(fxEngine(vendor, true)),
       gatewayLimit: await keep(script('bench/gateway/limit.ts')),
