@@ -1,8 +1,8 @@
 // Start-up, pinned: spawn to the first correct FX answer and idle RSS for the three hand-written FX
 // programs (the limit, the same work written plainly, and written for start-up, each bundled into one
-// file), the engine serving the FX
-// route alone, and the engine serving every sandbox route (`npm start`), each on the target core
-// while the simulator answers from the load core. Interleaved runs, medians. Measures the build.
+// file), the engine serving the FX route alone, and the engine serving every sandbox route
+// (`npm start`), each on the target core while the simulator answers from the load core.
+// Interleaved runs, medians. Measures the build.
 import { cpuMicros, rssMiB, spawnUrl, stop } from '../lib/harness.ts';
 import { onTargetCore } from '../lib/pinning.ts';
 import { buildLimit } from '../startup/build-limit.ts';
