@@ -19,6 +19,7 @@ import { SANDBOX_AUDIENCE, SANDBOX_ISSUER, SANDBOX_PRIVATE_JWK } from '../../san
 import { call, readText, vendorPool } from '../lib/limit.ts';
 import { SlidingLimits } from './limit-rate.ts';
 import { argsDigest, LimitAudit, type Decision } from './limit-audit.ts';
+import { fxAnswer, fxVendorPath } from '../lib/fx-vendor.ts';
 
 const pool = vendorPool(process.argv[2]);
 const validate = createAjv().compile(
@@ -157,7 +158,7 @@ const server = createServer((req, res) =>
       answer(toolError(id, 'invalid arguments'), 'GC025');
       return;
     }
-    const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
+    const path = fxVendorPath(b);
     try {
       const r = await call(pool, { method: 'GET', path, headers: HEADERS });
       if (r.status !== 200) {
@@ -165,18 +166,7 @@ const server = createServer((req, res) =>
         return;
       }
       const v = JSON.parse(r.text).body;
-      const mapped = {
-        buyCurrency: v.buyCurrencyId,
-        sellCurrency: v.sellCurrencyId,
-        currencyMarket: String(v.currencyMarketId),
-        buyRate: v.buyRate,
-        sellRate: v.sellRate,
-        middleRate: v.middleRate,
-        quotationCode: v.quotationCode,
-        rateDate: v.rateDate,
-        transactionAmount: String(v.transactionAmount),
-        transactionAmountType: v.transactionAmountType,
-      };
+      const mapped = fxAnswer(v);
       if (!checkOutput(mapped)) {
         answer(toolError(id, 'vendor answer does not match the output schema'), 'GC027');
         return;

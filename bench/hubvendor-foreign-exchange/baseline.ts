@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createAjv } from '../../engine/schemas/schemas.ts';
 import { amountValid } from '../../engine/core/functions.ts';
 import { call, readText, reply, vendorPool } from '../lib/limit.ts';
+import { fxAnswer, fxVendorPath } from '../lib/fx-vendor.ts';
 
 const pool = vendorPool(process.argv[2]);
 const validate = createAjv().compile(
@@ -50,7 +51,7 @@ const server = createServer((req, res) =>
       );
       return;
     }
-    const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
+    const path = fxVendorPath(b);
     try {
       const r = await call(pool, { method: 'GET', path, headers: HEADERS });
       if (r.status !== 200) {
@@ -58,18 +59,7 @@ const server = createServer((req, res) =>
         return;
       }
       const v = JSON.parse(r.text).body;
-      const answer = {
-        buyCurrency: v.buyCurrencyId,
-        sellCurrency: v.sellCurrencyId,
-        currencyMarket: String(v.currencyMarketId),
-        buyRate: v.buyRate,
-        sellRate: v.sellRate,
-        middleRate: v.middleRate,
-        quotationCode: v.quotationCode,
-        rateDate: v.rateDate,
-        transactionAmount: String(v.transactionAmount),
-        transactionAmountType: v.transactionAmountType,
-      };
+      const answer = fxAnswer(v);
       if (!output(answer)) {
         reply(res, 502, BAD_GATEWAY, 'application/problem+json');
         return;

@@ -3,11 +3,14 @@
 // mapping checked against the route's output schema, JSON.stringify with a content-length. The
 // strict benchmark checks that the hand-written limit (bench/hubvendor-foreign-exchange/baseline.ts)
 // is not slower than this: a limit must be the best program for the work, not a convenient one.
+// The vendor path and the answer's mapping, the route's own facts, come from bench/lib/fx-vendor.ts
+// as in every hand-written FX program.
 // Prints its URL.
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { fxAnswer, fxVendorPath } from '../lib/fx-vendor.ts';
 
 const pool = new Pool(process.argv[2], { connections: 200, pipelining: 1 });
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -39,24 +42,13 @@ const server = createServer((req, res) => {
       return send(res, 400, { status: 400, detail: 'the body is not valid JSON' }, 'application/problem+json');
     }
     if (!validate(b)) return send(res, 400, { status: 400, errors: validate.errors }, 'application/problem+json');
-    const path = `/v1/forex/exchange-rates/${encodeURIComponent(b.buyCurrency)}/${encodeURIComponent(b.sellCurrency)}/${encodeURIComponent(b.transactionAmount ?? '1')}/${encodeURIComponent(b.transactionAmountType ?? 'BUY')}?currencyMarket=1`;
+    const path = fxVendorPath(b);
     try {
       const r = await pool.request({ method: 'GET', path, headers: { accept: 'application/json' } });
       const answer = await r.body.text();
       if (r.statusCode !== 200) return send(res, 502, { status: 502, code: 'GC027' }, 'application/problem+json');
       const v = JSON.parse(answer).body;
-      const out = {
-        buyCurrency: v.buyCurrencyId,
-        sellCurrency: v.sellCurrencyId,
-        currencyMarket: String(v.currencyMarketId),
-        buyRate: v.buyRate,
-        sellRate: v.sellRate,
-        middleRate: v.middleRate,
-        quotationCode: v.quotationCode,
-        rateDate: v.rateDate,
-        transactionAmount: String(v.transactionAmount),
-        transactionAmountType: v.transactionAmountType,
-      };
+      const out = fxAnswer(v);
       if (!output(out)) return send(res, 502, { status: 502, code: 'GC027' }, 'application/problem+json');
       send(res, 200, out);
     } catch {
