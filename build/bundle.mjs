@@ -82,13 +82,15 @@ function storeMigrations() {
 }
 
 /**
- * V8 keeps a script's source as two bytes per character once one character is beyond Latin-1:
- * the chunk holding undici (1.8 MB) took 3.4 MiB for a ’ in its comments. esbuild already escapes
+ * The bundle in ASCII: bin/load-build.js then reads it as Latin-1, which node copies as it is
+ * (decoding 4.6 MB of UTF-8 took 8-10 ms of every start), into a string kept off V8's heap. And V8
+ * keeps a script's source as two bytes per character once one character is beyond Latin-1 (the
+ * chunk holding undici, 1.8 MB, took 3.4 MiB for a ’ in its comments). esbuild already escapes
  * strings and regular expressions (charset ascii); what is left is in comments, where an escape
  * reads the same.
  */
-function latin1(text) {
-  return text.replace(/[^\0-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+function ascii(text) {
+  return text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export async function bundleEngine() {
@@ -146,7 +148,7 @@ export async function bundleEngine() {
   if (both.length) throw new Error(`bundled and also imported lazily from node_modules: ${both.join(', ')}`);
   for (const f of result.outputFiles) {
     mkdirSync(dirname(f.path), { recursive: true });
-    writeFileSync(f.path, latin1(f.text));
+    writeFileSync(f.path, ascii(f.text));
   }
   return result;
 }

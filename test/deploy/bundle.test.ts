@@ -17,6 +17,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -92,6 +93,8 @@ describe('the build (bundled)', () => {
       .map(String)
       .filter((f) => !f.startsWith('console'));
     expect(files.sort()).toEqual(['engine.cjs', 'engine.cjs.cache', 'sbom.cdx.json']);
+    // ASCII, so that a start reads it as Latin-1 (a copy, not a UTF-8 decode): comments escaped too
+    expect(isAscii(readFileSync(join(dir, 'dist/engine.cjs')))).toBe(true);
     expect(await cacheState()).toBe('used');
   }, 60_000);
 
@@ -135,6 +138,21 @@ describe('the build (bundled)', () => {
     expect(await cacheState()).toBe('used');
     expect(existsSync(join(dir, 'dist/engine.cjs.cache'))).toBe(true);
   }, 90_000);
+
+  it('still runs a bundle that is not ASCII (a hand-edited comment), read as UTF-8', async () => {
+    const bundle = join(dir, 'dist/engine.cjs');
+    const original = readFileSync(bundle);
+    writeFileSync(bundle, Buffer.concat([original, Buffer.from('\n// edited by hand: 1 µs, 2 €\n')]));
+    try {
+      expect(isAscii(readFileSync(bundle))).toBe(false);
+      expect(await cacheState()).toBe('none');
+      expect(await cacheState()).toBe('used');
+    } finally {
+      writeFileSync(bundle, original);
+    }
+    expect(await cacheState()).toBe('none');
+    expect(await cacheState()).toBe('used');
+  }, 60_000);
 
   it('serves every sandbox route: an FX rate, the gateway, the console page and its assets, the AMQP consumer ready', async () => {
     // the console serves the page the build wrote (it bundles console-ui/ itself only from the sources)
