@@ -4,7 +4,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { routeTestDocuments } from './dsl/route-test-documents.ts';
-import { randomUUID } from 'node:crypto';
+import { newCorrelationId } from './core/correlation-id.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -353,7 +353,7 @@ function directCaller(
   return (id, init) => {
     const route = lookup(id);
     if (!route) return Promise.reject(new PlatformError({ kind: 'config', detail: `no route '${id}'` }));
-    const correlationId = init.correlationId ?? randomUUID();
+    const correlationId = init.correlationId ?? newCorrelationId();
     const ex = createExchange({
       routeId: id,
       correlationId,

@@ -1,16 +1,16 @@
 // The one writer of HTTP answers the engine sends itself: RFC 9457 problem details and small JSON
 // or text answers, always with a content-length (no chunked framing for a few bytes).
 
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { problemOf, type PlatformError } from '../core/errors.ts';
+import { newCorrelationId } from '../core/correlation-id.ts';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function correlationIdFrom(h: string | string[] | undefined): string {
   const v = Array.isArray(h) ? h[0] : h;
   // a caller's id is accepted only if it is a sane token, so logs cannot be forged through it
-  return v && SANE_ID.test(v) ? v : randomUUID();
+  return v && SANE_ID.test(v) ? v : newCorrelationId();
 }
 
 /** A problem document; `close` asks a keep-alive client to go away (shutdown, unread body). */

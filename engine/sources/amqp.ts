@@ -40,6 +40,7 @@ import { createExchange } from '../pipeline/exchange.ts';
 import { runRoute, type CompiledRoute } from '../pipeline/route.ts';
 import { PlatformError } from '../core/errors.ts';
 import { CODE } from '../core/error-catalog.ts';
+import { newCorrelationId } from '../core/correlation-id.ts';
 import { failedRecorderFor, type FailedRecorder } from '../store/failed-recorder.ts';
 import {
   parseAmqpUrl,
@@ -542,7 +543,7 @@ class AmqpConsumer {
     const { metrics } = this.host.services;
     const messageId = messageIdString(message.message_id);
     const stableMessageId = messageId ?? contentId(message);
-    const correlationId = messageIdString(message.correlation_id) ?? messageId ?? randomUUID();
+    const correlationId = messageIdString(message.correlation_id) ?? messageId ?? newCorrelationId();
     const redelivered = message.first_acquirer === false || (message.delivery_count ?? 0) > 0;
     const log = this.log.child({ correlationId, messageId: stableMessageId, queue: s.queue });
     s.inFlight++;

@@ -4,8 +4,8 @@
 // exchange (store/failed-recorder.ts) with its body; when the store cannot be reached, logged.
 
 import { createRequire } from 'node:module';
-import { randomUUID } from 'node:crypto';
 import { defineSource } from './source-kind.ts';
+import { newCorrelationId } from '../core/correlation-id.ts';
 import { createExchange } from '../pipeline/exchange.ts';
 import { runRoute } from '../pipeline/route.ts';
 import { failedRecorderFor } from '../store/failed-recorder.ts';
@@ -58,7 +58,7 @@ export default defineSource<CronConfig>({
         if (running) return;
         running = true;
         const r = current;
-        const correlationId = randomUUID();
+        const correlationId = newCorrelationId();
         const firstAt = new Date();
         const ex = createExchange({
           routeId: r.id,

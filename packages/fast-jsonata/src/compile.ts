@@ -1167,10 +1167,11 @@ function compileBuiltinValue(node: any, c: Ctx): Ev | undefined {
   const { signature, impl } = target.builtin;
   const { name } = target;
   const position = node.position;
+  // `evaluated` is an array made for this call alone (below): optional parameters padded into it
   const call = (evaluated: unknown[], input: unknown, frame: Frame): unknown => {
     let result: any;
     try {
-      result = impl(signature.validate(evaluated, input), frame.run);
+      result = impl(signature.validate(evaluated, input, true), frame.run);
     } catch (err) {
       if (err instanceof FastJsonataError) err.relocate(position, name);
       throw err;

@@ -16,8 +16,11 @@ interface Param {
 }
 
 export interface Signature {
-  /** Returns the arguments the implementation receives, or throws T0410/T0411/T0412. */
-  validate(args: unknown[], context: unknown): unknown[];
+  /**
+   * Returns the arguments the implementation receives, or throws T0410/T0411/T0412. `owned`: the
+   * caller made `args` for this call alone, so optional parameters may be padded into it in place.
+   */
+  validate(args: unknown[], context: unknown, owned?: boolean): unknown[];
 }
 
 const ARRAY_TYPE_NAMES: Record<string, string> = {
@@ -255,11 +258,11 @@ export function parseSignature(signature: string): Signature {
   };
 
   return {
-    validate(args, context) {
+    validate(args, context, owned) {
       if (passesAsIs(args)) {
         // the optional parameters not given, as the general way passes them
         if (args.length < params.length) {
-          const all = args.slice();
+          const all = owned ? args : args.slice();
           while (all.length < params.length) all.push(undefined);
           return all;
         }
