@@ -1320,15 +1320,24 @@ export function compileProgram(
   const c = new Ctx(functions, indexVars, lambdaVars, shadowable);
   const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout, rangeLimit);
+  // an expression without lambdas leaves no closure over its frame once it has run: one run state
+  // and outermost frame serve all its evaluations (two objects fewer each; the route's rules,
+  // parameters and mappings are evaluated several times a request), cleared after each so they
+  // keep no input alive; the same expression evaluated inside itself (through a registered
+  // function) gets its own
+  const own: RunState | undefined = makesLambdas(ast)
+    ? undefined
+    : { root: undefined, bindings: undefined, millis: undefined };
+  const ownFrame = own && new Frame(undefined, own);
+  let busy = false;
   return {
     called: [...c.called],
     run(input, bindings) {
-      const run: RunState = {
-        root: input,
-        bindings: typeof bindings === 'object' && bindings !== null ? bindings : undefined,
-        millis: undefined,
-      };
-      const frame = new Frame(undefined, run);
+      const reuse = own !== undefined && !busy;
+      const run: RunState = reuse ? own : { root: undefined, bindings: undefined, millis: undefined };
+      run.root = input;
+      run.bindings = typeof bindings === 'object' && bindings !== null ? bindings : undefined;
+      const frame = reuse ? ownFrame! : new Frame(undefined, run);
       // like evaluate(): a top-level array is wrapped so it is treated as one value
       let context: any = input;
       if (Array.isArray(input) && !isSequence(input)) {
@@ -1336,11 +1345,29 @@ export function compileProgram(
         context.outerWrapper = true;
       }
       const outer = enter(budget);
+      if (reuse) busy = true;
       try {
         return ev(context, frame);
       } finally {
         restore(outer);
+        if (reuse) {
+          busy = false;
+          own.root = undefined;
+          own.bindings = undefined;
+          own.millis = undefined;
+          ownFrame!.clear();
+        }
       }
     },
   };
+}
+
+/** Whether the expression makes lambda values (`function($x){...}`, tail-call thunks): they keep their frame. */
+function makesLambdas(node: any): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(makesLambdas);
+  if (node.type === 'lambda') return true;
+  for (const key of Object.keys(node))
+    if ((key !== 'value' || typeof node[key] === 'object') && makesLambdas(node[key])) return true;
+  return false;
 }

@@ -24,6 +24,11 @@ export class Frame {
     private vars: Record<string, unknown> | undefined = undefined,
   ) {}
 
+  /** Forgets the frame's own variables (a frame used for another evaluation). */
+  clear(): void {
+    this.vars = undefined;
+  }
+
   bind(name: string, value: unknown): void {
     // a plain object, read by own keys only (lookup), as tuples are: Object.create(null) starts in
     // V8's slow dictionary mode and cost a block of a few bindings more than the rest of its work;
