@@ -70,43 +70,63 @@ export interface Outcome {
  * Runs the exchange; never throws. `then`, when given, turns the outcome into what the promise
  * resolves with (or rejects with, if it throws): a caller mapping the outcome saves the promise and
  * the turn of the microtask queue of an await of its own.
+ *
+ * Not an async function: a suspended one keeps a frame of its locals, and every HTTP request and
+ * message runs here once (docs/benchmarks.md, session 18). A pipeline that finishes synchronously
+ * has its outcome settled before this returns, as before; one that waits continues on its promise.
  */
-export async function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome>;
-export async function runRoute<T>(
+export function runRoute(route: CompiledRoute, ex: Exchange, metrics: Metrics): Promise<Outcome>;
+export function runRoute<T>(
   route: CompiledRoute,
   ex: Exchange,
   metrics: Metrics,
   then: (out: Outcome) => T,
 ): Promise<T>;
-export async function runRoute<T>(
+export function runRoute<T>(
   route: CompiledRoute,
   ex: Exchange,
   metrics: Metrics,
   then?: (out: Outcome) => T,
 ): Promise<Outcome | T> {
-  const t = route.tracing;
-  const span = t?.tracer ? startExchangeSpan(t, route, ex) : undefined;
-  let out: Outcome;
-  if (route.deadline) startDeadline(ex, route.deadline);
   try {
-    const r = route.pipeline(ex);
-    if (r && typeof (r as Promise<void>).then === 'function') await r;
+    const t = route.tracing;
+    const span = t?.tracer ? startExchangeSpan(t, route, ex) : undefined;
+    if (route.deadline) startDeadline(ex, route.deadline);
+    const end = (out: Outcome): Outcome | T => {
+      if (ex.completions) for (const done of ex.completions) done(out.error);
+      if (span) endExchangeSpan(t!, route, span, ex, out.error);
+      return then ? then(out) : out;
+    };
+    const fail = (err: unknown): Promise<Outcome | T> => {
+      const raised = toPlatformError(err);
+      return handleError(route, ex, raised).then((error) => {
+        if (span) errorMapped(t!, span, raised, error);
+        metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
+        return end({ error });
+      });
+    };
     // an answer that breaks the route's output schema is the engine's 502, not on-exception's to map
-    const broken = route.output?.(ex);
-    if (broken) {
-      metrics.errors.inc({ route: route.id, kind: broken.kind, code: broken.code ?? '' });
-      out = { error: broken };
-    } else out = {};
+    const finish = (): Outcome | T | Promise<Outcome | T> => {
+      let broken: PlatformError | undefined;
+      try {
+        broken = route.output?.(ex);
+      } catch (err) {
+        return fail(err);
+      }
+      if (broken) metrics.errors.inc({ route: route.id, kind: broken.kind, code: broken.code ?? '' });
+      return end(broken ? { error: broken } : {});
+    };
+    let r: void | Promise<void>;
+    try {
+      r = route.pipeline(ex);
+    } catch (err) {
+      return fail(err);
+    }
+    if (r && typeof (r as Promise<void>).then === 'function') return (r as Promise<void>).then(finish, fail);
+    return Promise.resolve(finish());
   } catch (err) {
-    const raised = toPlatformError(err);
-    const error = await handleError(route, ex, raised);
-    if (span) errorMapped(t!, span, raised, error);
-    metrics.errors.inc({ route: route.id, kind: error.kind, code: error.code ?? '' });
-    out = { error };
+    return Promise.reject(err);
   }
-  if (ex.completions) for (const done of ex.completions) done(out.error);
-  if (span) endExchangeSpan(t!, route, span, ex, out.error);
-  return then ? then(out) : out;
 }
 
 async function handleError(route: CompiledRoute, ex: Exchange, e: PlatformError): Promise<PlatformError> {
