@@ -77,15 +77,40 @@ describe('the build (bundled)', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** What bin/load-build.js made of the code cache when loading the copy's bundle, under these node flags. */
-  const cacheState = async (flags: string[] = []) => {
+  /**
+   * What bin/load-build.js made of the code cache when loading the copy's bundle, under these node
+   * flags, and what the bundle left in `globalThis.__edited` (a hand edit's mark) as it ran.
+   */
+  const loadState = async (flags: string[] = []) => {
     // a script file: `node -e` would be a node option of its own (process.execArgv)
     writeFileSync(
       join(dir, 'cache-state.mjs'),
-      "const { loadBuild } = await import('./bin/load-build.js');\nconsole.log(loadBuild('dist/engine.cjs').codeCache);\n",
+      "const { loadBuild } = await import('./bin/load-build.js');\n" +
+        "console.log(JSON.stringify({ codeCache: loadBuild('dist/engine.cjs').codeCache, edited: globalThis.__edited }));\n",
     );
     const r = await runOk('node', [...flags, 'cache-state.mjs'], { cwd: dir, timeoutMs: 60_000 });
-    return r.stdout.trim();
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { codeCache: string; edited?: string };
+  };
+  const cacheState = async (flags: string[] = []) => (await loadState(flags)).codeCache;
+
+  /**
+   * Runs `check` with the copy's bundle replaced by `edited` (its modification time set back to the
+   * original's with `mtimeBack`), then puts the original back, which the next start no longer has a
+   * cache of and the one after uses again.
+   */
+  const withBundle = async (edited: Buffer, check: () => Promise<void>, mtimeBack = false) => {
+    const bundle = join(dir, 'dist/engine.cjs');
+    const original = readFileSync(bundle);
+    const { mtime } = statSync(bundle);
+    writeFileSync(bundle, edited);
+    if (mtimeBack) utimesSync(bundle, mtime, mtime);
+    try {
+      await check();
+    } finally {
+      writeFileSync(bundle, original);
+    }
+    expect(await cacheState()).toBe('none');
+    expect(await cacheState()).toBe('used');
   };
 
   it('is one bundle with the code cache the build wrote, which a start uses, and the SBOM (sbom.test.ts)', async () => {
@@ -110,18 +135,15 @@ describe('the build (bundled)', () => {
     expect(edited.equals(original)).toBe(false);
     // edited in place with its modification time set back: the cache names the bundle by its change
     // time and inode too (which spare a start the CRC-32), and no program sets a change time back
-    const { mtime } = statSync(bundle);
-    writeFileSync(bundle, edited);
-    utimesSync(bundle, mtime, mtime);
-    try {
-      expect(await cacheState()).toBe('none');
-      // that start wrote the cache of the edited bundle as it exited
-      expect(await cacheState()).toBe('used');
-    } finally {
-      writeFileSync(bundle, original);
-    }
-    expect(await cacheState()).toBe('none');
-    expect(await cacheState()).toBe('used');
+    await withBundle(
+      edited,
+      async () => {
+        expect(await cacheState()).toBe('none');
+        // that start wrote the cache of the edited bundle as it exited
+        expect(await cacheState()).toBe('used');
+      },
+      true,
+    );
     // damaged bytes (V8 itself would crash on them): the cache's own CRC-32 refuses it, the start rewrites it
     const cache = join(dir, 'dist/engine.cjs.cache');
     const damaged = readFileSync(cache);
@@ -139,19 +161,20 @@ describe('the build (bundled)', () => {
     expect(existsSync(join(dir, 'dist/engine.cjs.cache'))).toBe(true);
   }, 90_000);
 
-  it('still runs a bundle that is not ASCII (a hand-edited comment), read as UTF-8', async () => {
-    const bundle = join(dir, 'dist/engine.cjs');
-    const original = readFileSync(bundle);
-    writeFileSync(bundle, Buffer.concat([original, Buffer.from('\n// edited by hand: 1 µs, 2 €\n')]));
-    try {
-      expect(isAscii(readFileSync(bundle))).toBe(false);
-      expect(await cacheState()).toBe('none');
-      expect(await cacheState()).toBe('used');
-    } finally {
-      writeFileSync(bundle, original);
-    }
-    expect(await cacheState()).toBe('none');
-    expect(await cacheState()).toBe('used');
+  it('reads a bundle that is not ASCII (a hand edit) as UTF-8, its characters whole', async () => {
+    const original = readFileSync(join(dir, 'dist/engine.cjs'));
+    const wrapper = '(function (exports, require, module, __filename, __dirname) {';
+    expect(original.subarray(0, wrapper.length).toString('latin1')).toBe(wrapper);
+    // a statement right inside the wrapper, with characters beyond ASCII in its string
+    const edited = Buffer.concat([
+      Buffer.from(`${wrapper}globalThis.__edited = '1 µs, 2 €';`),
+      original.subarray(wrapper.length),
+    ]);
+    await withBundle(edited, async () => {
+      expect(isAscii(edited)).toBe(false);
+      expect(await loadState()).toEqual({ codeCache: 'none', edited: '1 µs, 2 €' });
+      expect(await loadState()).toEqual({ codeCache: 'used', edited: '1 µs, 2 €' });
+    });
   }, 60_000);
 
   it('serves every sandbox route: an FX rate, the gateway, the console page and its assets, the AMQP consumer ready', async () => {
