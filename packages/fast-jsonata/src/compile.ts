@@ -1024,8 +1024,10 @@ function isLambdaNode(node: any): boolean {
 function survey(
   ast: unknown,
   isFunctionName: (name: string) => boolean,
-): { indexVars: Set<string>; lambdaVars: Set<string>; shadowable: Set<string> } {
+): { indexVars: Set<string>; lambdaVars: Set<string>; shadowable: Set<string>; makesLambdas: boolean } {
   const indexVars = new Set<string>();
+  // lambda values (`function($x){...}`, tail-call thunks) keep the frame they were made in
+  let makesLambdas = false;
   const lambdaVars = new Set<string>();
   const bound = new Set<string>();
   const called = new Set<string>();
@@ -1035,6 +1037,7 @@ function survey(
       for (const item of node) walk(item);
       return;
     }
+    if (node.type === 'lambda') makesLambdas = true;
     if (typeof node.index === 'string') indexVars.add(node.index);
     if (node.type === 'index' && typeof node.value === 'string') indexVars.add(node.value);
     if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string') {
@@ -1047,7 +1050,7 @@ function survey(
   };
   walk(ast);
   const shadowable = new Set([...bound].filter((name) => isFunctionName(name) && !called.has(name)));
-  return { indexVars, lambdaVars, shadowable };
+  return { indexVars, lambdaVars, shadowable, makesLambdas };
 }
 
 /** Whether the subtree names one of `names` as a variable anywhere (lambda bodies included). */
@@ -1316,7 +1319,7 @@ export function compileProgram(
 ): Program {
   const isFunctionName = (name: string) =>
     JSONATA_FUNCTION_NAMES.has(name) || Object.prototype.hasOwnProperty.call(functions, name);
-  const { indexVars, lambdaVars, shadowable } = survey(ast, isFunctionName);
+  const { indexVars, lambdaVars, shadowable, makesLambdas } = survey(ast, isFunctionName);
   const c = new Ctx(functions, indexVars, lambdaVars, shadowable);
   const ev = compileNode(ast, c, 'result');
   const budget = newBudget(timeout, rangeLimit);
@@ -1325,16 +1328,14 @@ export function compileProgram(
   // parameters and mappings are evaluated several times a request), cleared after each so they
   // keep no input alive; the same expression evaluated inside itself (through a registered
   // function) gets its own
-  const own: RunState | undefined = makesLambdas(ast)
-    ? undefined
-    : { root: undefined, bindings: undefined, millis: undefined };
+  const own = makesLambdas ? undefined : newRunState();
   const ownFrame = own && new Frame(undefined, own);
   let busy = false;
   return {
     called: [...c.called],
     run(input, bindings) {
       const reuse = own !== undefined && !busy;
-      const run: RunState = reuse ? own : { root: undefined, bindings: undefined, millis: undefined };
+      const run = reuse ? own : newRunState();
       run.root = input;
       run.bindings = typeof bindings === 'object' && bindings !== null ? bindings : undefined;
       const frame = reuse ? ownFrame! : new Frame(undefined, run);
@@ -1352,9 +1353,7 @@ export function compileProgram(
         restore(outer);
         if (reuse) {
           busy = false;
-          own.root = undefined;
-          own.bindings = undefined;
-          own.millis = undefined;
+          own.root = own.bindings = own.millis = undefined;
           ownFrame!.clear();
         }
       }
@@ -1362,12 +1361,7 @@ export function compileProgram(
   };
 }
 
-/** Whether the expression makes lambda values (`function($x){...}`, tail-call thunks): they keep their frame. */
-function makesLambdas(node: any): boolean {
-  if (node === null || typeof node !== 'object') return false;
-  if (Array.isArray(node)) return node.some(makesLambdas);
-  if (node.type === 'lambda') return true;
-  for (const key of Object.keys(node))
-    if ((key !== 'value' || typeof node[key] === 'object') && makesLambdas(node[key])) return true;
-  return false;
+/** A run state before an evaluation: no input, no bindings, no clock read yet. */
+function newRunState(): RunState {
+  return { root: undefined, bindings: undefined, millis: undefined };
 }
